@@ -1,0 +1,106 @@
+#include "cli/commands.h"
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "smelt/smelt.h"
+
+namespace cli {
+namespace {
+
+using nlohmann::json;
+
+std::string value_name(const ir::Graph& g, ir::ValueId v) {
+  const std::string& name = g.node(v).name;
+  return name.empty() ? "%" + std::to_string(v) : name;
+}
+
+json type_json(const ir::TensorType& t) {
+  return {{"dtype", std::string(ir::dtype_name(t.dtype))}, {"shape", t.shape}};
+}
+
+json values_json(const ir::Graph& g, const std::vector<ir::ValueId>& values) {
+  json list = json::array();
+  for (ir::ValueId v : values) {
+    json entry = type_json(g.type(v));
+    entry["name"] = value_name(g, v);
+    list.push_back(entry);
+  }
+  return list;
+}
+
+std::string values_text(const ir::Graph& g, const std::vector<ir::ValueId>& values) {
+  std::string text;
+  for (ir::ValueId v : values)
+    text += (text.empty() ? "" : ", ") + value_name(g, v) + " " + ir::type_str(g.type(v));
+  return text;
+}
+
+std::string format_double(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+std::string format_seconds(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", v);
+  return buf;
+}
+
+}  // namespace
+
+int check_command(const CheckOptions& options) {
+  ir::Graph g = smelt::load_graph(options.file);
+  std::map<std::string, int> op_counts;
+  for (const ir::Node& n : g.nodes()) ++op_counts[std::string(ir::op_name(n.op))];
+  std::vector<ir::ValueId> inputs = g.inputs();
+  if (options.json) {
+    json out = {{"file", options.file},
+                {"graph", g.name()},
+                {"ok", true},
+                {"values", g.size()},
+                {"ops", op_counts},
+                {"inputs", values_json(g, inputs)},
+                {"outputs", values_json(g, g.outputs())}};
+    std::cout << out.dump() << "\n";
+  } else {
+    std::cout << options.file << ": ok: graph " << (g.name().empty() ? "(unnamed)" : g.name())
+              << ", " << g.size() << " values, " << inputs.size() << " inputs, outputs: "
+              << values_text(g, g.outputs()) << "\n";
+  }
+  return kOk;
+}
+
+int run_command(const RunOptions& options) {
+  ir::Graph g = smelt::load_graph(options.file);
+  std::vector<ir::HostTensor> inputs = smelt::random_inputs(g, options.seed);
+  auto start = std::chrono::steady_clock::now();
+  std::vector<ir::HostTensor> outputs = smelt::run_reference(g, inputs);
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  if (options.json) {
+    json list = json::array();
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      json entry = type_json(outputs[i].type);
+      entry["name"] = value_name(g, g.outputs()[i]);
+      entry["checksum"] = ir::checksum(outputs[i]);
+      list.push_back(entry);
+    }
+    json out = {{"file", options.file}, {"graph", g.name()},  {"target", "reference"},
+                {"seed", options.seed}, {"outputs", list},    {"seconds", seconds}};
+    std::cout << out.dump() << "\n";
+  } else {
+    for (size_t i = 0; i < outputs.size(); ++i)
+      std::cout << value_name(g, g.outputs()[i]) << ": " << ir::type_str(outputs[i].type)
+                << " checksum=" << format_double(ir::checksum(outputs[i])) << "\n";
+    std::cout << "ran " << g.size() << " ops on the reference interpreter in "
+              << format_seconds(seconds) << " s (inputs: random, seed " << options.seed << ")\n";
+  }
+  return kOk;
+}
+
+}  // namespace cli

@@ -1,0 +1,59 @@
+// The `smelt` command line.
+#include <CLI/CLI.hpp>
+#include <exception>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "smelt/smelt.h"
+
+namespace {
+
+const char* kDescription =
+    "smelt: an equality-saturation superoptimizer for tensor programs (kernel fusion).\n"
+    "Exit codes: 0 ok, 1 bad input, 2 usage error, 3 internal error.";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{kDescription, "smelt"};
+  app.require_subcommand(1);
+  app.set_help_all_flag("--help-all", "Print help for every subcommand and exit");
+
+  cli::CheckOptions check;
+  CLI::App* check_cmd = app.add_subcommand(
+      "check", "Parse and shape-check a .sg graph; print a one-line summary");
+  check_cmd->add_option("file", check.file, "The graph (.sg)")->required();
+  check_cmd->add_flag("--json", check.json, "Print one JSON object instead of text");
+
+  cli::RunOptions run;
+  CLI::App* run_cmd = app.add_subcommand(
+      "run", "Run a .sg graph on the reference interpreter; print each output's type and checksum");
+  run_cmd->add_option("file", run.file, "The graph (.sg)")->required();
+  run_cmd->add_option("--inputs", run.inputs, "Where inputs come from (this version: random)")
+      ->check(CLI::IsMember({"random"}))
+      ->default_val("random");
+  run_cmd->add_option("--seed", run.seed, "Seed of the random inputs")->default_val(0);
+  run_cmd->add_flag("--json", run.json, "Print one JSON object instead of text");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? cli::kOk : cli::kUsage;
+  }
+
+  try {
+    if (check_cmd->parsed()) return cli::check_command(check);
+    if (run_cmd->parsed()) return cli::run_command(run);
+  } catch (const ir::ParseError& e) {
+    std::cerr << e.what() << "\n";
+    return cli::kBadInput;
+  } catch (const ir::InterpretError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return cli::kBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "internal error: " << e.what() << "\n";
+    return cli::kInternalError;
+  }
+  return cli::kUsage;
+}

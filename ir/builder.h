@@ -1,0 +1,89 @@
+#pragma once
+// A builder that reads like the math:
+//   ir::Graph g("silu");
+//   auto h = ir::input(g, "h", ir::DType::F32, {64, 256});
+//   auto s = ir::slice_axis(h, 1, 0, 128);
+//   g.add_output(mul(s, sigmoid(s)));
+// Every call shape-checks immediately and throws ir::ShapeError on a mismatch.
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+
+namespace ir {
+
+// A handle to one value of a graph.
+struct Tensor {
+  Graph* graph = nullptr;
+  ValueId id = -1;
+
+  const TensorType& type() const { return graph->type(id); }
+  const Shape& shape() const { return type().shape; }
+  DType dtype() const { return type().dtype; }
+  int64_t rank() const { return static_cast<int64_t>(shape().size()); }
+  operator ValueId() const { return id; }
+};
+
+// Adds `op` to the graph of the first operand.
+Tensor apply(Op op, std::vector<Tensor> operands, Attrs attrs = {}, std::string name = {});
+
+// sources
+Tensor input(Graph& g, std::string name, DType dtype, Shape shape);
+Tensor constant(Graph& g, double value, DType dtype = DType::F32);  // a scalar
+Tensor constant(Graph& g, std::vector<double> values, DType dtype, Shape shape);
+Tensor full(Graph& g, Shape shape, double value, DType dtype = DType::F32);
+Tensor iota(Graph& g, Shape shape, int64_t axis, DType dtype = DType::I32);
+
+// elementwise
+Tensor neg(Tensor x);
+Tensor exp(Tensor x);
+Tensor exp2(Tensor x);
+Tensor log(Tensor x);
+Tensor log2(Tensor x);
+Tensor sin(Tensor x);
+Tensor cos(Tensor x);
+Tensor tanh(Tensor x);
+Tensor sqrt(Tensor x);
+Tensor rsqrt(Tensor x);
+Tensor recip(Tensor x);
+Tensor abs(Tensor x);
+Tensor relu(Tensor x);
+Tensor sigmoid(Tensor x);
+Tensor gelu(Tensor x);
+Tensor erf(Tensor x);
+Tensor cast(Tensor x, DType to);
+Tensor add(Tensor a, Tensor b);
+Tensor sub(Tensor a, Tensor b);
+Tensor mul(Tensor a, Tensor b);
+Tensor div(Tensor a, Tensor b);
+Tensor max(Tensor a, Tensor b);
+Tensor min(Tensor a, Tensor b);
+Tensor pow(Tensor a, Tensor b);
+Tensor lt(Tensor a, Tensor b);
+Tensor le(Tensor a, Tensor b);
+Tensor eq(Tensor a, Tensor b);
+Tensor where(Tensor cond, Tensor a, Tensor b);
+inline Tensor operator-(Tensor x) { return neg(x); }
+inline Tensor operator+(Tensor a, Tensor b) { return add(a, b); }
+inline Tensor operator-(Tensor a, Tensor b) { return sub(a, b); }
+inline Tensor operator*(Tensor a, Tensor b) { return mul(a, b); }
+inline Tensor operator/(Tensor a, Tensor b) { return div(a, b); }
+
+// views
+Tensor reshape(Tensor x, Shape shape);
+Tensor permute(Tensor x, std::vector<int64_t> perm);
+// Slices one axis [start, stop) by step; other axes are kept whole.
+Tensor slice_axis(Tensor x, int64_t axis, int64_t start, int64_t stop, int64_t step = 1);
+Tensor slice(Tensor x, std::vector<int64_t> start, std::vector<int64_t> stop,
+             std::vector<int64_t> step);
+Tensor pad(Tensor x, std::vector<int64_t> lo, std::vector<int64_t> hi, double value = 0);
+Tensor broadcast(Tensor x, Shape shape);
+Tensor concat(std::vector<Tensor> xs, int64_t axis);
+
+// reductions and contraction
+Tensor reduce_sum(Tensor x, std::vector<int64_t> axes, bool keepdims = false);
+Tensor reduce_max(Tensor x, std::vector<int64_t> axes, bool keepdims = false);
+Tensor matmul(Tensor a, Tensor b);
+
+}  // namespace ir

@@ -1,0 +1,59 @@
+#pragma once
+// ir::Graph: an SSA list of tensor ops with static shapes and dtypes, checked as
+// they are added (ShapeError names the op, its operands' types and what was expected).
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/ops.h"
+
+namespace ir {
+
+using ValueId = int32_t;
+
+class ShapeError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct Node {
+  Op op;
+  std::vector<ValueId> operands;
+  Attrs attrs;
+  TensorType type;
+  std::string name;  // may be empty; inputs always have one
+};
+
+class Graph {
+ public:
+  explicit Graph(std::string name = {}) : name_(std::move(name)) {}
+
+  // Appends an op after checking operand types and attributes. Operands must
+  // already be in the graph; names, where given, must be unique.
+  ValueId add(Op op, std::vector<ValueId> operands, Attrs attrs = {}, std::string name = {});
+  void add_output(ValueId v);
+
+  const Node& node(ValueId v) const { return nodes_.at(static_cast<size_t>(v)); }
+  const TensorType& type(ValueId v) const { return node(v).type; }
+  const std::vector<Node>& nodes() const { return nodes_; }
+  size_t size() const { return nodes_.size(); }
+  const std::vector<ValueId>& outputs() const { return outputs_; }
+  // The input nodes, in the order they were added.
+  std::vector<ValueId> inputs() const;
+  // The node named `name`, or -1.
+  ValueId find(std::string_view name) const;
+
+  const std::string& name() const { return name_; }
+  void set_name(std::string name) { name_ = std::move(name); }
+
+ private:
+  std::string name_;
+  std::vector<Node> nodes_;
+  std::vector<ValueId> outputs_;
+  std::unordered_map<std::string, ValueId> by_name_;
+};
+
+}  // namespace ir

@@ -1,0 +1,19 @@
+#pragma once
+// Static tensor shapes: a list of non-negative extents, row-major.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ir {
+
+using Shape = std::vector<int64_t>;
+
+int64_t numel(const Shape& s);
+// Row-major strides in elements.
+std::vector<int64_t> row_major_strides(const Shape& s);
+// "[2,3]" for shapes, "[]" for scalars.
+std::string shape_str(const Shape& s);
+// Any list of integers in the same bracketed form.
+std::string ints_str(const std::vector<int64_t>& v);
+
+}  // namespace ir

@@ -1,0 +1,21 @@
+#include "smelt/smelt.h"
+
+#include <random>
+
+namespace smelt {
+
+ir::Graph load_graph(const std::string& path) { return ir::parse_graph_file(path); }
+
+std::vector<ir::HostTensor> random_inputs(const ir::Graph& g, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<ir::HostTensor> inputs;
+  for (ir::ValueId v : g.inputs()) inputs.push_back(ir::random_tensor(g.type(v), rng));
+  return inputs;
+}
+
+std::vector<ir::HostTensor> run_reference(const ir::Graph& g,
+                                          const std::vector<ir::HostTensor>& inputs) {
+  return ir::interpret(g, inputs);
+}
+
+}  // namespace smelt
