@@ -1,0 +1,165 @@
+#include "egraph/runner.h"
+
+#include <chrono>
+#include <cstdio>
+#include <optional>
+
+namespace smelt::egraph {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+}  // namespace
+
+std::string_view to_string(StopReason reason) {
+  switch (reason) {
+    case StopReason::kSaturated: return "saturated";
+    case StopReason::kIterationLimit: return "iteration limit";
+    case StopReason::kNodeLimit: return "node limit";
+    case StopReason::kTimeLimit: return "time limit";
+    case StopReason::kMemoryLimit: return "memory limit";
+  }
+  return "unknown";
+}
+
+double RunReport::search_s() const {
+  double total = 0;
+  for (const IterationStats& it : iterations) total += it.search_s;
+  return total;
+}
+double RunReport::apply_s() const {
+  double total = 0;
+  for (const IterationStats& it : iterations) total += it.apply_s;
+  return total;
+}
+double RunReport::rebuild_s() const {
+  double total = 0;
+  for (const IterationStats& it : iterations) total += it.rebuild_s;
+  return total;
+}
+
+std::string RunReport::summary() const {
+  std::string out = "stop reason: " + std::string(to_string(stop_reason)) + "\n";
+  char line[256];
+  for (const IterationStats& it : iterations) {
+    std::snprintf(line, sizeof line,
+                  "iter %zu: matches=%zu unions=%zu nodes=%zu classes=%zu search=%.4fs apply=%.4fs "
+                  "rebuild=%.4fs\n",
+                  it.iteration, it.matches, it.unions, it.nodes, it.classes, it.search_s, it.apply_s,
+                  it.rebuild_s);
+    out += line;
+  }
+  return out;
+}
+
+Runner::Runner(EGraph& graph, RunnerLimits limits)
+    : graph_(graph), limits_(limits), scheduler_(std::make_unique<SimpleScheduler>()) {}
+
+Runner& Runner::with_scheduler(std::unique_ptr<Scheduler> scheduler) {
+  scheduler_ = std::move(scheduler);
+  return *this;
+}
+
+bool Runner::limit_hit(double elapsed_s, StopReason& reason) const {
+  if (graph_.num_nodes() > limits_.nodes) {
+    reason = StopReason::kNodeLimit;
+  } else if (elapsed_s > limits_.seconds) {
+    reason = StopReason::kTimeLimit;
+  } else if (graph_.memory_bytes() > limits_.memory_bytes) {
+    reason = StopReason::kMemoryLimit;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+RunReport Runner::run(std::span<const Rewrite> rules) {
+  const Clock::time_point start = Clock::now();
+  RunReport report;
+  std::vector<std::uint32_t> rule_ids;
+  for (const Rewrite& rule : rules) rule_ids.push_back(graph_.intern_rule(rule.name()));
+  std::vector<Id> buffer;
+  graph_.rebuild();
+
+  for (std::size_t iteration = 0;; ++iteration) {
+    StopReason reason{};
+    if (iteration >= limits_.iterations) {
+      report.stop_reason = StopReason::kIterationLimit;
+      break;
+    }
+    if (limit_hit(seconds_since(start), reason)) {
+      report.stop_reason = reason;
+      break;
+    }
+    IterationStats stats;
+    stats.iteration = iteration;
+    const std::uint64_t version_before = graph_.version();
+    bool stopping = false;
+    graph_.index();  // the snapshot every rule of this iteration searches
+    std::optional<EGraph::IndexReadGuard> frozen(std::in_place, graph_);
+
+    for (std::size_t r = 0; r < rules.size() && !stopping; ++r) {
+      const Rewrite& rule = rules[r];
+      const std::size_t limit = scheduler_->match_limit(iteration, r);
+      if (limit == 0) continue;
+      const Clock::time_point rule_start = Clock::now();
+      double apply_s = 0;
+      const std::size_t per_match = rule.searcher().num_vars();
+      auto apply = [&](std::span<const Id> matches) {
+        const Clock::time_point apply_start = Clock::now();
+        stats.unions += rule.apply(graph_, matches, rule_ids[r]);
+        stats.matches += matches.size() / per_match;
+        apply_s += seconds_since(apply_start);
+      };
+      if (limit == Scheduler::kUnlimited) {
+        // Stream: apply each batch as it is found (the search reads a frozen
+        // snapshot, so this equals searching everything first).
+        rule.searcher().search(graph_, [&](std::span<const Id> matches) {
+          apply(matches);
+          stopping = limit_hit(seconds_since(start), reason);
+          return !stopping;
+        });
+      } else {
+        buffer.clear();
+        const std::size_t found = rule.searcher().search(
+            graph_,
+            [&](std::span<const Id> matches) {
+              buffer.insert(buffer.end(), matches.begin(), matches.end());
+              return true;
+            },
+            limit);
+        if (scheduler_->should_apply(iteration, r, found)) apply(buffer);
+        stopping = limit_hit(seconds_since(start), reason);
+      }
+      const double rule_s = seconds_since(rule_start);
+      stats.search_s += rule_s - apply_s;
+      stats.apply_s += apply_s;
+    }
+
+    frozen.reset();
+    // Always rebuild, even when stopping: the e-graph is left consistent.
+    const Clock::time_point rebuild_start = Clock::now();
+    graph_.rebuild();
+    stats.rebuild_s = seconds_since(rebuild_start);
+    stats.nodes = graph_.num_nodes();
+    stats.classes = graph_.num_classes();
+    stats.memory_bytes = graph_.memory_bytes();
+    report.iterations.push_back(stats);
+    if (stopping) {
+      report.stop_reason = reason;
+      break;
+    }
+    if (graph_.version() == version_before && scheduler_->can_stop(iteration)) {
+      report.stop_reason = StopReason::kSaturated;
+      break;
+    }
+  }
+  report.total_s = seconds_since(start);
+  return report;
+}
+
+}  // namespace smelt::egraph

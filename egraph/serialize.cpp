@@ -1,0 +1,200 @@
+#include "egraph/serialize.h"
+
+#include <cstdio>
+
+#include "egraph/json.h"
+#include "egraph/parse_error.h"
+#include "egraph/sexpr.h"
+#include "egraph/term_syntax.h"
+
+namespace smelt::egraph {
+
+namespace {
+
+// Operator text as written by export_json / format_operator, without the
+// s-expression restrictions (any string is a valid operator name).
+OpAndPayload operator_from_text(const std::string& text, SymbolTable& symbols) {
+  long long value = 0;
+  if (parse_integer(text, value))
+    return {SymbolTable::kNumber, static_cast<std::uint64_t>(static_cast<std::int64_t>(value))};
+  if (const auto hash = text.rfind('#'); hash != std::string::npos && hash > 0 && hash + 1 < text.size()) {
+    bool digits = true;
+    std::uint64_t payload = 0;
+    for (std::size_t i = hash + 1; i < text.size() && digits; ++i) {
+      digits = text[i] >= '0' && text[i] <= '9';
+      payload = payload * 10 + static_cast<std::uint64_t>(text[i] - '0');
+    }
+    if (digits && text.size() - hash - 1 <= 19) return {symbols.intern(text.substr(0, hash)), payload};
+  }
+  return {symbols.intern(text), 0};
+}
+
+struct FileNode {
+  std::string name;
+  const JsonValue* value;
+  OpAndPayload op;
+  std::string eclass;
+  std::vector<const JsonValue*> children;
+  double cost = 1.0;
+};
+
+[[noreturn]] void fail_at(std::string_view source, const JsonValue& at, const std::string& message) {
+  throw ParseError(std::string(source), at.line, at.column, message);
+}
+
+std::string quoted(const std::string& s) {
+  std::string out;
+  append_json_string(out, s);
+  return out;
+}
+
+}  // namespace
+
+ImportResult import_json(EGraph& graph, std::string_view text, std::string_view source) {
+  const JsonValue document = parse_json(text, source);
+  if (document.kind != JsonValue::Kind::kObject)
+    fail_at(source, document, std::string("expected an object at the top level, found ") + to_string(document.kind));
+  const JsonValue* nodes = document.find("nodes");
+  if (nodes == nullptr) fail_at(source, document, "missing \"nodes\"");
+  if (nodes->kind != JsonValue::Kind::kObject)
+    fail_at(source, *nodes, std::string("\"nodes\" must be an object, found ") + to_string(nodes->kind));
+
+  // Pass 1: read and check every node.
+  std::vector<FileNode> file_nodes;
+  std::unordered_map<std::string, std::size_t> node_index;
+  for (const auto& [name, value] : nodes->object) {
+    const std::string where = "node " + quoted(name);
+    if (value.kind != JsonValue::Kind::kObject) fail_at(source, value, where + " must be an object");
+    if (!node_index.emplace(name, file_nodes.size()).second) fail_at(source, value, "duplicate " + where);
+    FileNode node{name, &value, {}, {}, {}, 1.0};
+    const JsonValue* op = value.find("op");
+    if (op == nullptr) fail_at(source, value, where + ": missing \"op\"");
+    if (op->kind != JsonValue::Kind::kString) fail_at(source, *op, where + ": \"op\" must be a string");
+    node.op = operator_from_text(op->string, graph.symbols());
+    const JsonValue* eclass = value.find("eclass");
+    if (eclass == nullptr) fail_at(source, value, where + ": missing \"eclass\"");
+    if (eclass->kind != JsonValue::Kind::kString) fail_at(source, *eclass, where + ": \"eclass\" must be a string");
+    node.eclass = eclass->string;
+    if (const JsonValue* children = value.find("children")) {
+      if (children->kind != JsonValue::Kind::kArray)
+        fail_at(source, *children, where + ": \"children\" must be an array");
+      if (children->array.size() > NodeStore::kMaxArity)
+        fail_at(source, *children, where + ": more than 255 children");
+      for (const JsonValue& child : children->array) {
+        if (child.kind != JsonValue::Kind::kString)
+          fail_at(source, child, where + ": children must be node names (strings)");
+        node.children.push_back(&child);
+      }
+    }
+    if (const JsonValue* cost = value.find("cost")) {
+      if (cost->kind != JsonValue::Kind::kNumber) fail_at(source, *cost, where + ": \"cost\" must be a number");
+      node.cost = cost->number;
+    }
+    file_nodes.push_back(std::move(node));
+  }
+  for (const FileNode& node : file_nodes)
+    for (const JsonValue* child : node.children)
+      if (!node_index.contains(child->string))
+        fail_at(source, *child, "node " + quoted(node.name) + ": child " + quoted(child->string) + " is not a node");
+  std::vector<const JsonValue*> root_names;
+  if (const JsonValue* roots = document.find("root_eclasses")) {
+    if (roots->kind != JsonValue::Kind::kArray) fail_at(source, *roots, "\"root_eclasses\" must be an array");
+    for (const JsonValue& root : roots->array) {
+      if (root.kind != JsonValue::Kind::kString) fail_at(source, root, "root e-classes must be strings");
+      root_names.push_back(&root);
+    }
+  }
+
+  // Pass 2: one empty class per file class first (children may point
+  // forward or in cycles), then each node united into its class.
+  ImportResult result;
+  std::unordered_map<std::string, Id> placeholder;
+  for (const FileNode& node : file_nodes)
+    if (!placeholder.contains(node.eclass)) placeholder.emplace(node.eclass, graph.add_empty_class());
+  for (const JsonValue* root : root_names)
+    if (!placeholder.contains(root->string))
+      fail_at(source, *root, "root e-class " + quoted(root->string) + " has no node");
+  std::vector<Id> children;
+  for (const FileNode& node : file_nodes) {
+    children.clear();
+    for (const JsonValue* child : node.children)
+      children.push_back(placeholder.at(file_nodes[node_index.at(child->string)].eclass));
+    graph.unite(graph.add(node.op.op, node.op.payload, children), placeholder.at(node.eclass));
+  }
+  graph.rebuild();
+
+  for (const auto& [name, id] : placeholder) result.classes.emplace(name, graph.find(id));
+  for (const JsonValue* root : root_names) result.roots.push_back(graph.find(placeholder.at(root->string)));
+  for (const FileNode& node : file_nodes) {
+    children.clear();
+    for (const JsonValue* child : node.children)
+      children.push_back(placeholder.at(file_nodes[node_index.at(child->string)].eclass));
+    if (const auto id = graph.lookup_node(node.op.op, node.op.payload, children)) result.nodes.emplace(node.name, *id);
+    result.costs.emplace(node.name, node.cost);
+  }
+  return result;
+}
+
+std::string export_json(const EGraph& graph, std::span<const Id> roots, const NodeCost& cost) {
+  std::string out = "{\n  \"nodes\": {";
+  bool first = true;
+  char number[64];
+  for (Id cls : graph.classes()) {
+    for (Id node : graph.class_nodes(cls)) {
+      const NodeView view = graph.node(node);
+      out += first ? "\n    " : ",\n    ";
+      first = false;
+      append_json_string(out, std::to_string(node));
+      out += ": {\"op\": ";
+      append_json_string(out, format_operator(view.op, view.payload, graph.symbols()));
+      out += ", \"children\": [";
+      for (std::size_t i = 0; i < view.children.size(); ++i) {
+        if (i > 0) out += ", ";
+        append_json_string(out, std::to_string(graph.class_nodes(view.children[i]).front()));
+      }
+      out += "], \"eclass\": ";
+      append_json_string(out, std::to_string(cls));
+      std::snprintf(number, sizeof number, "%.17g", cost ? cost(graph, node) : 1.0);
+      out += ", \"cost\": ";
+      out += number;
+      out += "}";
+    }
+  }
+  out += "\n  },\n  \"root_eclasses\": [";
+  for (std::size_t i = 0; i < roots.size(); ++i) {
+    if (i > 0) out += ", ";
+    append_json_string(out, std::to_string(graph.find(roots[i])));
+  }
+  out += "]\n}\n";
+  return out;
+}
+
+std::string export_dot(const EGraph& graph) {
+  std::string out = "digraph egraph {\n  compound=true\n  clusterrank=local\n";
+  for (Id cls : graph.classes()) {
+    out += "  subgraph cluster_" + std::to_string(cls) + " {\n    style=dotted\n";
+    for (Id node : graph.class_nodes(cls)) {
+      const NodeView view = graph.node(node);
+      out += "    n" + std::to_string(node) + " [label=";
+      append_json_string(out, format_operator(view.op, view.payload, graph.symbols()));  // DOT quoting matches
+      out += "]\n";
+    }
+    out += "  }\n";
+  }
+  for (Id cls : graph.classes()) {
+    for (Id node : graph.class_nodes(cls)) {
+      const NodeView view = graph.node(node);
+      for (Id child : view.children) {
+        const Id child_class = graph.find(child);
+        out += "  n" + std::to_string(node) + " -> n" + std::to_string(graph.class_nodes(child_class).front());
+        // An edge into a cluster that contains its own tail must not be clipped.
+        if (child_class != cls) out += " [lhead=cluster_" + std::to_string(child_class) + "]";
+        out += "\n";
+      }
+    }
+  }
+  out += "}\n";
+  return out;
+}
+
+}  // namespace smelt::egraph

@@ -1,0 +1,39 @@
+#pragma once
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "egraph/egraph.h"
+
+namespace smelt::egraph {
+
+// egraph-serialize JSON (the extraction-gym format):
+//   {"nodes": {NODE: {"op": STR, "children": [NODE...], "eclass": CLASS, "cost": NUM}},
+//    "root_eclasses": [CLASS...]}
+// A child names any node of the child class. Unknown fields are ignored.
+
+struct ImportResult {
+  std::vector<Id> roots;                         // classes of "root_eclasses"
+  std::unordered_map<std::string, Id> classes;   // file class name -> class id
+  std::unordered_map<std::string, Id> nodes;     // file node name -> live node id
+  std::unordered_map<std::string, double> costs; // file node name -> "cost" (default 1)
+};
+
+// Adds the file's e-graph to `graph` (cycles allowed) and rebuilds. Integer
+// op strings become number literals, "name#N" an op with payload N, anything
+// else an operator name. Malformed input throws ParseError naming the place
+// and the problem (e.g. "json:3:15: node \"a\": child \"zz\" is not a node").
+ImportResult import_json(EGraph& graph, std::string_view text, std::string_view source = "json");
+
+// Node cost for export; defaults to 1 per node.
+using NodeCost = std::function<double(const EGraph&, Id node)>;
+// Writes a clean e-graph; nodes are named by node id, classes by class id.
+std::string export_json(const EGraph& graph, std::span<const Id> roots = {}, const NodeCost& cost = {});
+
+// Graphviz DOT of a (small) clean e-graph: one dotted cluster per class.
+std::string export_dot(const EGraph& graph);
+
+}  // namespace smelt::egraph
