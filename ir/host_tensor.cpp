@@ -1,5 +1,7 @@
 #include "ir/host_tensor.h"
 
+#include "ir/scalar.h"
+
 #include <cmath>
 
 namespace ir {
@@ -18,27 +20,15 @@ HostTensor HostTensor::from_values(TensorType type, const std::vector<double>& v
 }
 
 void HostTensor::set(int64_t i, double v) {
-  if (is_real()) {
-    reals[i] = round_to_float_dtype(v, type.dtype);
-    return;
-  }
-  if (type.dtype == DType::Bool) {
-    ints[i] = v != 0;
-    return;
-  }
-  // Float → integer conversion truncates toward zero; NaN becomes 0 and values
-  // beyond the int64 range saturate (before wrapping to the dtype).
-  int64_t n = 0;
-  if (std::isnan(v)) n = 0;
-  else if (v >= 9223372036854775807.0) n = INT64_MAX;
-  else if (v <= -9223372036854775808.0) n = INT64_MIN;
-  else n = static_cast<int64_t>(v);
-  ints[i] = wrap_to_int_dtype(n, type.dtype);
+  Scalar converted = scalar_from_real(v, type.dtype);
+  if (is_real()) reals[i] = converted.real;
+  else ints[i] = converted.integer;
 }
 
 void HostTensor::set_int(int64_t i, int64_t v) {
-  if (is_real()) reals[i] = round_to_float_dtype(static_cast<double>(v), type.dtype);
-  else ints[i] = wrap_to_int_dtype(v, type.dtype);
+  Scalar converted = scalar_from_int(v, type.dtype);
+  if (is_real()) reals[i] = converted.real;
+  else ints[i] = converted.integer;
 }
 
 HostTensor random_tensor(const TensorType& type, std::mt19937_64& rng) {

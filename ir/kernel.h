@@ -1,0 +1,79 @@
+#pragma once
+// The kernel IR (DESIGN.md, "What a kernel is"). A KernelProgram is a list of
+// buffers and kernels run in order. A kernel computes one or more outputs over
+// one iteration space; per output element it evaluates an expression DAG whose
+// leaves load from buffers through index maps guarded by valid masks. At most
+// one anchor: a reduction domain shared by every Reduce node of the kernel — a
+// reduction, or a contraction group (several matmul-shaped sums over the same
+// M×N×K space, e.g. the two gemms of a SwiGLU, combined in the epilogue).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/index_expr.h"
+#include "ir/ops.h"
+
+namespace ir {
+
+enum class BufferKind : uint8_t { kInput, kIntermediate, kOutput };
+
+struct Buffer {
+  std::string name;
+  TensorType type;
+  BufferKind kind = BufferKind::kIntermediate;
+  int io_index = -1;  // position among the graph's inputs or outputs
+};
+
+// One node of a kernel's per-element expression DAG. Nodes only refer to
+// earlier nodes, so the vector is in evaluation order.
+struct KernelExpr {
+  enum class Kind : uint8_t {
+    kLoad,         // buffer[index...] where `valid`, else pad_value
+    kConstant,     // value
+    kIndex,        // the integer index expression `index[0]` as a value (iota)
+    kElementwise,  // op(operands...), `to` for cast
+    kReduce,       // reduce_op over the kernel's reduction domain of operands[0]
+  };
+  Kind kind = Kind::kConstant;
+  DType dtype = DType::F32;  // result dtype of this node
+  int buffer = -1;
+  std::vector<IndexRef> index;  // kLoad: one per buffer axis; kIndex: one
+  IndexRef valid = kNoIndex;    // kLoad: kNoIndex = always valid
+  double value = 0;             // kConstant: the value; kLoad: the pad value
+  Op op = Op::Add;              // kElementwise: the op; kReduce: ReduceSum or ReduceMax
+  DType to = DType::F32;        // cast's target
+  bool contraction = false;     // kReduce: a matmul (sum of a product over K)
+  std::vector<int> operands;
+};
+
+struct KernelOutput {
+  int buffer = -1;  // written row-major over the iteration space
+  int expr = -1;
+};
+
+struct Kernel {
+  std::string name;
+  Shape space;      // iteration space; variables 0..space.size()-1
+  Shape reduction;  // anchor's reduction domain; variables follow the space's
+  IndexPool indices;
+  std::vector<KernelExpr> exprs;
+  std::vector<KernelOutput> outputs;
+
+  int num_vars() const { return static_cast<int>(space.size() + reduction.size()); }
+};
+
+struct KernelProgram {
+  std::vector<Buffer> buffers;
+  std::vector<Kernel> kernels;
+};
+
+// Checks the structural rules (operands earlier, buffers exist, index arity,
+// outputs cover their buffer, Reduce only where there is a reduction domain,
+// no Reduce inside another); throws std::invalid_argument naming the problem.
+void validate(const KernelProgram& program);
+
+// A readable listing: one block per kernel with its loads, index maps, masks
+// and body.
+std::string print_program(const KernelProgram& program);
+
+}  // namespace ir

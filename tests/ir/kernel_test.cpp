@@ -1,0 +1,276 @@
+// The kernel IR and its interpreter: hand-built fused kernels must compute what
+// the reference interpreter computes for the unfused graph.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "ir/builder.h"
+#include "ir/interpreter.h"
+#include "ir/kernel.h"
+#include "ir/kernel_interpreter.h"
+
+namespace ir {
+namespace {
+
+// Small helpers that keep the hand-built kernels readable.
+struct KernelBuilder {
+  Kernel& k;
+  int add(KernelExpr e) {
+    k.exprs.push_back(std::move(e));
+    return static_cast<int>(k.exprs.size() - 1);
+  }
+  int load(int buffer, std::vector<IndexRef> index, DType dtype = DType::F32, IndexRef valid = kNoIndex,
+           double pad = 0) {
+    KernelExpr e;
+    e.kind = KernelExpr::Kind::kLoad;
+    e.buffer = buffer;
+    e.index = std::move(index);
+    e.dtype = dtype;
+    e.valid = valid;
+    e.value = pad;
+    return add(std::move(e));
+  }
+  int constant(double v, DType dtype = DType::F32) {
+    KernelExpr e;
+    e.kind = KernelExpr::Kind::kConstant;
+    e.value = v;
+    e.dtype = dtype;
+    return add(std::move(e));
+  }
+  int index_value(IndexRef r, DType dtype) {
+    KernelExpr e;
+    e.kind = KernelExpr::Kind::kIndex;
+    e.index = {r};
+    e.dtype = dtype;
+    return add(std::move(e));
+  }
+  int op(Op o, std::vector<int> operands, DType dtype = DType::F32) {
+    KernelExpr e;
+    e.kind = KernelExpr::Kind::kElementwise;
+    e.op = o;
+    e.operands = std::move(operands);
+    e.dtype = dtype;
+    if (o == Op::Cast) e.to = dtype;
+    return add(std::move(e));
+  }
+  int reduce(Op o, int operand, bool contraction = false, DType dtype = DType::F32) {
+    KernelExpr e;
+    e.kind = KernelExpr::Kind::kReduce;
+    e.op = o;
+    e.operands = {operand};
+    e.contraction = contraction;
+    e.dtype = dtype;
+    return add(std::move(e));
+  }
+  IndexRef var(int n) { return k.indices.var(n); }
+  IndexRef c(int64_t v) { return k.indices.constant(v); }
+};
+
+int add_buffer(KernelProgram& p, std::string name, TensorType type, BufferKind kind, int io) {
+  p.buffers.push_back({std::move(name), std::move(type), kind, io});
+  return static_cast<int>(p.buffers.size() - 1);
+}
+
+void expect_near_all(const HostTensor& a, const HostTensor& b, double tol = 1e-6) {
+  ASSERT_EQ(a.type, b.type);
+  for (int64_t i = 0; i < a.numel(); ++i) EXPECT_NEAR(a.get(i), b.get(i), tol) << "element " << i;
+}
+
+TEST(IndexPool, FloorDivAndModRoundTowardNegativeInfinity) {
+  IndexPool pool;
+  IndexRef x = pool.var(0);
+  IndexRef d = pool.floor_div(x, pool.constant(4)), m = pool.mod(x, pool.constant(4));
+  for (int64_t v : {-9, -4, -1, 0, 3, 7}) {
+    int64_t vars[] = {v};
+    EXPECT_EQ(pool.eval(d, vars) * 4 + pool.eval(m, vars), v);
+    EXPECT_GE(pool.eval(m, vars), 0);
+  }
+  EXPECT_EQ(pool.str(pool.add(pool.mul(d, pool.constant(4)), m)), "(((v0 / 4) * 4) + (v0 % 4))");
+}
+
+TEST(IndexPool, BuildersFoldConstantsAndShareNodes) {
+  IndexPool pool;
+  IndexRef x = pool.var(0);
+  EXPECT_EQ(pool.add(x, pool.constant(0)), x);
+  EXPECT_EQ(pool.mul(pool.constant(1), x), x);
+  EXPECT_TRUE(pool.is_const(pool.add(pool.constant(2), pool.constant(3)), 5));
+  EXPECT_EQ(pool.add(x, pool.constant(1)), pool.add(x, pool.constant(1)));
+  EXPECT_EQ(pool.logical_and(kNoIndex, pool.lt(x, pool.constant(3))), pool.lt(x, pool.constant(3)));
+}
+
+// luminal's fusion test as ONE kernel: ((exp2(a) - sin(b)).relu() + c / d).
+TEST(KernelInterpreter, FusedElementwiseChainMatchesReference) {
+  Graph g;
+  Tensor a = input(g, "a", DType::F32, {10}), b = input(g, "b", DType::F32, {10}),
+         d = input(g, "d", DType::F32, {10});
+  Tensor c = broadcast(constant(g, 2.123), {10});
+  g.add_output(relu(exp2(a) - sin(b)) + c / d);
+
+  KernelProgram p;
+  int ba = add_buffer(p, "a", {DType::F32, {10}}, BufferKind::kInput, 0);
+  int bb = add_buffer(p, "b", {DType::F32, {10}}, BufferKind::kInput, 1);
+  int bd = add_buffer(p, "d", {DType::F32, {10}}, BufferKind::kInput, 2);
+  int by = add_buffer(p, "y", {DType::F32, {10}}, BufferKind::kOutput, 0);
+  p.kernels.push_back({"fused", {10}, {}, {}, {}, {}});
+  KernelBuilder kb{p.kernels.back()};
+  IndexRef i = kb.var(0);
+  int lhs = kb.op(Op::Relu, {kb.op(Op::Sub, {kb.op(Op::Exp2, {kb.load(ba, {i})}), kb.op(Op::Sin, {kb.load(bb, {i})})})});
+  int rhs = kb.op(Op::Div, {kb.constant(2.123), kb.load(bd, {i})});
+  p.kernels.back().outputs = {{by, kb.op(Op::Add, {lhs, rhs})}};
+
+  std::mt19937_64 rng(1);
+  std::vector<HostTensor> inputs;
+  for (ValueId v : g.inputs()) inputs.push_back(random_tensor(g.type(v), rng));
+  expect_near_all(run_kernels(p, inputs)[0], interpret(g, inputs)[0], 0);
+}
+
+// luminal's slice→cos→pad: the pad's mask must guard the computed cos, so the
+// padded element is the pad value, never cos(0) = 1.
+TEST(KernelInterpreter, PadOfComputedValueReadsThePadValue) {
+  KernelProgram p;
+  int bx = add_buffer(p, "x", {DType::F32, {8}}, BufferKind::kInput, 0);
+  int by = add_buffer(p, "y", {DType::F32, {2}}, BufferKind::kOutput, 0);
+  p.kernels.push_back({"slice_cos_pad", {2}, {}, {}, {}, {}});
+  KernelBuilder kb{p.kernels.back()};
+  IndexRef i = kb.var(0);
+  IndexRef in_slice = kb.k.indices.lt(i, kb.c(1));
+  int cosine = kb.op(Op::Cos, {kb.load(bx, {i}, DType::F32, in_slice, 0)});
+  int mask = kb.index_value(in_slice, DType::Bool);
+  p.kernels.back().outputs = {{by, kb.op(Op::Where, {mask, cosine, kb.constant(0)})}};
+
+  HostTensor x = HostTensor::from_values({DType::F32, {8}}, {0.5, 0.25, 0, 0, 0, 0, 0, 0});
+  HostTensor y = run_kernels(p, {x})[0];
+  EXPECT_FLOAT_EQ(static_cast<float>(y.get(0)), std::cos(0.5f));
+  EXPECT_EQ(y.get(1), 0.0);
+
+  // The seed's bug, for contrast: masking only the leaf leaks cos(0) = 1.
+  p.kernels.back().outputs = {{by, cosine}};
+  EXPECT_EQ(run_kernels(p, {x})[0].get(1), 1.0);
+}
+
+// mlir_dot_slice in small: y = (A·B[:, :N] + bias[:N]) * sigmoid(A·B[:, N:] + bias[N:]),
+// one kernel with a contraction group of two gemms sharing A; C never exists.
+TEST(KernelInterpreter, DualGemmContractionGroupMatchesReference) {
+  const int64_t M = 3, K = 5, N = 4;
+  Graph g;
+  Tensor A = input(g, "A", DType::F32, {M, K}), B = input(g, "B", DType::F32, {K, 2 * N}),
+         bias = input(g, "bias", DType::F32, {2 * N});
+  Tensor C = matmul(A, B) + broadcast(bias, {M, 2 * N});
+  g.add_output(mul(slice_axis(C, 1, 0, N), sigmoid(slice_axis(C, 1, N, 2 * N))));
+
+  KernelProgram p;
+  int ba = add_buffer(p, "A", {DType::F32, {M, K}}, BufferKind::kInput, 0);
+  int bb = add_buffer(p, "B", {DType::F32, {K, 2 * N}}, BufferKind::kInput, 1);
+  int bbias = add_buffer(p, "bias", {DType::F32, {2 * N}}, BufferKind::kInput, 2);
+  int by = add_buffer(p, "y", {DType::F32, {M, N}}, BufferKind::kOutput, 0);
+  p.kernels.push_back({"dual_gemm", {M, N}, {K}, {}, {}, {}});
+  KernelBuilder kb{p.kernels.back()};
+  IndexRef i = kb.var(0), j = kb.var(1), k = kb.var(2);
+  IndexRef j_right = kb.k.indices.add(j, kb.c(N));
+  int a = kb.load(ba, {i, k});
+  int left = kb.reduce(Op::ReduceSum, kb.op(Op::Mul, {a, kb.load(bb, {k, j})}), true);
+  int right = kb.reduce(Op::ReduceSum, kb.op(Op::Mul, {a, kb.load(bb, {k, j_right})}), true);
+  int left_biased = kb.op(Op::Add, {left, kb.load(bbias, {j})});
+  int right_biased = kb.op(Op::Add, {right, kb.load(bbias, {j_right})});
+  p.kernels.back().outputs = {{by, kb.op(Op::Mul, {left_biased, kb.op(Op::Sigmoid, {right_biased})})}};
+
+  std::mt19937_64 rng(2);
+  std::vector<HostTensor> inputs;
+  for (ValueId v : g.inputs()) inputs.push_back(random_tensor(g.type(v), rng));
+  expect_near_all(run_kernels(p, inputs)[0], interpret(g, inputs)[0], 1e-6);
+  EXPECT_NE(print_program(p).find("reduce_sum[contraction]"), std::string::npos);
+}
+
+// A row softmax denominator: reduce_sum(exp(x), axis 1, keepdims) in one kernel,
+// and a second kernel consuming the intermediate buffer.
+TEST(KernelInterpreter, ReductionThenEpilogueKernelMatchesReference) {
+  Graph g;
+  Tensor x = input(g, "x", DType::F32, {3, 6});
+  Tensor denom = reduce_sum(exp(x), {1}, true);
+  g.add_output(div(exp(x), broadcast(denom, {3, 6})));
+
+  KernelProgram p;
+  int bx = add_buffer(p, "x", {DType::F32, {3, 6}}, BufferKind::kInput, 0);
+  int bt = add_buffer(p, "denom", {DType::F32, {3, 1}}, BufferKind::kIntermediate, -1);
+  int by = add_buffer(p, "y", {DType::F32, {3, 6}}, BufferKind::kOutput, 0);
+  p.kernels.push_back({"row_sum", {3, 1}, {6}, {}, {}, {}});
+  {
+    KernelBuilder kb{p.kernels.back()};
+    int e = kb.op(Op::Exp, {kb.load(bx, {kb.var(0), kb.var(2)})});
+    p.kernels.back().outputs = {{bt, kb.reduce(Op::ReduceSum, e)}};
+  }
+  p.kernels.push_back({"normalize", {3, 6}, {}, {}, {}, {}});
+  {
+    KernelBuilder kb{p.kernels.back()};
+    int e = kb.op(Op::Exp, {kb.load(bx, {kb.var(0), kb.var(1)})});
+    int d = kb.load(bt, {kb.var(0), kb.c(0)});
+    p.kernels.back().outputs = {{by, kb.op(Op::Div, {e, d})}};
+  }
+  std::mt19937_64 rng(3);
+  std::vector<HostTensor> inputs{random_tensor(g.type(g.inputs()[0]), rng)};
+  expect_near_all(run_kernels(p, inputs)[0], interpret(g, inputs)[0], 1e-7);
+}
+
+TEST(KernelInterpreter, IntegerKernelsWrapLikeTheReference) {
+  KernelProgram p;
+  int bx = add_buffer(p, "x", {DType::I32, {2}}, BufferKind::kInput, 0);
+  int by = add_buffer(p, "y", {DType::I32, {2}}, BufferKind::kOutput, 0);
+  p.kernels.push_back({"wrap", {2}, {}, {}, {}, {}});
+  KernelBuilder kb{p.kernels.back()};
+  int x = kb.load(bx, {kb.var(0)}, DType::I32);
+  p.kernels.back().outputs = {{by, kb.op(Op::Add, {x, x}, DType::I32)}};
+  HostTensor in = HostTensor::from_values({DType::I32, {2}}, {2147483647.0, -3});
+  HostTensor y = run_kernels(p, {in})[0];
+  EXPECT_EQ(y.ints[0], -2);
+  EXPECT_EQ(y.ints[1], -6);
+}
+
+TEST(KernelValidation, RejectsMalformedKernelsWithAReason) {
+  KernelProgram p;
+  int bx = add_buffer(p, "x", {DType::F32, {4}}, BufferKind::kInput, 0);
+  int by = add_buffer(p, "y", {DType::F32, {4}}, BufferKind::kOutput, 0);
+  p.kernels.push_back({"k", {4}, {}, {}, {}, {}});
+  KernelBuilder kb{p.kernels.back()};
+  int x = kb.load(bx, {kb.var(0)});
+  p.kernels.back().outputs = {{by, x}};
+  EXPECT_NO_THROW(validate(p));
+
+  auto expect_invalid = [](KernelProgram q, const std::string& fragment) {
+    try {
+      validate(q);
+      ADD_FAILURE() << "accepted: " << fragment;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+    }
+  };
+  KernelProgram bad = p;
+  bad.kernels[0].exprs[0].index.push_back(bad.kernels[0].indices.var(0));
+  expect_invalid(bad, "one index per buffer axis");
+  bad = p;
+  bad.kernels[0].exprs[0].index = {bad.kernels[0].indices.var(3)};
+  expect_invalid(bad, "unknown variable");
+  bad = p;
+  bad.kernels[0].space = {5};
+  expect_invalid(bad, "does not match the iteration space");
+  bad = p;
+  bad.kernels[0].outputs = {{bx, x}};
+  expect_invalid(bad, "writes an input buffer");
+  bad = p;
+  KernelBuilder{bad.kernels[0]}.reduce(Op::ReduceSum, x);
+  expect_invalid(bad, "reduction domain");
+}
+
+TEST(KernelInterpreter, OutOfBoundsLoadIsAnErrorNotGarbage) {
+  KernelProgram p;
+  int bx = add_buffer(p, "x", {DType::F32, {4}}, BufferKind::kInput, 0);
+  int by = add_buffer(p, "y", {DType::F32, {4}}, BufferKind::kOutput, 0);
+  p.kernels.push_back({"shifted", {4}, {}, {}, {}, {}});
+  KernelBuilder kb{p.kernels.back()};
+  p.kernels.back().outputs = {{by, kb.load(bx, {kb.k.indices.add(kb.var(0), kb.c(1))})}};
+  HostTensor x = HostTensor::zeros({DType::F32, {4}});
+  EXPECT_THROW(run_kernels(p, {x}), std::out_of_range);
+}
+
+}  // namespace
+}  // namespace ir
