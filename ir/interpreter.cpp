@@ -1,5 +1,7 @@
 #include "ir/interpreter.h"
 
+#include "ir/scalar.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -105,34 +107,28 @@ HostTensor eval_iota(const Node& node) {
 
 // ---- elementwise -------------------------------------------------------------
 
-// Evaluates through the op table's scalar semantics. The domain is real when the
-// operands that carry values are floats (where: the branches), else integer; the
-// result is rounded / wrapped to the result dtype by HostTensor::set / set_int.
-HostTensor eval_elementwise(const Node& node, const std::vector<const HostTensor*>& args) {
-  const OpInfo& info = op_info(node.op);
+// Evaluates through the shared scalar semantics (ir/scalar.h), which pick the
+// domain from the operand dtypes and convert to the result dtype.
+HostTensor eval_elementwise_node(const Node& node, const std::vector<const HostTensor*>& args) {
   HostTensor out = HostTensor::zeros(node.type);
   const size_t arity = args.size();
   constexpr size_t kMaxArity = 3;
   if (arity == 0 || arity > kMaxArity)
-    throw InterpretError(std::string(info.name) + ": unexpected arity " + std::to_string(arity));
-  const HostTensor& value_operand = node.op == Op::Where ? *args[1] : *args[0];
-  const int64_t n = out.numel();
-  if (value_operand.is_real()) {
-    if (!info.eval_real)
-      throw InterpretError(std::string(info.name) + " has no real-domain semantics");
-    std::array<double, kMaxArity> x{};
-    for (int64_t i = 0; i < n; ++i) {
-      for (size_t k = 0; k < arity; ++k) x[k] = args[k]->get(i);
-      out.set(i, info.eval_real(x.data()));
+    throw InterpretError(std::string(op_name(node.op)) + ": unexpected arity " + std::to_string(arity));
+  std::array<DType, kMaxArity> types{};
+  for (size_t k = 0; k < arity; ++k) types[k] = args[k]->type.dtype;
+  std::array<Scalar, kMaxArity> x{};
+  try {
+    for (int64_t i = 0; i < out.numel(); ++i) {
+      for (size_t k = 0; k < arity; ++k)
+        x[k] = args[k]->is_real() ? Scalar{args[k]->reals[i], 0} : Scalar{0, args[k]->ints[i]};
+      Scalar y = eval_elementwise(node.op, node.type.dtype, std::span(types.data(), arity),
+                                  std::span(x.data(), arity));
+      if (out.is_real()) out.reals[i] = y.real;
+      else out.ints[i] = y.integer;
     }
-  } else {
-    if (!info.eval_int)
-      throw InterpretError(std::string(info.name) + " has no integer-domain semantics");
-    std::array<int64_t, kMaxArity> x{};
-    for (int64_t i = 0; i < n; ++i) {
-      for (size_t k = 0; k < arity; ++k) x[k] = args[k]->ints[i];
-      out.set_int(i, info.eval_int(x.data()));
-    }
+  } catch (const std::invalid_argument& e) {
+    throw InterpretError(e.what());
   }
   return out;
 }
@@ -344,7 +340,7 @@ HostTensor eval_node(const Node& node, const std::vector<const HostTensor*>& arg
     case Op::Matmul: return eval_matmul(node, *args[0], *args[1]);
     default: break;
   }
-  if (op_class(node.op) == OpClass::Elementwise) return eval_elementwise(node, args);
+  if (op_class(node.op) == OpClass::Elementwise) return eval_elementwise_node(node, args);
   throw InterpretError(std::string(op_name(node.op)) + ": the interpreter does not know this op");
 }
 
