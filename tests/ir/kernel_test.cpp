@@ -8,69 +8,11 @@
 #include "ir/builder.h"
 #include "ir/interpreter.h"
 #include "ir/kernel.h"
+#include "ir/kernel_builder.h"
 #include "ir/kernel_interpreter.h"
 
 namespace ir {
 namespace {
-
-// Small helpers that keep the hand-built kernels readable.
-struct KernelBuilder {
-  Kernel& k;
-  int add(KernelExpr e) {
-    k.exprs.push_back(std::move(e));
-    return static_cast<int>(k.exprs.size() - 1);
-  }
-  int load(int buffer, std::vector<IndexRef> index, DType dtype = DType::F32, IndexRef valid = kNoIndex,
-           double pad = 0) {
-    KernelExpr e;
-    e.kind = KernelExpr::Kind::kLoad;
-    e.buffer = buffer;
-    e.index = std::move(index);
-    e.dtype = dtype;
-    e.valid = valid;
-    e.value = pad;
-    return add(std::move(e));
-  }
-  int constant(double v, DType dtype = DType::F32) {
-    KernelExpr e;
-    e.kind = KernelExpr::Kind::kConstant;
-    e.value = v;
-    e.dtype = dtype;
-    return add(std::move(e));
-  }
-  int index_value(IndexRef r, DType dtype) {
-    KernelExpr e;
-    e.kind = KernelExpr::Kind::kIndex;
-    e.index = {r};
-    e.dtype = dtype;
-    return add(std::move(e));
-  }
-  int op(Op o, std::vector<int> operands, DType dtype = DType::F32) {
-    KernelExpr e;
-    e.kind = KernelExpr::Kind::kElementwise;
-    e.op = o;
-    e.operands = std::move(operands);
-    e.dtype = dtype;
-    if (o == Op::Cast) e.to = dtype;
-    return add(std::move(e));
-  }
-  int reduce(Op o, int operand, bool contraction = false, DType dtype = DType::F32) {
-    KernelExpr e;
-    e.kind = KernelExpr::Kind::kReduce;
-    e.op = o;
-    e.operands = {operand};
-    e.contraction = contraction;
-    e.dtype = dtype;
-    return add(std::move(e));
-  }
-  IndexRef var(int n) { return k.indices.var(n); }
-  IndexRef c(int64_t v) { return k.indices.constant(v); }
-};
-
-int add_buffer(KernelProgram& p, std::string name, TensorType type, BufferKind kind, int io) {
-  p.buffers.push_back({std::move(name), std::move(type), kind, io});
-  return static_cast<int>(p.buffers.size() - 1);
-}
 
 void expect_near_all(const HostTensor& a, const HostTensor& b, double tol = 1e-6) {
   ASSERT_EQ(a.type, b.type);
@@ -113,11 +55,11 @@ TEST(KernelInterpreter, FusedElementwiseChainMatchesReference) {
   int bd = add_buffer(p, "d", {DType::F32, {10}}, BufferKind::kInput, 2);
   int by = add_buffer(p, "y", {DType::F32, {10}}, BufferKind::kOutput, 0);
   p.kernels.push_back({"fused", {10}, {}, {}, {}, {}});
-  KernelBuilder kb{p.kernels.back()};
+  KernelBuilder kb(p.kernels.back());
   IndexRef i = kb.var(0);
-  int lhs = kb.op(Op::Relu, {kb.op(Op::Sub, {kb.op(Op::Exp2, {kb.load(ba, {i})}), kb.op(Op::Sin, {kb.load(bb, {i})})})});
-  int rhs = kb.op(Op::Div, {kb.constant(2.123), kb.load(bd, {i})});
-  p.kernels.back().outputs = {{by, kb.op(Op::Add, {lhs, rhs})}};
+  int lhs = kb.op(Op::Relu, {kb.op(Op::Sub, {kb.op(Op::Exp2, {kb.load(ba, {i}, DType::F32)}, DType::F32), kb.op(Op::Sin, {kb.load(bb, {i}, DType::F32)}, DType::F32)}, DType::F32)}, DType::F32);
+  int rhs = kb.op(Op::Div, {kb.constant(2.123, DType::F32), kb.load(bd, {i}, DType::F32)}, DType::F32);
+  p.kernels.back().outputs = {{by, kb.op(Op::Add, {lhs, rhs}, DType::F32)}};
 
   std::mt19937_64 rng(1);
   std::vector<HostTensor> inputs;
@@ -132,12 +74,12 @@ TEST(KernelInterpreter, PadOfComputedValueReadsThePadValue) {
   int bx = add_buffer(p, "x", {DType::F32, {8}}, BufferKind::kInput, 0);
   int by = add_buffer(p, "y", {DType::F32, {2}}, BufferKind::kOutput, 0);
   p.kernels.push_back({"slice_cos_pad", {2}, {}, {}, {}, {}});
-  KernelBuilder kb{p.kernels.back()};
+  KernelBuilder kb(p.kernels.back());
   IndexRef i = kb.var(0);
-  IndexRef in_slice = kb.k.indices.lt(i, kb.c(1));
-  int cosine = kb.op(Op::Cos, {kb.load(bx, {i}, DType::F32, in_slice, 0)});
+  IndexRef in_slice = kb.indices().lt(i, kb.constant_index(1));
+  int cosine = kb.op(Op::Cos, {kb.load(bx, {i}, DType::F32, in_slice, 0)}, DType::F32);
   int mask = kb.index_value(in_slice, DType::Bool);
-  p.kernels.back().outputs = {{by, kb.op(Op::Where, {mask, cosine, kb.constant(0)})}};
+  p.kernels.back().outputs = {{by, kb.op(Op::Where, {mask, cosine, kb.constant(0, DType::F32)}, DType::F32)}};
 
   HostTensor x = HostTensor::from_values({DType::F32, {8}}, {0.5, 0.25, 0, 0, 0, 0, 0, 0});
   HostTensor y = run_kernels(p, {x})[0];
@@ -165,15 +107,15 @@ TEST(KernelInterpreter, DualGemmContractionGroupMatchesReference) {
   int bbias = add_buffer(p, "bias", {DType::F32, {2 * N}}, BufferKind::kInput, 2);
   int by = add_buffer(p, "y", {DType::F32, {M, N}}, BufferKind::kOutput, 0);
   p.kernels.push_back({"dual_gemm", {M, N}, {K}, {}, {}, {}});
-  KernelBuilder kb{p.kernels.back()};
+  KernelBuilder kb(p.kernels.back());
   IndexRef i = kb.var(0), j = kb.var(1), k = kb.var(2);
-  IndexRef j_right = kb.k.indices.add(j, kb.c(N));
-  int a = kb.load(ba, {i, k});
-  int left = kb.reduce(Op::ReduceSum, kb.op(Op::Mul, {a, kb.load(bb, {k, j})}), true);
-  int right = kb.reduce(Op::ReduceSum, kb.op(Op::Mul, {a, kb.load(bb, {k, j_right})}), true);
-  int left_biased = kb.op(Op::Add, {left, kb.load(bbias, {j})});
-  int right_biased = kb.op(Op::Add, {right, kb.load(bbias, {j_right})});
-  p.kernels.back().outputs = {{by, kb.op(Op::Mul, {left_biased, kb.op(Op::Sigmoid, {right_biased})})}};
+  IndexRef j_right = kb.indices().add(j, kb.constant_index(N));
+  int a = kb.load(ba, {i, k}, DType::F32);
+  int left = kb.reduce(Op::ReduceSum, kb.op(Op::Mul, {a, kb.load(bb, {k, j}, DType::F32)}, DType::F32), DType::F32, true);
+  int right = kb.reduce(Op::ReduceSum, kb.op(Op::Mul, {a, kb.load(bb, {k, j_right}, DType::F32)}, DType::F32), DType::F32, true);
+  int left_biased = kb.op(Op::Add, {left, kb.load(bbias, {j}, DType::F32)}, DType::F32);
+  int right_biased = kb.op(Op::Add, {right, kb.load(bbias, {j_right}, DType::F32)}, DType::F32);
+  p.kernels.back().outputs = {{by, kb.op(Op::Mul, {left_biased, kb.op(Op::Sigmoid, {right_biased}, DType::F32)}, DType::F32)}};
 
   std::mt19937_64 rng(2);
   std::vector<HostTensor> inputs;
@@ -196,16 +138,16 @@ TEST(KernelInterpreter, ReductionThenEpilogueKernelMatchesReference) {
   int by = add_buffer(p, "y", {DType::F32, {3, 6}}, BufferKind::kOutput, 0);
   p.kernels.push_back({"row_sum", {3, 1}, {6}, {}, {}, {}});
   {
-    KernelBuilder kb{p.kernels.back()};
-    int e = kb.op(Op::Exp, {kb.load(bx, {kb.var(0), kb.var(2)})});
-    p.kernels.back().outputs = {{bt, kb.reduce(Op::ReduceSum, e)}};
+    KernelBuilder kb(p.kernels.back());
+    int e = kb.op(Op::Exp, {kb.load(bx, {kb.var(0), kb.var(2)}, DType::F32)}, DType::F32);
+    p.kernels.back().outputs = {{bt, kb.reduce(Op::ReduceSum, e, DType::F32)}};
   }
   p.kernels.push_back({"normalize", {3, 6}, {}, {}, {}, {}});
   {
-    KernelBuilder kb{p.kernels.back()};
-    int e = kb.op(Op::Exp, {kb.load(bx, {kb.var(0), kb.var(1)})});
-    int d = kb.load(bt, {kb.var(0), kb.c(0)});
-    p.kernels.back().outputs = {{by, kb.op(Op::Div, {e, d})}};
+    KernelBuilder kb(p.kernels.back());
+    int e = kb.op(Op::Exp, {kb.load(bx, {kb.var(0), kb.var(1)}, DType::F32)}, DType::F32);
+    int d = kb.load(bt, {kb.var(0), kb.constant_index(0)}, DType::F32);
+    p.kernels.back().outputs = {{by, kb.op(Op::Div, {e, d}, DType::F32)}};
   }
   std::mt19937_64 rng(3);
   std::vector<HostTensor> inputs{random_tensor(g.type(g.inputs()[0]), rng)};
@@ -217,7 +159,7 @@ TEST(KernelInterpreter, IntegerKernelsWrapLikeTheReference) {
   int bx = add_buffer(p, "x", {DType::I32, {2}}, BufferKind::kInput, 0);
   int by = add_buffer(p, "y", {DType::I32, {2}}, BufferKind::kOutput, 0);
   p.kernels.push_back({"wrap", {2}, {}, {}, {}, {}});
-  KernelBuilder kb{p.kernels.back()};
+  KernelBuilder kb(p.kernels.back());
   int x = kb.load(bx, {kb.var(0)}, DType::I32);
   p.kernels.back().outputs = {{by, kb.op(Op::Add, {x, x}, DType::I32)}};
   HostTensor in = HostTensor::from_values({DType::I32, {2}}, {2147483647.0, -3});
@@ -231,8 +173,8 @@ TEST(KernelValidation, RejectsMalformedKernelsWithAReason) {
   int bx = add_buffer(p, "x", {DType::F32, {4}}, BufferKind::kInput, 0);
   int by = add_buffer(p, "y", {DType::F32, {4}}, BufferKind::kOutput, 0);
   p.kernels.push_back({"k", {4}, {}, {}, {}, {}});
-  KernelBuilder kb{p.kernels.back()};
-  int x = kb.load(bx, {kb.var(0)});
+  KernelBuilder kb(p.kernels.back());
+  int x = kb.load(bx, {kb.var(0)}, DType::F32);
   p.kernels.back().outputs = {{by, x}};
   EXPECT_NO_THROW(validate(p));
 
@@ -257,7 +199,7 @@ TEST(KernelValidation, RejectsMalformedKernelsWithAReason) {
   bad.kernels[0].outputs = {{bx, x}};
   expect_invalid(bad, "writes an input buffer");
   bad = p;
-  KernelBuilder{bad.kernels[0]}.reduce(Op::ReduceSum, x);
+  KernelBuilder(bad.kernels[0]).reduce(Op::ReduceSum, x, DType::F32);
   expect_invalid(bad, "reduction domain");
 }
 
@@ -266,8 +208,8 @@ TEST(KernelInterpreter, OutOfBoundsLoadIsAnErrorNotGarbage) {
   int bx = add_buffer(p, "x", {DType::F32, {4}}, BufferKind::kInput, 0);
   int by = add_buffer(p, "y", {DType::F32, {4}}, BufferKind::kOutput, 0);
   p.kernels.push_back({"shifted", {4}, {}, {}, {}, {}});
-  KernelBuilder kb{p.kernels.back()};
-  p.kernels.back().outputs = {{by, kb.load(bx, {kb.k.indices.add(kb.var(0), kb.c(1))})}};
+  KernelBuilder kb(p.kernels.back());
+  p.kernels.back().outputs = {{by, kb.load(bx, {kb.indices().add(kb.var(0), kb.constant_index(1))}, DType::F32)}};
   HostTensor x = HostTensor::zeros({DType::F32, {4}});
   EXPECT_THROW(run_kernels(p, {x}), std::out_of_range);
 }
