@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/extract_command.h"
 #include "smelt/smelt.h"
 
 namespace {
@@ -35,6 +36,17 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--seed", run.seed, "Seed of the random inputs")->default_val(0);
   run_cmd->add_flag("--json", run.json, "Print one JSON object instead of text");
 
+  cli::ExtractOptions extract;
+  CLI::App* extract_cmd = app.add_subcommand(
+      "extract", "Extract from a serialized e-graph (egraph-serialize JSON); print one JSON line of costs");
+  extract_cmd->add_option("file", extract.file, "The e-graph (.json)")->required();
+  extract_cmd->add_option("--extractor", extract.extractor, "Which extractor")
+      ->required()
+      ->check(CLI::IsMember(smelt::extractor_names()));
+  extract_cmd->add_option("--time-limit", extract.time_limit_s, "Seconds the searching extractors may take")
+      ->check(CLI::PositiveNumber)
+      ->default_val(60);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -45,6 +57,7 @@ int main(int argc, char** argv) {
   try {
     if (check_cmd->parsed()) return cli::check_command(check);
     if (run_cmd->parsed()) return cli::run_command(run);
+    if (extract_cmd->parsed()) return cli::extract_command(extract);
   } catch (const ir::ParseError& e) {
     std::cerr << e.what() << "\n";
     return cli::kBadInput;

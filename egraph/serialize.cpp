@@ -29,15 +29,6 @@ OpAndPayload operator_from_text(const std::string& text, SymbolTable& symbols) {
   return {symbols.intern(text), 0};
 }
 
-struct FileNode {
-  std::string name;
-  const JsonValue* value;
-  OpAndPayload op;
-  std::string eclass;
-  std::vector<const JsonValue*> children;
-  double cost = 1.0;
-};
-
 [[noreturn]] void fail_at(std::string_view source, const JsonValue& at, const std::string& message) {
   throw ParseError(std::string(source), at.line, at.column, message);
 }
@@ -50,7 +41,7 @@ std::string quoted(const std::string& s) {
 
 }  // namespace
 
-ImportResult import_json(EGraph& graph, std::string_view text, std::string_view source) {
+SerializedEGraph read_serialized(std::string_view text, std::string_view source) {
   const JsonValue document = parse_json(text, source);
   if (document.kind != JsonValue::Kind::kObject)
     fail_at(source, document, std::string("expected an object at the top level, found ") + to_string(document.kind));
@@ -59,77 +50,99 @@ ImportResult import_json(EGraph& graph, std::string_view text, std::string_view 
   if (nodes->kind != JsonValue::Kind::kObject)
     fail_at(source, *nodes, std::string("\"nodes\" must be an object, found ") + to_string(nodes->kind));
 
-  // Pass 1: read and check every node.
-  std::vector<FileNode> file_nodes;
-  std::unordered_map<std::string, std::size_t> node_index;
+  // Pass 1: read and check every node; children are resolved once all names are known.
+  SerializedEGraph file;
+  file.nodes.reserve(nodes->object.size());
+  std::vector<std::vector<const JsonValue*>> child_names;
+  child_names.reserve(nodes->object.size());
+  std::unordered_map<std::string, std::uint32_t> node_index;
+  std::unordered_map<std::string, std::uint32_t> class_index;
   for (const auto& [name, value] : nodes->object) {
     const std::string where = "node " + quoted(name);
     if (value.kind != JsonValue::Kind::kObject) fail_at(source, value, where + " must be an object");
-    if (!node_index.emplace(name, file_nodes.size()).second) fail_at(source, value, "duplicate " + where);
-    FileNode node{name, &value, {}, {}, {}, 1.0};
+    const auto index = static_cast<std::uint32_t>(file.nodes.size());
+    if (!node_index.emplace(name, index).second) fail_at(source, value, "duplicate " + where);
+    SerializedNode node;
+    node.name = name;
+    node.line = value.line;
+    node.column = value.column;
     const JsonValue* op = value.find("op");
     if (op == nullptr) fail_at(source, value, where + ": missing \"op\"");
     if (op->kind != JsonValue::Kind::kString) fail_at(source, *op, where + ": \"op\" must be a string");
-    node.op = operator_from_text(op->string, graph.symbols());
+    node.op = op->string;
     const JsonValue* eclass = value.find("eclass");
     if (eclass == nullptr) fail_at(source, value, where + ": missing \"eclass\"");
     if (eclass->kind != JsonValue::Kind::kString) fail_at(source, *eclass, where + ": \"eclass\" must be a string");
-    node.eclass = eclass->string;
-    if (const JsonValue* children = value.find("children")) {
-      if (children->kind != JsonValue::Kind::kArray)
-        fail_at(source, *children, where + ": \"children\" must be an array");
-      if (children->array.size() > NodeStore::kMaxArity)
-        fail_at(source, *children, where + ": more than 255 children");
-      for (const JsonValue& child : children->array) {
+    node.eclass = class_index.emplace(eclass->string, static_cast<std::uint32_t>(file.classes.size())).first->second;
+    if (node.eclass == file.classes.size()) file.classes.push_back(eclass->string);
+    std::vector<const JsonValue*>& children = child_names.emplace_back();
+    if (const JsonValue* list = value.find("children")) {
+      if (list->kind != JsonValue::Kind::kArray) fail_at(source, *list, where + ": \"children\" must be an array");
+      for (const JsonValue& child : list->array) {
         if (child.kind != JsonValue::Kind::kString)
           fail_at(source, child, where + ": children must be node names (strings)");
-        node.children.push_back(&child);
+        children.push_back(&child);
       }
     }
     if (const JsonValue* cost = value.find("cost")) {
       if (cost->kind != JsonValue::Kind::kNumber) fail_at(source, *cost, where + ": \"cost\" must be a number");
       node.cost = cost->number;
     }
-    file_nodes.push_back(std::move(node));
+    file.nodes.push_back(std::move(node));
   }
-  for (const FileNode& node : file_nodes)
-    for (const JsonValue* child : node.children)
-      if (!node_index.contains(child->string))
-        fail_at(source, *child, "node " + quoted(node.name) + ": child " + quoted(child->string) + " is not a node");
-  std::vector<const JsonValue*> root_names;
+  for (std::size_t i = 0; i < file.nodes.size(); ++i) {
+    file.nodes[i].children.reserve(child_names[i].size());
+    for (const JsonValue* child : child_names[i]) {
+      const auto found = node_index.find(child->string);
+      if (found == node_index.end())
+        fail_at(source, *child, "node " + quoted(file.nodes[i].name) + ": child " + quoted(child->string) + " is not a node");
+      file.nodes[i].children.push_back(found->second);
+    }
+  }
   if (const JsonValue* roots = document.find("root_eclasses")) {
     if (roots->kind != JsonValue::Kind::kArray) fail_at(source, *roots, "\"root_eclasses\" must be an array");
     for (const JsonValue& root : roots->array) {
       if (root.kind != JsonValue::Kind::kString) fail_at(source, root, "root e-classes must be strings");
-      root_names.push_back(&root);
+      const auto found = class_index.find(root.string);
+      if (found == class_index.end()) fail_at(source, root, "root e-class " + quoted(root.string) + " has no node");
+      file.roots.push_back(found->second);
     }
   }
+  return file;
+}
 
-  // Pass 2: one empty class per file class first (children may point
-  // forward or in cycles), then each node united into its class.
-  ImportResult result;
-  std::unordered_map<std::string, Id> placeholder;
-  for (const FileNode& node : file_nodes)
-    if (!placeholder.contains(node.eclass)) placeholder.emplace(node.eclass, graph.add_empty_class());
-  for (const JsonValue* root : root_names)
-    if (!placeholder.contains(root->string))
-      fail_at(source, *root, "root e-class " + quoted(root->string) + " has no node");
+ImportResult import_json(EGraph& graph, std::string_view text, std::string_view source) {
+  const SerializedEGraph file = read_serialized(text, source);
+  for (const SerializedNode& node : file.nodes)
+    if (node.children.size() > NodeStore::kMaxArity)
+      throw ParseError(std::string(source), node.line, node.column, "node " + quoted(node.name) + ": more than 255 children");
+
+  // One empty class per file class first (children may point forward or in
+  // cycles), then each node united into its class.
+  std::vector<Id> placeholder;
+  placeholder.reserve(file.classes.size());
+  for (std::size_t i = 0; i < file.classes.size(); ++i) placeholder.push_back(graph.add_empty_class());
+  std::vector<OpAndPayload> ops;
+  ops.reserve(file.nodes.size());
   std::vector<Id> children;
-  for (const FileNode& node : file_nodes) {
+  auto child_classes = [&](const SerializedNode& node) {
     children.clear();
-    for (const JsonValue* child : node.children)
-      children.push_back(placeholder.at(file_nodes[node_index.at(child->string)].eclass));
-    graph.unite(graph.add(node.op.op, node.op.payload, children), placeholder.at(node.eclass));
+    for (std::uint32_t child : node.children) children.push_back(placeholder[file.nodes[child].eclass]);
+  };
+  for (const SerializedNode& node : file.nodes) {
+    ops.push_back(operator_from_text(node.op, graph.symbols()));
+    child_classes(node);
+    graph.unite(graph.add(ops.back().op, ops.back().payload, children), placeholder[node.eclass]);
   }
   graph.rebuild();
 
-  for (const auto& [name, id] : placeholder) result.classes.emplace(name, graph.find(id));
-  for (const JsonValue* root : root_names) result.roots.push_back(graph.find(placeholder.at(root->string)));
-  for (const FileNode& node : file_nodes) {
-    children.clear();
-    for (const JsonValue* child : node.children)
-      children.push_back(placeholder.at(file_nodes[node_index.at(child->string)].eclass));
-    if (const auto id = graph.lookup_node(node.op.op, node.op.payload, children)) result.nodes.emplace(node.name, *id);
+  ImportResult result;
+  for (std::size_t i = 0; i < file.classes.size(); ++i) result.classes.emplace(file.classes[i], graph.find(placeholder[i]));
+  for (std::uint32_t root : file.roots) result.roots.push_back(graph.find(placeholder[root]));
+  for (std::size_t i = 0; i < file.nodes.size(); ++i) {
+    const SerializedNode& node = file.nodes[i];
+    child_classes(node);
+    if (const auto id = graph.lookup_node(ops[i].op, ops[i].payload, children)) result.nodes.emplace(node.name, *id);
     result.costs.emplace(node.name, node.cost);
   }
   return result;

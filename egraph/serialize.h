@@ -1,4 +1,5 @@
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <span>
 #include <string>
@@ -14,6 +15,28 @@ namespace smelt::egraph {
 //   {"nodes": {NODE: {"op": STR, "children": [NODE...], "eclass": CLASS, "cost": NUM}},
 //    "root_eclasses": [CLASS...]}
 // A child names any node of the child class. Unknown fields are ignored.
+
+// The file's e-graph exactly as written, without hashconsing: congruent file
+// nodes stay distinct and keep their own cost (what extractors read; the
+// reference results of extraction-gym are defined on this view).
+struct SerializedNode {
+  std::string name;                     // the node's key in "nodes"
+  std::string op;
+  std::uint32_t eclass = 0;             // index into SerializedEGraph::classes
+  std::vector<std::uint32_t> children;  // node indices, in file order
+  double cost = 1.0;                    // "cost" (default 1)
+  int line = 1, column = 1;             // where the node's object starts
+};
+
+struct SerializedEGraph {
+  std::vector<SerializedNode> nodes;  // file order
+  std::vector<std::string> classes;   // class names, in order of each class's first node
+  std::vector<std::uint32_t> roots;   // class indices of "root_eclasses", as listed
+};
+
+// Reads and checks a file without building an e-graph. Malformed input throws
+// ParseError naming the place and the problem, exactly as import_json does.
+SerializedEGraph read_serialized(std::string_view text, std::string_view source = "json");
 
 struct ImportResult {
   std::vector<Id> roots;                         // classes of "root_eclasses"

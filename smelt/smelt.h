@@ -2,6 +2,8 @@
 // smelt's public C++ API. For now: load a graph, make inputs, run it through the
 // reference interpreter. Compilation (smelt::compile) arrives with the lowering work.
 #include <cstdint>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -22,5 +24,32 @@ std::vector<ir::HostTensor> random_inputs(const ir::Graph& g, uint64_t seed);
 // Evaluates the graph's outputs with the reference interpreter.
 std::vector<ir::HostTensor> run_reference(const ir::Graph& g,
                                           const std::vector<ir::HostTensor>& inputs);
+
+// --- Extraction from a serialized e-graph (egraph-serialize JSON, the extraction-gym format).
+
+// A file that cannot be extracted from: unreadable, malformed (the message names the
+// place, "FILE:LINE:COL: ..."), a negative cost, a root with no acyclic term.
+class ExtractInputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct ExtractionReport {
+  std::string file, extractor;
+  double tree = 0;                    // tree cost, as extraction-gym defines it
+  double dag = 0;                     // sum of the costs of the distinct chosen nodes
+  long long micros = 0;               // the extraction alone, after the file is read
+  std::optional<double> lower_bound;  // a proven lower bound on the optimal DAG cost (exact extractor)
+  bool optimal = false;               // lower_bound equals dag
+  std::string note;                   // why the search stopped short, if it did
+};
+
+// The extractors extract_serialized accepts: bottom-up, greedy-dag, local-search, exact.
+std::vector<std::string> extractor_names();
+
+// Reads the file and extracts with the named extractor; `time_limit_s` bounds the
+// searching ones. Throws ExtractInputError (bad file) or std::invalid_argument
+// (unknown extractor). The extraction is checked (roots covered, acyclic) before it is reported.
+ExtractionReport extract_serialized(const std::string& path, const std::string& extractor, double time_limit_s = 60);
 
 }  // namespace smelt

@@ -103,6 +103,28 @@ TEST(Serialize, CostsAreReadAndWritten) {
   for (const auto& [name, cost] : result.costs) EXPECT_EQ(cost, 0.25) << name;
 }
 
+TEST(Serialize, ReadSerializedKeepsCongruentFileNodesApart) {
+  // import_json merges b1 and b2 (same op, same child class); read_serialized keeps the file as written.
+  const SerializedEGraph file = read_serialized(R"({"nodes": {
+    "b1": {"op": "g", "eclass": "B", "children": ["x"], "cost": 1},
+    "x": {"op": "x", "eclass": "X", "extra": 1},
+    "b2": {"op": "g", "eclass": "C", "children": ["x"], "cost": 3}},
+    "root_eclasses": ["C", "B"]})");
+  ASSERT_EQ(file.nodes.size(), 3u);
+  EXPECT_EQ(file.classes, (std::vector<std::string>{"B", "X", "C"}));
+  EXPECT_EQ(file.nodes[2].name, "b2");
+  EXPECT_EQ(file.nodes[2].op, "g");
+  EXPECT_EQ(file.nodes[2].eclass, 2u);
+  EXPECT_EQ(file.nodes[2].children, (std::vector<std::uint32_t>{1}));
+  EXPECT_EQ(file.nodes[2].cost, 3);
+  EXPECT_EQ(file.nodes[1].cost, 1);  // the default
+  EXPECT_EQ(file.roots, (std::vector<std::uint32_t>{2, 0}));
+  EGraph graph;
+  import_json(graph, R"({"nodes": {"b1": {"op": "g", "eclass": "B", "children": ["x"]},
+    "x": {"op": "x", "eclass": "X"}, "b2": {"op": "g", "eclass": "C", "children": ["x"]}}})");
+  EXPECT_EQ(graph.num_classes(), 2u);
+}
+
 TEST(Serialize, MalformedInputNamesTheProblem) {
   expect_import_error("", "json:1:1: unexpected end of input, expected a JSON value");
   expect_import_error("[]", "json:1:1: expected an object at the top level, found an array");
