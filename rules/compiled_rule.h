@@ -1,0 +1,68 @@
+#pragma once
+// A rule (rule_ast.h) compiled for the e-graph: the left side flattened into
+// pattern nodes in matching order, variables resolved to indices, every
+// attribute of the left side turned into a variable binding (plus an equality
+// condition where the attribute is an expression), each condition scheduled at
+// the first point of the match where all its variables are bound, and the
+// right side / :let terms as templates.
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "rules/expr_eval.h"
+#include "rules/rule_ast.h"
+
+namespace rules {
+
+struct AttrBinding {
+  std::string key;  // .sg key ("start", ...; "shape"/"dtype" of factories)
+  int attr_var = -1;
+};
+
+struct PatternNode {
+  enum class Kind : uint8_t { kVar, kOp, kOpVar };
+  Kind kind = Kind::kVar;
+  int var = -1;                    // tensor variable (kVar) or op variable (kOpVar)
+  ir::Op op = ir::Op::Input;       // kOp
+  std::vector<uint32_t> children;  // pattern node indices (later in the list)
+  std::vector<AttrBinding> attrs;  // kOp
+};
+
+struct TemplateNode {
+  enum class Kind : uint8_t { kVar, kOp, kOpVar };
+  Kind kind = Kind::kVar;
+  int var = -1;  // tensor variable (left side or :let) or op variable
+  ir::Op op = ir::Op::Input;
+  std::vector<uint32_t> children;  // template node indices
+  std::vector<std::pair<std::string, CExpr>> attrs;
+};
+
+struct CompiledRule {
+  std::string name;
+  std::string family;
+  std::string file;
+  SourcePos pos;
+  bool unsafe_fp = false;
+
+  VarIndex vars;
+  int lhs_tensors = 0;  // tensor variables [0, lhs_tensors) are bound by the left side, the rest by :let
+
+  // Left side in matching order: each root followed by its subterms, preorder.
+  std::vector<PatternNode> pattern;
+  std::vector<uint32_t> roots;  // pattern index of each left root
+  std::vector<CExpr> conditions;
+  // By pattern index: the conditions whose variables are all bound once that
+  // node (and everything before it) has matched.
+  std::vector<std::vector<uint32_t>> checks_at;
+
+  std::vector<TemplateNode> templates;
+  std::vector<std::pair<int, uint32_t>> lets;  // (tensor variable, template root), in order
+  std::vector<uint32_t> rhs;                   // template root replacing each left root
+};
+
+// Throws RuleError ("FILE:LINE:COL: rule NAME: ...") for what the engine cannot
+// run (the parser has already checked the language itself).
+CompiledRule compile_rule(const Rule& rule);
+
+}  // namespace rules

@@ -1,0 +1,73 @@
+#pragma once
+// The syntax tree of the .rules language (docs/rules.md). The parser
+// (rule_parser.h) produces it; the rule engine (rules/) instantiates it on the
+// e-graph and the prover (verify/) encodes it in Z3 — both read this one form.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ir/ops.h"
+
+namespace rules {
+
+struct SourcePos {
+  int line = 0;
+  int col = 0;
+};
+
+// An attribute value or condition expression.
+struct Expr {
+  enum class Kind : uint8_t {
+    kInt,    // int_value
+    kFloat,  // float_value
+    kBool,   // bool_value
+    kDType,  // dtype
+    kList,   // args: the elements (expressions)
+    kVar,    // name: "?s" — an attribute variable or a tensor/op variable
+    kCall,   // name: the function ("+", "shape", "const", ...), args
+    kSymbol, // name: a bare op name, only as NAME in (is-op ?f NAME)
+  };
+  Kind kind = Kind::kInt;
+  int64_t int_value = 0;
+  double float_value = 0;
+  bool bool_value = false;
+  ir::DType dtype = ir::DType::F32;
+  std::string name;
+  std::vector<Expr> args;
+  SourcePos pos;
+};
+
+// A pattern (left side) or template (right side) term.
+struct Term {
+  enum class Kind : uint8_t {
+    kVar,    // var: "?x", a tensor variable
+    kOp,     // op: a concrete op of the table
+    kOpVar,  // op_var: "?f", any op with operands.size() operands
+  };
+  Kind kind = Kind::kVar;
+  std::string var;
+  ir::Op op = ir::Op::Input;
+  std::string op_var;
+  std::vector<Term> operands;
+  // Attributes by key (.sg names). Left side: a kVar expression binds the value,
+  // anything else must evaluate equal. Right side: any expression. Factories
+  // use the extra keys "shape" and "dtype" for their result type.
+  std::vector<std::pair<std::string, Expr>> attrs;
+  SourcePos pos;
+};
+
+struct Rule {
+  std::string name;
+  std::string family;  // from the latest (family NAME) line, or ""
+  std::string file;
+  SourcePos pos;
+  std::vector<Term> lhs;  // one root, or two for a multi-pattern
+  std::vector<Term> rhs;  // rhs[i] replaces the match of lhs[i]
+  std::vector<std::pair<std::string, Term>> lets;  // ":let ?y TERM", in order
+  std::vector<Expr> conditions;                     // all must hold
+  bool unsafe_fp = false;
+};
+
+}  // namespace rules

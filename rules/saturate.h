@@ -1,0 +1,59 @@
+#pragma once
+// Equality saturation of tensor graphs with .rules rules. The loop is
+// egraph::Runner's (search every rule on one frozen snapshot per iteration,
+// apply, rebuild once), with its limits, stop reasons, statistics and
+// scheduler, but searching with the rule matcher of rules/ (which binds
+// attributes and op variables, beyond what egraph::Query does).
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "egraph/egraph.h"
+#include "egraph/runner.h"
+#include "egraph/scheduler.h"
+#include "ir/graph.h"
+#include "rules/compiled_rule.h"
+#include "rules/graph_io.h"
+#include "rules/rule_ast.h"
+
+namespace rules {
+
+// Limits that keep every example graph's saturation well under a second.
+smelt::egraph::RunnerLimits default_limits();
+// The scheduler saturate() uses: egg's backoff (a rule with an explosive
+// number of matches is banned for a while instead of flooding the e-graph),
+// with multi-pattern rules confined to the first iteration (MultiPatternGate).
+std::unique_ptr<smelt::egraph::Scheduler> default_scheduler(std::span<const CompiledRule> rules);
+
+std::vector<CompiledRule> compile_rules(std::span<const Rule> rules);
+
+// What each rule did over a run (by rule index).
+struct RuleStats {
+  size_t matches = 0;  // matches applied
+  size_t unions = 0;   // unions that changed the e-graph
+  size_t skipped = 0;  // iterations the scheduler skipped or refused it
+  double search_s = 0;
+};
+
+// Runs the rules on a tensor e-graph until saturation or a limit. A rule that
+// fails at run time (RuleApplicationError, or a type conflict found while
+// applying it) is rethrown as RuleApplicationError naming the rule. With
+// `per_rule`, also counts what each rule did (resized to rules.size()).
+smelt::egraph::RunReport run_rules(smelt::egraph::EGraph& graph, std::span<const CompiledRule> rules,
+                                   const smelt::egraph::RunnerLimits& limits, smelt::egraph::Scheduler& scheduler,
+                                   std::vector<RuleStats>* per_rule = nullptr);
+
+struct Saturation {
+  smelt::egraph::EGraph egraph;
+  GraphClasses classes;  // the classes of the original graph's values and outputs
+  smelt::egraph::RunReport report;
+  std::vector<RuleStats> rule_stats;  // by rule index
+};
+
+// A new tensor e-graph holding `graph`, saturated with `rules` (default scheduler).
+Saturation saturate(const ir::Graph& graph, std::span<const Rule> rules,
+                    const smelt::egraph::RunnerLimits& limits = default_limits());
+Saturation saturate(const ir::Graph& graph, std::span<const CompiledRule> rules,
+                    const smelt::egraph::RunnerLimits& limits = default_limits());
+
+}  // namespace rules

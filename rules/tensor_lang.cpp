@@ -1,0 +1,95 @@
+#include "rules/tensor_lang.h"
+
+#include <cstring>
+#include <stdexcept>
+
+#include "rules/attr_values.h"
+
+namespace rules {
+namespace {
+
+// A byte string that identifies a record exactly (floats by their bits, so
+// -0.0 and 0.0 stay apart and every NaN pattern is kept).
+class KeyWriter {
+ public:
+  void byte(uint8_t b) { out_.push_back(static_cast<char>(b)); }
+  void i64(int64_t v) { raw(&v, sizeof v); }
+  void f64(double v) { raw(&v, sizeof v); }
+  void ints(const std::vector<int64_t>& v) {
+    i64(static_cast<int64_t>(v.size()));
+    for (int64_t x : v) i64(x);
+  }
+  void text(const std::string& s) {
+    i64(static_cast<int64_t>(s.size()));
+    out_ += s;
+  }
+  std::string take() { return std::move(out_); }
+
+ private:
+  void raw(const void* p, size_t n) { out_.append(static_cast<const char*>(p), n); }
+  std::string out_;
+};
+
+std::string record_key(const AttrRecord& r) {
+  KeyWriter w;
+  const ir::Attrs& a = r.attrs;
+  w.byte(static_cast<uint8_t>(r.op));
+  w.byte(static_cast<uint8_t>(a.result.dtype));
+  w.ints(a.result.shape);
+  w.ints(a.shape);
+  w.byte(static_cast<uint8_t>(a.to));
+  w.i64(static_cast<int64_t>(a.values.size()));
+  for (double v : a.values) w.f64(v);
+  w.i64(a.axis);
+  w.ints(a.perm);
+  w.ints(a.axes);
+  w.byte(a.keepdims ? 1 : 0);
+  w.ints(a.start);
+  w.ints(a.stop);
+  w.ints(a.step);
+  w.ints(a.lo);
+  w.ints(a.hi);
+  w.text(r.name);
+  return w.take();
+}
+
+}  // namespace
+
+void TensorLang::register_ops(smelt::egraph::SymbolTable& symbols) {
+  symbols_.assign(ir::kNumOps, 0);
+  ops_.clear();
+  for (int k = 0; k < ir::kNumOps; ++k) {
+    const auto op = static_cast<ir::Op>(k);
+    const smelt::egraph::Op symbol = symbols.intern(ir::op_name(op));
+    symbols_[k] = symbol;
+    ops_.emplace(symbol, op);
+  }
+}
+
+std::optional<ir::Op> TensorLang::op_of(smelt::egraph::Op symbol) const {
+  auto it = ops_.find(symbol);
+  if (it == ops_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<uint64_t> TensorLang::find_payload(ir::Op op, const ir::Attrs& attrs,
+                                                 const std::string& input_name) const {
+  const AttrRecord record{op, relevant_attrs(op, attrs), op == ir::Op::Input ? input_name : std::string()};
+  auto it = index_.find(record_key(record));
+  if (it == index_.end()) return std::nullopt;
+  return it->second;
+}
+
+uint64_t TensorLang::payload(ir::Op op, const ir::Attrs& attrs, const std::string& input_name) {
+  AttrRecord record{op, relevant_attrs(op, attrs), op == ir::Op::Input ? input_name : std::string()};
+  std::string key = record_key(record);
+  auto it = index_.find(key);
+  if (it != index_.end()) return it->second;
+  const uint64_t id = records_.size();
+  records_.push_back(std::move(record));
+  index_.emplace(std::move(key), id);
+  if (op == ir::Op::Input) inputs_.push_back(id);
+  return id;
+}
+
+}  // namespace rules
