@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/compile_command.h"
 #include "cli/extract_command.h"
 #include "smelt/smelt.h"
 
@@ -47,6 +48,21 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber)
       ->default_val(60);
 
+  cli::CompileOptions compile;
+  CLI::App* compile_cmd = app.add_subcommand(
+      "compile", "Fuse a .sg graph into kernels; print kernel counts and predicted times before and after");
+  compile_cmd->add_option("file", compile.file, "The graph (.sg)")->required();
+  CLI::Option* report_flag =
+      compile_cmd->add_flag("--report", compile.report, "Print the fused kernels and each one's predicted time");
+  compile_cmd->add_flag("--json", compile.json, "Print one JSON object instead of text")->excludes(report_flag);
+  compile_cmd->add_option("--profile", compile.profile, "Device profile (JSON) to cost kernels with");
+  compile_cmd->add_flag("--no-fusion", compile.no_fusion, "No fusion: one kernel per op");
+  compile_cmd->add_flag("--no-rewrites", compile.no_rewrites, "Fuse the graph as given, without rewrite rules");
+  compile_cmd->add_flag("--exact", compile.exact, "Exhaustive extraction (e-graphs of at most 200 classes)");
+  compile_cmd->add_option("--time-limit", compile.time_limit_s, "Seconds the extraction may search")
+      ->check(CLI::PositiveNumber)
+      ->default_val(2);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -58,6 +74,7 @@ int main(int argc, char** argv) {
     if (check_cmd->parsed()) return cli::check_command(check);
     if (run_cmd->parsed()) return cli::run_command(run);
     if (extract_cmd->parsed()) return cli::extract_command(extract);
+    if (compile_cmd->parsed()) return cli::compile_command(compile);
   } catch (const ir::ParseError& e) {
     std::cerr << e.what() << "\n";
     return cli::kBadInput;

@@ -60,6 +60,7 @@ void validate_kernel(const KernelProgram& program, const Kernel& k) {
     if (numel(program.buffers[out.buffer].type.shape) != numel(k.space))
       invalid(k, "output buffer " + program.buffers[out.buffer].name + " does not match the iteration space");
     if (program.buffers[out.buffer].kind == BufferKind::kInput) invalid(k, "writes an input buffer");
+    if (program.buffers[out.buffer].kind == BufferKind::kConstant) invalid(k, "writes a constant buffer");
   }
 }
 
@@ -73,14 +74,27 @@ std::vector<std::string> var_names(const Kernel& k) {
 }  // namespace
 
 void validate(const KernelProgram& program) {
+  for (const Buffer& b : program.buffers)
+    if (b.kind == BufferKind::kConstant && static_cast<int64_t>(b.values.size()) != numel(b.type.shape))
+      throw std::invalid_argument("constant buffer " + b.name + ": " + std::to_string(b.values.size()) +
+                                  " values for " + type_str(b.type));
   for (const Kernel& k : program.kernels) validate_kernel(program, k);
 }
 
 std::string print_program(const KernelProgram& program) {
   std::string out;
   for (const Buffer& b : program.buffers) {
-    const char* kind = b.kind == BufferKind::kInput ? "input" : b.kind == BufferKind::kOutput ? "output" : "temp";
-    out += "buffer " + b.name + " : " + type_str(b.type) + " (" + kind + ")\n";
+    const char* kind = b.kind == BufferKind::kInput      ? "input"
+                       : b.kind == BufferKind::kOutput   ? "output"
+                       : b.kind == BufferKind::kConstant ? "constant"
+                                                         : "temp";
+    out += "buffer " + b.name + " : " + type_str(b.type) + " (" + kind + ")";
+    if (b.kind == BufferKind::kConstant) {  // the first values of the literal
+      out += " =";
+      for (size_t i = 0; i < b.values.size() && i < 8; ++i) out += " " + std::to_string(b.values[i]);
+      if (b.values.size() > 8) out += " ... (" + std::to_string(b.values.size()) + " values)";
+    }
+    out += "\n";
   }
   for (const Kernel& k : program.kernels) {
     std::vector<std::string> names = var_names(k);

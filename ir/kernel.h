@@ -15,13 +15,16 @@
 
 namespace ir {
 
-enum class BufferKind : uint8_t { kInput, kIntermediate, kOutput };
+// kConstant: a small literal baked into the program (`values`, row-major,
+// rounded to the dtype when read); read-only like an input.
+enum class BufferKind : uint8_t { kInput, kIntermediate, kOutput, kConstant };
 
 struct Buffer {
   std::string name;
   TensorType type;
   BufferKind kind = BufferKind::kIntermediate;
-  int io_index = -1;  // position among the graph's inputs or outputs
+  int io_index = -1;           // position among the graph's inputs or outputs
+  std::vector<double> values;  // kConstant only
 };
 
 // One node of a kernel's per-element expression DAG. Nodes only refer to

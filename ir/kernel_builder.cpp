@@ -55,8 +55,19 @@ int KernelBuilder::reduce(Op o, int operand, DType dtype, bool contraction) {
 }
 
 int add_buffer(KernelProgram& program, std::string name, TensorType type, BufferKind kind, int io_index) {
-  program.buffers.push_back({std::move(name), std::move(type), kind, io_index});
+  Buffer buffer;
+  buffer.name = std::move(name);
+  buffer.type = std::move(type);
+  buffer.kind = kind;
+  buffer.io_index = io_index;
+  program.buffers.push_back(std::move(buffer));
   return static_cast<int>(program.buffers.size() - 1);
+}
+
+int add_constant_buffer(KernelProgram& program, std::string name, TensorType type, std::vector<double> values) {
+  const int b = add_buffer(program, std::move(name), std::move(type), BufferKind::kConstant);
+  program.buffers[b].values = std::move(values);
+  return b;
 }
 
 }  // namespace ir

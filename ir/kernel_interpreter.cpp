@@ -160,6 +160,8 @@ std::vector<HostTensor> run_kernels(const KernelProgram& program, const std::vec
         throw std::invalid_argument("input buffer " + buffer.name + ": expected " + type_str(buffer.type) +
                                     ", got " + type_str(given.type));
       buffers.push_back(given);
+    } else if (buffer.kind == BufferKind::kConstant) {
+      buffers.push_back(HostTensor::from_values(buffer.type, buffer.values));
     } else {
       buffers.push_back(HostTensor::zeros(buffer.type));
       if (buffer.kind == BufferKind::kOutput) outputs.emplace_back(buffer.io_index, static_cast<int>(b));

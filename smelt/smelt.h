@@ -7,10 +7,13 @@
 #include <string>
 #include <vector>
 
+#include "cost/device_profile.h"
+#include "cost/predict.h"
 #include "ir/builder.h"
 #include "ir/graph.h"
 #include "ir/host_tensor.h"
 #include "ir/interpreter.h"
+#include "ir/kernel.h"
 #include "ir/text_format.h"
 
 namespace smelt {
@@ -51,5 +54,42 @@ std::vector<std::string> extractor_names();
 // searching ones. Throws ExtractInputError (bad file) or std::invalid_argument
 // (unknown extractor). The extraction is checked (roots covered, acyclic) before it is reported.
 ExtractionReport extract_serialized(const std::string& path, const std::string& extractor, double time_limit_s = 60);
+
+// --- Fusion: a graph saturated with the default rules, then the term and the
+// kernel boundaries chosen together for the least predicted time (smelt/fusion.cpp).
+
+struct FuseOptions {
+  std::optional<cost::DeviceProfile> profile;  // what kernels are costed for; empty: the host profile
+  bool fusion = true;       // false: no fusion, one kernel per op (after = before)
+  bool rewrites = true;     // false: fuse the graph as given, without equality saturation
+  bool exact = false;       // exhaustive extraction where the e-graph has <= 200 classes
+  double time_limit_s = 2;  // for the extraction's search
+};
+
+struct FusionResult {
+  ir::Graph graph;                  // the chosen term: what the fused kernels compute
+  std::vector<bool> materialized;   // by ValueId of `graph`: the values a kernel writes
+  ir::KernelProgram before, after;  // unfused (every value its own kernel) and fused
+  size_t kernels_before = 0, kernels_after = 0;
+  double predicted_us_before = 0, predicted_us_after = 0;
+  std::vector<cost::KernelCost> after_kernel_costs;  // by kernel of `after`
+  // Saturation.
+  std::string stop_reason;
+  size_t iterations = 0, egraph_nodes = 0, egraph_classes = 0;
+  double saturation_s = 0;
+  // Extraction.
+  std::string extractor;         // "heuristic", "exact" or "none"
+  std::string start;             // the starting term the answer came from
+  size_t evaluations = 0;        // programs lowered and predicted
+  bool search_finished = false;  // heuristic: a local optimum; exact: the space exhausted (optimal)
+  double extraction_s = 0;
+};
+
+// Both programs take the graph's inputs in order and give its outputs in order.
+FusionResult fuse(const ir::Graph& g, const FuseOptions& options = {});
+
+// A device profile from JSON (docs in cost/device_profile.h); throws
+// std::runtime_error naming the file and the bad field.
+cost::DeviceProfile load_device_profile(const std::string& path);
 
 }  // namespace smelt

@@ -1,0 +1,97 @@
+#include "cli/compile_command.h"
+
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "smelt/smelt.h"
+
+namespace cli {
+namespace {
+
+std::string microseconds(double us) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f us", us);
+  return buf;
+}
+
+std::string seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f s", s);
+  return buf;
+}
+
+std::string kernels(size_t n) { return std::to_string(n) + (n == 1 ? " kernel" : " kernels"); }
+
+void print_report(const smelt::FusionResult& r, const std::string& file) {
+  std::cout << file << ": graph " << (r.graph.name().empty() ? "(unnamed)" : r.graph.name()) << "\n";
+  if (r.extractor != "none") {
+    std::cout << "e-graph: " << r.egraph_nodes << " nodes, " << r.egraph_classes << " classes (" << r.stop_reason
+              << " after " << r.iterations << " iterations, " << seconds(r.saturation_s) << ")\n"
+              << "extraction: " << r.extractor << " from \"" << r.start << "\", " << r.evaluations
+              << " programs costed, " << (r.search_finished ? "finished" : "stopped at the time limit") << ", "
+              << seconds(r.extraction_s) << "\n";
+  }
+  std::cout << "before (one kernel per op): " << kernels(r.kernels_before) << ", "
+            << microseconds(r.predicted_us_before) << " predicted\n"
+            << "after (fused):              " << kernels(r.kernels_after) << ", "
+            << microseconds(r.predicted_us_after) << " predicted";
+  if (r.predicted_us_after > 0) {
+    char speedup[32];
+    std::snprintf(speedup, sizeof speedup, " (%.2fx)", r.predicted_us_before / r.predicted_us_after);
+    std::cout << speedup;
+  }
+  std::cout << "\n\n";
+  for (size_t i = 0; i < r.after.kernels.size(); ++i) {
+    const cost::KernelCost& c = r.after_kernel_costs[i];
+    std::cout << "kernel " << r.after.kernels[i].name << ": " << microseconds(c.total_us) << " (launch " << microseconds(c.launch_us)
+              << ", memory " << microseconds(c.memory_us) << ", compute " << microseconds(c.compute_us) << ")\n";
+  }
+  std::cout << "\n" << ir::print_program(r.after);
+}
+
+}  // namespace
+
+int compile_command(const CompileOptions& options) {
+  const ir::Graph g = smelt::load_graph(options.file);
+  smelt::FuseOptions fuse;
+  if (!options.profile.empty()) {
+    try {
+      fuse.profile = smelt::load_device_profile(options.profile);
+    } catch (const std::runtime_error& e) {
+      std::cerr << "error: " << e.what() << "\n";
+      return kBadInput;
+    }
+  }
+  fuse.fusion = !options.no_fusion;
+  fuse.rewrites = !options.no_rewrites;
+  fuse.exact = options.exact;
+  fuse.time_limit_s = options.time_limit_s;
+  const smelt::FusionResult r = smelt::fuse(g, fuse);
+
+  if (options.json) {
+    nlohmann::ordered_json out = {{"kernels_before", r.kernels_before},
+                                  {"kernels_after", r.kernels_after},
+                                  {"predicted_us_before", r.predicted_us_before},
+                                  {"predicted_us_after", r.predicted_us_after},
+                                  {"file", options.file},
+                                  {"graph", g.name()},
+                                  {"extractor", r.extractor},
+                                  {"search_finished", r.search_finished},
+                                  {"egraph_nodes", r.egraph_nodes},
+                                  {"egraph_classes", r.egraph_classes},
+                                  {"saturation_s", r.saturation_s},
+                                  {"extraction_s", r.extraction_s}};
+    std::cout << out.dump() << "\n";
+  } else if (options.report) {
+    print_report(r, options.file);
+  } else {
+    std::cout << options.file << ": " << kernels(r.kernels_after) << ", " << microseconds(r.predicted_us_after)
+              << " predicted (unfused: " << kernels(r.kernels_before) << ", " << microseconds(r.predicted_us_before)
+              << ")\n";
+  }
+  return kOk;
+}
+
+}  // namespace cli

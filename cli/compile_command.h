@@ -1,0 +1,24 @@
+#pragma once
+// `smelt compile FILE [--report] [--json] [--profile PROFILE.json] [--no-fusion]`:
+// fuses a .sg graph into kernels (smelt::fuse) and reports the kernel counts
+// and predicted times before (unfused, one kernel per op) and after.
+#include <string>
+
+namespace cli {
+
+struct CompileOptions {
+  std::string file;
+  bool report = false;    // the fused kernels, readable, with each one's predicted time
+  bool json = false;      // one JSON object
+  std::string profile;    // a device profile (JSON); empty: the shipped host profile
+  bool no_fusion = false;
+  bool no_rewrites = false;
+  bool exact = false;
+  double time_limit_s = 2;
+};
+
+// Without --report or --json: one summary line. A profile that cannot be read
+// is bad input (exit 1).
+int compile_command(const CompileOptions& options);
+
+}  // namespace cli

@@ -1,0 +1,195 @@
+#include "extract/fusion.h"
+
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "extract/deadline.h"
+#include "rules/tensor_analysis.h"
+#include "rules/term_choice.h"
+
+namespace smelt::extract {
+
+using egraph::Id;
+using egraph::kNoId;
+
+namespace {
+
+constexpr double kFreeNs = 1e-6;  // views, factories, inputs: index maps and immediates
+
+// A candidate is better only by more than rounding noise.
+bool better(double candidate, double incumbent) {
+  return std::isinf(incumbent) ? candidate < incumbent : candidate < incumbent - 1e-9 * incumbent;
+}
+
+bool is_output_class(const FusionEvaluator& evaluator, Id cls) {
+  for (Id root : evaluator.roots())
+    if (root == cls) return true;
+  return false;
+}
+
+struct Incumbent {
+  FusionCandidate candidate;
+  double us = std::numeric_limits<double>::infinity();
+  std::string start;
+};
+
+// Every class of the term's non-input values, outputs first.
+std::vector<Id> term_classes(const FusionTerm& term) {
+  std::vector<Id> classes;
+  for (size_t v = term.graph.size(); v-- > 0;)
+    if (term.graph.node(static_cast<ir::ValueId>(v)).op != ir::Op::Input) classes.push_back(term.value_class[v]);
+  return classes;
+}
+
+bool is_anchor(const FusionTerm& term, ir::ValueId v) {
+  const ir::Op op = term.graph.node(v).op;
+  return op == ir::Op::ReduceSum || op == ir::Op::ReduceMax || op == ir::Op::Matmul;
+}
+
+// Store vs recompute, value by value. Materializing a value can make the
+// anchors behind it free to inline again (SwiGLU: storing h instead of gate
+// and up), so that is tried too: the value stored, every anchor released, the
+// lowering re-forcing those still needed.
+bool improve_materialization(FusionEvaluator& evaluator, Incumbent& best, const Deadline& deadline,
+                             size_t& improvements) {
+  const std::optional<FusionTerm> term = evaluator.read(best.candidate.choice);
+  if (!term) return false;
+  bool improved = false;
+  auto try_flags = [&](std::vector<bool> trial) {
+    const FusionCost c = evaluator.cost(*term, evaluator.value_flags(*term, trial));
+    if (!better(c.predicted_us, best.us)) return false;
+    evaluator.store_flags(*term, c.lowering.materialized, trial);
+    best.candidate.materialized = std::move(trial);
+    best.us = c.predicted_us;
+    ++improvements;
+    return true;
+  };
+  for (size_t v = term->graph.size(); v-- > 0;) {
+    const Id cls = term->value_class[v];
+    if (deadline.passed()) break;
+    if (term->graph.node(static_cast<ir::ValueId>(v)).op == ir::Op::Input || is_output_class(evaluator, cls)) continue;
+    std::vector<bool> flipped = best.candidate.materialized;
+    flipped[cls] = !flipped[cls];
+    if (try_flags(flipped)) {
+      improved = true;
+      continue;
+    }
+    if (!flipped[cls]) continue;
+    for (size_t u = 0; u < term->graph.size(); ++u)
+      if (is_anchor(*term, static_cast<ir::ValueId>(u)) && term->value_class[u] != cls &&
+          !is_output_class(evaluator, term->value_class[u]))
+        flipped[term->value_class[u]] = false;
+    improved = try_flags(std::move(flipped)) || improved;
+  }
+  return improved;
+}
+
+// Another node for one class at a time; classes the new node reaches for the
+// first time keep their previous choice (complete from the starting terms)
+// and start inlined.
+bool improve_choice(FusionEvaluator& evaluator, Incumbent& best, const Deadline& deadline, size_t& improvements) {
+  const std::optional<FusionTerm> term = evaluator.read(best.candidate.choice);
+  if (!term) return false;
+  const egraph::EGraph& graph = evaluator.egraph();
+  bool improved = false;
+  for (Id cls : term_classes(*term)) {
+    if (deadline.passed()) break;
+    const Id current = best.candidate.choice[cls];
+    for (Id node : graph.class_nodes(cls)) {
+      if (node == current || deadline.passed()) continue;
+      FusionCandidate trial = best.candidate;
+      trial.choice[cls] = node;
+      const std::optional<double> us = evaluator.evaluate(trial);
+      if (!us || !better(*us, best.us)) continue;
+      best.candidate = std::move(trial);
+      best.us = *us;
+      ++improvements;
+      improved = true;
+      break;  // the class has a new node; later alternatives are measured against it next pass
+    }
+  }
+  return improved;
+}
+
+}  // namespace
+
+double node_work_ns(const egraph::EGraph& graph, Id node_id, const cost::DeviceProfile& profile) {
+  const rules::TensorAnalysis& analysis = rules::tensor_analysis(graph);
+  const egraph::NodeView node = graph.node(node_id);
+  const ir::Op op = analysis.lang().record(node.payload).op;
+  auto elements = [&](Id cls) { return static_cast<double>(ir::numel(analysis.type(graph, cls).shape)); };
+  switch (ir::op_class(op)) {
+    case ir::OpClass::Elementwise:
+      return kFreeNs + elements(graph.find(node_id)) / profile.op_rate(std::string(ir::op_name(op)));
+    case ir::OpClass::Reduction: return kFreeNs + elements(node.children[0]) / profile.op_rate("add");
+    case ir::OpClass::Contraction: {
+      const ir::Shape& a = analysis.type(graph, node.children[0]).shape;
+      const ir::Shape& out = analysis.type(graph, graph.find(node_id)).shape;
+      const long n = static_cast<long>(out.back()), k = static_cast<long>(a.back());
+      const long m = static_cast<long>(ir::numel(out)) / std::max(n, 1L);
+      return kFreeNs + 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) /
+                           profile.matmul_gflops(m, n, k);
+    }
+    default: return kFreeNs;
+  }
+}
+
+FusionExtraction extract_fusion(FusionEvaluator& evaluator, const FusionOptions& options) {
+  const auto started = std::chrono::steady_clock::now();
+  const Deadline deadline(options.time_limit_s);
+  const egraph::EGraph& graph = evaluator.egraph();
+  const size_t evaluations_before = evaluator.evaluations();
+
+  // Complete choices (a node for every class with an acyclic term): what a
+  // re-chosen node's new classes fall back to.
+  const rules::TermChoice work =
+      rules::cheapest_terms(graph, [&](Id node) { return node_work_ns(graph, node, evaluator.profile()); });
+  const rules::TermChoice smallest = rules::smallest_terms(graph);
+  auto overlay = [&](const rules::TermChoice& preferred) {
+    rules::TermChoice choice = work;
+    for (size_t c = 0; c < preferred.size() && c < choice.size(); ++c)
+      if (preferred[c] != kNoId) choice[c] = preferred[c];
+    return choice;
+  };
+
+  Incumbent best;
+  auto consider = [&](const rules::TermChoice& choice, bool materialize_all, const std::string& name) {
+    FusionCandidate candidate{choice, std::vector<bool>(graph.num_ids(), materialize_all)};
+    const std::optional<double> us = evaluator.evaluate(candidate);
+    if (us && better(*us, best.us)) best = {std::move(candidate), *us, name};
+  };
+  if (!options.original.empty()) consider(overlay(options.original), false, "original");
+  consider(work, false, "least work");
+  consider(overlay(smallest), false, "smallest");
+  if (best.us == std::numeric_limits<double>::infinity())
+    throw std::invalid_argument("extract_fusion: no starting term reaches every root");
+
+  FusionExtraction result;
+  bool local_optimum = !options.local_search;
+  if (options.local_search) {
+    for (;;) {
+      bool improved = improve_materialization(evaluator, best, deadline, result.improvements);
+      improved = improve_choice(evaluator, best, deadline, result.improvements) || improved;
+      if (deadline.passed()) break;
+      if (!improved) {
+        local_optimum = true;
+        break;
+      }
+    }
+  }
+  // Never worse than the unfused program of the graph as given.
+  if (!options.original.empty()) consider(overlay(options.original), true, "original, every value materialized");
+
+  result.candidate = best.candidate;
+  result.term = *evaluator.read(best.candidate.choice);
+  result.cost = evaluator.cost(result.term, evaluator.value_flags(result.term, best.candidate.materialized));
+  result.start = best.start;
+  result.finished = local_optimum;
+  result.evaluations = evaluator.evaluations() - evaluations_before;
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return result;
+}
+
+}  // namespace smelt::extract

@@ -1,0 +1,125 @@
+#include "extract/fusion_term.h"
+
+#include "cost/predict.h"
+#include "rules/tensor_analysis.h"
+
+namespace smelt::extract {
+
+using egraph::Id;
+using egraph::kNoId;
+
+FusionEvaluator::FusionEvaluator(const egraph::EGraph& graph, std::span<const Id> roots,
+                                 const cost::DeviceProfile& profile)
+    : graph_(graph), profile_(profile) {
+  for (Id root : roots) roots_.push_back(graph.find(root));
+}
+
+std::optional<FusionTerm> FusionEvaluator::read(const rules::TermChoice& choice) const {
+  const rules::TensorLang& lang = rules::tensor_analysis(graph_).lang();
+  FusionTerm term;
+  std::vector<ir::ValueId> built(graph_.num_ids(), -1);
+  // Every input the e-graph has seen, in order: the original inputs apply unchanged.
+  for (uint64_t payload : lang.inputs()) {
+    const rules::AttrRecord& r = lang.record(payload);
+    const ir::ValueId v = term.graph.add(ir::Op::Input, {}, r.attrs, r.name);
+    const std::optional<Id> cls = graph_.lookup(lang.symbol(ir::Op::Input), payload, {});
+    term.value_class.push_back(cls ? graph_.find(*cls) : kNoId);
+    if (cls) built[graph_.find(*cls)] = v;
+  }
+  // Iterative post-order from each root; `open` marks the current path, so a
+  // cyclic choice is rejected instead of recursed into.
+  std::vector<bool> open(graph_.num_ids(), false);
+  std::vector<std::pair<Id, size_t>> stack;
+  std::vector<ir::ValueId> operands;
+  for (Id root : roots_) {
+    stack.assign(1, {root, 0});
+    while (!stack.empty()) {
+      auto& [cls, next_child] = stack.back();
+      if (built[cls] >= 0) {
+        stack.pop_back();
+        continue;
+      }
+      const Id node_id = cls < choice.size() ? choice[cls] : kNoId;
+      if (node_id == kNoId) return std::nullopt;
+      const egraph::NodeView node = graph_.node(node_id);
+      open[cls] = true;
+      if (next_child < node.children.size()) {
+        const Id child = graph_.find(node.children[next_child++]);
+        if (open[child]) return std::nullopt;
+        if (built[child] < 0) stack.push_back({child, 0});
+        continue;
+      }
+      const rules::AttrRecord& r = lang.record(node.payload);
+      if (r.op == ir::Op::Input) return std::nullopt;  // an input the e-graph never saw: impossible
+      operands.clear();
+      for (Id child : node.children) operands.push_back(built[graph_.find(child)]);
+      const auto name_it = class_names_.find(cls);
+      built[cls] = term.graph.add(r.op, operands, r.attrs, name_it == class_names_.end() ? "" : name_it->second);
+      term.value_class.push_back(cls);
+      open[cls] = false;
+      stack.pop_back();
+    }
+  }
+  for (Id root : roots_) term.graph.add_output(built[root]);
+  return term;
+}
+
+FusionCost FusionEvaluator::cost(const FusionTerm& term, const std::vector<bool>& materialized) {
+  ++evaluations_;
+  FusionCost result;
+  result.lowering = ir::lower_graph(term.graph, materialized);
+  result.predicted_us = cost::predict_program_us(result.lowering.program, profile_);
+  return result;
+}
+
+std::vector<bool> FusionEvaluator::value_flags(const FusionTerm& term, const std::vector<bool>& class_flags) const {
+  std::vector<bool> flags(term.graph.size(), false);
+  for (size_t v = 0; v < flags.size(); ++v) {
+    const Id cls = term.value_class[v];
+    flags[v] = cls != kNoId && cls < class_flags.size() && class_flags[cls];
+  }
+  return flags;
+}
+
+void FusionEvaluator::store_flags(const FusionTerm& term, const std::vector<bool>& flags,
+                                  std::vector<bool>& class_flags) const {
+  if (class_flags.size() < graph_.num_ids()) class_flags.resize(graph_.num_ids(), false);
+  for (size_t v = 0; v < flags.size(); ++v)
+    if (term.value_class[v] != kNoId) class_flags[term.value_class[v]] = flags[v];
+}
+
+std::optional<double> FusionEvaluator::evaluate(FusionCandidate& candidate) {
+  const std::optional<FusionTerm> term = read(candidate.choice);
+  if (!term) return std::nullopt;
+  const FusionCost c = cost(*term, value_flags(*term, candidate.materialized));
+  store_flags(*term, c.lowering.materialized, candidate.materialized);
+  return c.predicted_us;
+}
+
+void FusionEvaluator::name_classes(const ir::Graph& original, const rules::GraphClasses& classes) {
+  for (size_t v = 0; v < original.size(); ++v) {
+    const ir::Node& n = original.node(static_cast<ir::ValueId>(v));
+    if (n.op == ir::Op::Input || n.name.empty()) continue;
+    class_names_.emplace(graph_.find(classes.values[v]), n.name);  // the earliest name of a class wins
+  }
+}
+
+rules::TermChoice original_choice(const egraph::EGraph& graph, const ir::Graph& original,
+                                  const rules::GraphClasses& classes) {
+  const rules::TensorLang& lang = rules::tensor_analysis(graph).lang();
+  rules::TermChoice choice(graph.num_ids(), kNoId);
+  std::vector<Id> children;
+  for (size_t v = 0; v < original.size(); ++v) {
+    const Id cls = graph.find(classes.values[v]);
+    if (choice[cls] != kNoId) continue;
+    const ir::Node& n = original.node(static_cast<ir::ValueId>(v));
+    const std::optional<uint64_t> payload = lang.find_payload(n.op, n.attrs, n.name);
+    if (!payload) continue;
+    children.clear();
+    for (ir::ValueId operand : n.operands) children.push_back(graph.find(classes.values[operand]));
+    if (const std::optional<Id> node = graph.lookup_node(lang.symbol(n.op), *payload, children)) choice[cls] = *node;
+  }
+  return choice;
+}
+
+}  // namespace smelt::extract

@@ -1,0 +1,570 @@
+#include "ir/lower_to_kernels.h"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "ir/kernel_builder.h"
+
+namespace ir {
+namespace {
+
+// Thrown while a kernel is emitted when an anchor would be inlined illegally;
+// lower_graph materializes the value and starts over.
+struct MustMaterialize {
+  ValueId value;
+};
+
+using Index = std::vector<IndexRef>;
+using Words = std::vector<int64_t>;
+
+struct WordsHash {
+  size_t operator()(const Words& w) const {
+    size_t h = w.size();
+    for (int64_t x : w) h = (h ^ static_cast<size_t>(x)) * 0x100000001b3ull + 0x9e3779b97f4a7c15ull;
+    return h;
+  }
+};
+
+int64_t bits_of(double v) {
+  int64_t b;
+  std::memcpy(&b, &v, sizeof b);
+  return b;
+}
+
+bool is_anchor(Op op) { return op == Op::ReduceSum || op == Op::ReduceMax || op == Op::Matmul; }
+
+bool is_uniform(const std::vector<double>& values) {
+  for (double v : values)
+    if (bits_of(v) != bits_of(values.front())) return false;
+  return true;
+}
+
+std::string value_name(const Graph& g, ValueId v) {
+  const std::string& name = g.node(v).name;
+  return name.empty() ? "%" + std::to_string(v) : name;
+}
+
+// Buffers and per-value facts shared by the kernels of one program.
+struct ProgramState {
+  const Graph& g;
+  const std::vector<bool>& materialized;
+  KernelProgram program;
+  std::vector<int> buffer_of;                // what consumers load: input or materialized value
+  std::vector<std::vector<int>> stores;      // by root value: the buffers its kernel writes
+  std::unordered_map<ValueId, int> literal;  // constant literal buffers, made on first use
+
+  ProgramState(const Graph& graph, const std::vector<bool>& mat)
+      : g(graph), materialized(mat), buffer_of(graph.size(), -1), stores(graph.size()) {}
+};
+
+// Emits the expression DAGs of one kernel: each root over the kernel's space,
+// its inlined region recomputed behind it.
+class KernelEmitter {
+ public:
+  KernelEmitter(ProgramState& state, Kernel& kernel) : s_(state), k_(kernel), pool_(kernel.indices) {}
+
+  void emit_root(ValueId root) {
+    Index identity;
+    for (size_t i = 0; i < k_.space.size(); ++i) identity.push_back(pool_.var(static_cast<int>(i)));
+    current_root_ = root;
+    const int e = value(root, identity, kNoIndex, 0);
+    current_root_ = -1;
+    for (int buffer : s_.stores[root]) k_.outputs.push_back({buffer, e});
+  }
+
+  // Materialized values (not inputs) this kernel reads.
+  const std::vector<ValueId>& loaded() const { return loaded_; }
+
+ private:
+  const Node& node(ValueId v) const { return s_.g.node(v); }
+  const Shape& shape(ValueId v) const { return s_.g.type(v).shape; }
+  DType dtype(ValueId v) const { return s_.g.type(v).dtype; }
+  bool in_buffer(ValueId v) const { return v != current_root_ && s_.buffer_of[v] >= 0; }
+
+  // A value that is a load of a buffer once its views are composed.
+  bool is_view_of_buffer(ValueId v) const {
+    if (in_buffer(v)) return true;
+    const Node& n = node(v);
+    if (n.op == Op::Constant) return !is_uniform(n.attrs.values);
+    if (n.op == Op::Reshape || n.op == Op::Permute || n.op == Op::Slice || n.op == Op::Broadcast)
+      return is_view_of_buffer(n.operands[0]);
+    return false;
+  }
+
+  // v evaluated at `idx`; loads are valid only where `guard` holds and read
+  // `pad` elsewhere (a pad of a plain buffer is a masked load).
+  int value(ValueId v, const Index& idx, IndexRef guard, double pad) {
+    if (in_buffer(v)) {
+      if (node(v).op != Op::Input && std::find(loaded_.begin(), loaded_.end(), v) == loaded_.end())
+        loaded_.push_back(v);
+      return load(s_.buffer_of[v], idx, dtype(v), guard, pad);
+    }
+    if (is_anchor(node(v).op) && v != current_root_ && (reduction_depth_ > 0 || !at_own_output_index(idx, shape(v))))
+      throw MustMaterialize{v};
+    Words key{v, guard, bits_of(pad)};
+    key.insert(key.end(), idx.begin(), idx.end());
+    if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+    const int e = compute(v, idx, guard, pad);
+    memo_.emplace(std::move(key), e);
+    return e;
+  }
+
+  // Identity on the non-unit axes: each element of the anchor is evaluated
+  // once, where the kernel's iteration space puts it.
+  bool at_own_output_index(const Index& idx, const Shape& s) {
+    if (numel(s) != numel(k_.space)) return false;
+    size_t next = 0;
+    for (size_t a = 0; a < s.size(); ++a) {
+      if (s[a] == 1) continue;
+      while (next < k_.space.size() && k_.space[next] == 1) ++next;
+      if (next == k_.space.size() || k_.space[next] != s[a] || idx[a] != pool_.var(static_cast<int>(next)))
+        return false;
+      ++next;
+    }
+    return true;
+  }
+
+  int compute(ValueId v, const Index& idx, IndexRef guard, double pad) {
+    const Node& n = node(v);
+    switch (n.op) {
+      case Op::Input: return load(s_.buffer_of[v], idx, dtype(v), guard, pad);
+      case Op::Constant:
+        if (is_uniform(n.attrs.values)) return constant(n.attrs.values.front(), dtype(v));
+        return load(literal_buffer(v), idx, dtype(v), guard, pad);
+      case Op::Full: return constant(n.attrs.values.front(), dtype(v));
+      case Op::Iota: return index_value(idx[static_cast<size_t>(n.attrs.axis)], dtype(v));
+      case Op::Reshape: return value(n.operands[0], reshape_index(shape(n.operands[0]), shape(v), idx), guard, pad);
+      case Op::Permute: {
+        Index in(idx.size());
+        for (size_t k = 0; k < idx.size(); ++k) in[static_cast<size_t>(n.attrs.perm[k])] = idx[k];
+        return value(n.operands[0], in, guard, pad);
+      }
+      case Op::Slice: {
+        Index in(idx.size());
+        for (size_t k = 0; k < idx.size(); ++k)
+          in[k] = pool_.add(pool_.constant(n.attrs.start[k]), pool_.mul(idx[k], pool_.constant(n.attrs.step[k])));
+        return value(n.operands[0], in, guard, pad);
+      }
+      case Op::Broadcast: {
+        const Shape& from = shape(n.operands[0]);
+        const size_t lead = idx.size() - from.size();
+        Index in(from.size());
+        for (size_t j = 0; j < from.size(); ++j) in[j] = from[j] == 1 ? pool_.constant(0) : idx[j + lead];
+        return value(n.operands[0], in, guard, pad);
+      }
+      case Op::Pad: return pad_value(v, idx, guard, pad);
+      case Op::Concat: return concat_value(v, idx, guard);
+      case Op::ReduceSum:
+      case Op::ReduceMax:
+      case Op::Matmul: return anchor_value(v, idx, guard);
+      default: break;
+    }
+    // Elementwise.
+    std::vector<int> operands;
+    for (ValueId operand : n.operands) operands.push_back(value(operand, idx, guard, 0));
+    return op(n.op, std::move(operands), dtype(v));
+  }
+
+  int pad_value(ValueId v, const Index& idx, IndexRef guard, double outer_pad) {
+    const Node& n = node(v);
+    const ValueId x = n.operands[0];
+    const Shape& in_shape = shape(x);
+    Index inner(idx.size());
+    IndexRef mask = kNoIndex;
+    for (size_t k = 0; k < idx.size(); ++k) {
+      const int64_t lo = n.attrs.lo[k], hi = n.attrs.hi[k];
+      inner[k] = pool_.sub(idx[k], pool_.constant(lo));
+      if (lo > 0) mask = pool_.logical_and(mask, pool_.le(pool_.constant(lo), idx[k]));
+      if (hi > 0) mask = pool_.logical_and(mask, pool_.lt(idx[k], pool_.constant(lo + in_shape[k])));
+    }
+    if (mask == kNoIndex) return value(x, inner, guard, outer_pad);
+    const double pad = n.attrs.values.front();
+    if (is_view_of_buffer(x)) return value(x, inner, pool_.logical_and(guard, mask), pad);
+    // A computed value: outside the mask the result is the pad value, never
+    // the computation at a shifted index (luminal's slice→cos→pad).
+    const int computed = value(x, inner, pool_.logical_and(guard, mask), 0);
+    return op(Op::Where, {index_value(mask, DType::Bool), computed, constant(pad, dtype(v))}, dtype(v));
+  }
+
+  int concat_value(ValueId v, const Index& idx, IndexRef guard) {
+    const Node& n = node(v);
+    const size_t axis = static_cast<size_t>(n.attrs.axis);
+    const int64_t total = shape(v)[axis];
+    std::vector<int64_t> offsets;
+    int64_t offset = 0;
+    for (ValueId operand : n.operands) {
+      offsets.push_back(offset);
+      offset += shape(operand)[axis];
+    }
+    // A chain of wheres from the last operand back; each branch's loads are
+    // guarded by its own mask.
+    int result = -1;
+    for (size_t j = n.operands.size(); j-- > 0;) {
+      const int64_t begin = offsets[j], end = offsets[j] + shape(n.operands[j])[axis];
+      if (begin == end) continue;
+      Index inner = idx;
+      inner[axis] = pool_.sub(idx[axis], pool_.constant(begin));
+      IndexRef mask = kNoIndex;
+      if (begin > 0) mask = pool_.logical_and(mask, pool_.le(pool_.constant(begin), idx[axis]));
+      if (end < total) mask = pool_.logical_and(mask, pool_.lt(idx[axis], pool_.constant(end)));
+      const int branch = value(n.operands[j], inner, pool_.logical_and(guard, mask), 0);
+      result = result < 0 || mask == kNoIndex
+                   ? branch
+                   : op(Op::Where, {index_value(mask, DType::Bool), branch, result}, dtype(v));
+    }
+    return result >= 0 ? result : constant(0, dtype(v));  // every operand empty: no element exists
+  }
+
+  // A reduction or matmul at its own output index: its body runs over the
+  // kernel's one reduction domain.
+  int anchor_value(ValueId v, const Index& idx, IndexRef guard) {
+    const Node& n = node(v);
+    const int first_reduction_var = static_cast<int>(k_.space.size());
+    Shape domain;
+    if (n.op == Op::Matmul) {
+      domain = {shape(n.operands[0]).back()};
+    } else {
+      std::vector<int64_t> axes = n.attrs.axes;
+      std::sort(axes.begin(), axes.end());
+      for (int64_t a : axes) domain.push_back(shape(n.operands[0])[static_cast<size_t>(a)]);
+    }
+    if (k_.reduction.empty()) k_.reduction = domain;
+    else if (k_.reduction != domain) throw MustMaterialize{v};
+
+    ++reduction_depth_;
+    int body;
+    if (n.op == Op::Matmul) {
+      body = matmul_product(v, idx, guard, pool_.var(first_reduction_var));
+    } else {
+      const ValueId x = n.operands[0];
+      const Shape& in_shape = shape(x);
+      std::vector<int64_t> axes = n.attrs.axes;
+      std::sort(axes.begin(), axes.end());
+      Index in(in_shape.size());
+      size_t out_axis = 0;
+      int next_reduction_var = first_reduction_var;
+      for (size_t a = 0; a < in_shape.size(); ++a) {
+        if (std::binary_search(axes.begin(), axes.end(), static_cast<int64_t>(a))) {
+          in[a] = pool_.var(next_reduction_var++);
+          if (n.attrs.keepdims) ++out_axis;
+        } else {
+          in[a] = idx[out_axis++];
+        }
+      }
+      body = value(x, in, guard, 0);
+    }
+    --reduction_depth_;
+    KernelExpr e;
+    e.kind = KernelExpr::Kind::kReduce;
+    e.op = n.op == Op::Matmul ? Op::ReduceSum : n.op;
+    e.dtype = dtype(v);
+    e.contraction = n.op == Op::Matmul;
+    e.operands = {body};
+    return intern(std::move(e));
+  }
+
+  // a[..., m, r] * b[..., r, n], batch axes broadcast numpy-style.
+  int matmul_product(ValueId v, const Index& idx, IndexRef guard, IndexRef r) {
+    const Node& n = node(v);
+    const size_t out_rank = idx.size();
+    auto operand_index = [&](const Shape& s, bool is_lhs) {
+      const size_t rank = s.size();
+      Index in(rank);
+      for (size_t j = 0; j + 2 < rank; ++j) in[j] = s[j] == 1 ? pool_.constant(0) : idx[j + out_rank - rank];
+      in[rank - 2] = is_lhs ? idx[out_rank - 2] : r;
+      in[rank - 1] = is_lhs ? r : idx[out_rank - 1];
+      return in;
+    };
+    const ValueId a = n.operands[0], b = n.operands[1];
+    const int lhs = value(a, operand_index(shape(a), true), guard, 0);
+    const int rhs = value(b, operand_index(shape(b), false), guard, 0);
+    return op(Op::Mul, {lhs, rhs}, dtype(v));
+  }
+
+  // Row-major linearize / delinearize, per group of axes whose extents
+  // multiply to the same number (size-1 axes are index 0 and drop out), so
+  // reshapes that only split or merge axes stay small.
+  Index reshape_index(const Shape& in_shape, const Shape& out_shape, const Index& idx) {
+    Index in(in_shape.size(), pool_.constant(0));
+    if (numel(in_shape) == 0) return in;
+    std::vector<size_t> outs, ins;
+    for (size_t t = 0; t < out_shape.size(); ++t)
+      if (out_shape[t] != 1) outs.push_back(t);
+    for (size_t s = 0; s < in_shape.size(); ++s)
+      if (in_shape[s] != 1) ins.push_back(s);
+    size_t oi = 0, ii = 0;
+    while (oi < outs.size() && ii < ins.size()) {
+      std::vector<size_t> group_out{outs[oi++]}, group_in{ins[ii++]};
+      int64_t out_product = out_shape[group_out[0]], in_product = in_shape[group_in[0]];
+      while (out_product != in_product) {
+        if (out_product < in_product) {
+          if (oi == outs.size()) throw std::logic_error("reshape: extents do not match");
+          group_out.push_back(outs[oi]);
+          out_product *= out_shape[outs[oi++]];
+        } else {
+          if (ii == ins.size()) throw std::logic_error("reshape: extents do not match");
+          group_in.push_back(ins[ii]);
+          in_product *= in_shape[ins[ii++]];
+        }
+      }
+      IndexRef linear = idx[group_out[0]];
+      for (size_t t = 1; t < group_out.size(); ++t)
+        linear = pool_.add(pool_.mul(linear, pool_.constant(out_shape[group_out[t]])), idx[group_out[t]]);
+      int64_t stride = in_product;
+      for (size_t s = 0; s < group_in.size(); ++s) {
+        stride /= in_shape[group_in[s]];
+        IndexRef e = pool_.floor_div(linear, pool_.constant(stride));
+        if (s > 0) e = pool_.mod(e, pool_.constant(in_shape[group_in[s]]));
+        in[group_in[s]] = e;
+      }
+    }
+    return in;
+  }
+
+  int literal_buffer(ValueId v) {
+    auto it = s_.literal.find(v);
+    if (it != s_.literal.end()) return it->second;
+    const int b = add_constant_buffer(s_.program, value_name(s_.g, v), s_.g.type(v), node(v).attrs.values);
+    s_.literal.emplace(v, b);
+    return b;
+  }
+
+  // --- nodes, hash-consed: equal nodes of one kernel are one node (CSE).
+  int load(int buffer, const Index& idx, DType type, IndexRef guard, double pad) {
+    KernelExpr e;
+    e.kind = KernelExpr::Kind::kLoad;
+    e.buffer = buffer;
+    e.index = idx;
+    e.dtype = type;
+    e.valid = guard;
+    e.value = guard == kNoIndex ? 0 : pad;
+    return intern(std::move(e));
+  }
+  int constant(double v, DType type) {
+    KernelExpr e;
+    e.kind = KernelExpr::Kind::kConstant;
+    e.value = v;
+    e.dtype = type;
+    return intern(std::move(e));
+  }
+  int index_value(IndexRef index, DType type) {
+    KernelExpr e;
+    e.kind = KernelExpr::Kind::kIndex;
+    e.index = {index};
+    e.dtype = type;
+    return intern(std::move(e));
+  }
+  int op(Op o, std::vector<int> operands, DType type) {
+    KernelExpr e;
+    e.kind = KernelExpr::Kind::kElementwise;
+    e.op = o;
+    e.operands = std::move(operands);
+    e.dtype = type;
+    if (o == Op::Cast) e.to = type;
+    return intern(std::move(e));
+  }
+  int intern(KernelExpr e) {
+    Words key{static_cast<int64_t>(e.kind), static_cast<int64_t>(e.dtype), e.buffer, e.valid, bits_of(e.value),
+              static_cast<int64_t>(e.op), static_cast<int64_t>(e.to), e.contraction,
+              static_cast<int64_t>(e.index.size())};
+    key.insert(key.end(), e.index.begin(), e.index.end());
+    key.insert(key.end(), e.operands.begin(), e.operands.end());
+    auto [it, inserted] = exprs_.emplace(std::move(key), static_cast<int>(k_.exprs.size()));
+    if (inserted) k_.exprs.push_back(std::move(e));
+    return it->second;
+  }
+
+  ProgramState& s_;
+  Kernel& k_;
+  IndexPool& pool_;
+  ValueId current_root_ = -1;
+  int reduction_depth_ = 0;
+  std::vector<ValueId> loaded_;
+  std::unordered_map<Words, int, WordsHash> memo_;   // (value, guard, pad, index) -> node
+  std::unordered_map<Words, int, WordsHash> exprs_;  // node structure -> node
+};
+
+struct SingleKernel {
+  std::vector<ValueId> roots;
+  Kernel kernel;
+  std::vector<size_t> deps;  // kernels whose buffers it reads
+};
+
+std::string kernel_name(const Graph& g, const std::vector<ValueId>& roots) {
+  std::string name;
+  for (ValueId v : roots) name += (name.empty() ? "" : ", ") + value_name(g, v);
+  return name;
+}
+
+// Groups of kernels over one iteration space with at most one reduction
+// domain among them that do not depend on each other, even through other
+// groups; returned in dependency order.
+std::vector<std::vector<size_t>> horizontal_groups(const std::vector<SingleKernel>& kernels) {
+  const size_t n = kernels.size();
+  std::vector<size_t> group_of(n);
+  std::vector<std::vector<size_t>> groups;
+  std::vector<Shape> group_domain;
+  // Does group `from` reach group `target` through dependencies?
+  auto reaches = [&](size_t from, size_t target) {
+    std::vector<bool> seen(groups.size(), false);
+    std::vector<size_t> stack{from};
+    seen[from] = true;
+    while (!stack.empty()) {
+      const size_t gr = stack.back();
+      stack.pop_back();
+      if (gr == target) return true;
+      for (size_t member : groups[gr])
+        for (size_t dep : kernels[member].deps)
+          if (!seen[group_of[dep]]) {
+            seen[group_of[dep]] = true;
+            stack.push_back(group_of[dep]);
+          }
+    }
+    return false;
+  };
+  for (size_t j = 0; j < n; ++j) {
+    const Kernel& kj = kernels[j].kernel;
+    size_t chosen = groups.size();
+    for (size_t gr = 0; gr < groups.size() && chosen == groups.size(); ++gr) {
+      const Kernel& first = kernels[groups[gr].front()].kernel;
+      if (first.space != kj.space) continue;
+      if (!group_domain[gr].empty() && !kj.reduction.empty() && group_domain[gr] != kj.reduction) continue;
+      // j is not in any group yet: it reaches `gr` iff one of its deps' groups does.
+      bool depends = false;
+      for (size_t dep : kernels[j].deps) depends = depends || reaches(group_of[dep], gr);
+      if (!depends) chosen = gr;
+    }
+    if (chosen == groups.size()) {
+      groups.emplace_back();
+      group_domain.emplace_back();
+    }
+    groups[chosen].push_back(j);
+    if (!kj.reduction.empty()) group_domain[chosen] = kj.reduction;
+    group_of[j] = chosen;
+  }
+  // Kahn's order over the groups, earliest first.
+  std::vector<std::vector<size_t>> ordered;
+  std::vector<bool> done(groups.size(), false);
+  std::vector<bool> kernel_done(n, false);
+  while (ordered.size() < groups.size()) {
+    const size_t before = ordered.size();
+    for (size_t gr = 0; gr < groups.size(); ++gr) {
+      if (done[gr]) continue;
+      bool ready = true;
+      for (size_t member : groups[gr])
+        for (size_t dep : kernels[member].deps) ready = ready && (kernel_done[dep] || group_of[dep] == gr);
+      if (!ready) continue;
+      done[gr] = true;
+      for (size_t member : groups[gr]) kernel_done[member] = true;
+      ordered.push_back(groups[gr]);
+      break;
+    }
+    if (ordered.size() == before) throw std::logic_error("horizontal_groups: the groups depend on each other");
+  }
+  return ordered;
+}
+
+Lowering build(const Graph& g, const std::vector<bool>& materialized, const LoweringOptions& options) {
+  ProgramState s(g, materialized);
+  std::vector<ValueId> inputs = g.inputs();
+  for (size_t i = 0; i < inputs.size(); ++i)
+    s.buffer_of[inputs[i]] = add_buffer(s.program, value_name(g, inputs[i]), g.type(inputs[i]), BufferKind::kInput,
+                                        static_cast<int>(i));
+  std::vector<std::vector<int>> output_positions(g.size());
+  for (size_t k = 0; k < g.outputs().size(); ++k) output_positions[g.outputs()[k]].push_back(static_cast<int>(k));
+
+  std::vector<ValueId> roots;
+  for (ValueId v = 0; v < static_cast<ValueId>(g.size()); ++v) {
+    const bool is_input = g.node(v).op == Op::Input;
+    if (!(materialized[v] && !is_input) && output_positions[v].empty()) continue;
+    roots.push_back(v);
+    // An output that is an input gets a copy of its own (never the input's name).
+    const std::string name = value_name(g, v) + (is_input ? "_copy" : "");
+    for (size_t j = 0; j < output_positions[v].size(); ++j)
+      s.stores[v].push_back(add_buffer(s.program, j == 0 ? name : name + "#" + std::to_string(j), g.type(v),
+                                       BufferKind::kOutput, output_positions[v][j]));
+    if (s.stores[v].empty())
+      s.stores[v].push_back(add_buffer(s.program, name, g.type(v), BufferKind::kIntermediate));
+    if (!is_input) s.buffer_of[v] = s.stores[v].front();
+  }
+
+  std::vector<SingleKernel> kernels;
+  std::vector<size_t> kernel_of(g.size(), 0);
+  for (ValueId root : roots) {
+    SingleKernel single;
+    single.roots = {root};
+    single.kernel.name = kernel_name(g, single.roots);
+    single.kernel.space = g.type(root).shape;
+    KernelEmitter emitter(s, single.kernel);
+    emitter.emit_root(root);
+    for (ValueId v : emitter.loaded()) single.deps.push_back(kernel_of[v]);
+    kernel_of[root] = kernels.size();
+    kernels.push_back(std::move(single));
+  }
+
+  Lowering result;
+  if (options.merge_horizontally) {
+    for (const std::vector<size_t>& group : horizontal_groups(kernels)) {
+      if (group.size() == 1) {
+        s.program.kernels.push_back(std::move(kernels[group.front()].kernel));
+        continue;
+      }
+      // Re-emitted together, so the roots share loads and subexpressions.
+      std::vector<ValueId> group_roots;
+      for (size_t member : group) group_roots.push_back(kernels[member].roots.front());
+      Kernel merged;
+      merged.name = kernel_name(g, group_roots);
+      merged.space = kernels[group.front()].kernel.space;
+      KernelEmitter emitter(s, merged);
+      for (ValueId root : group_roots) emitter.emit_root(root);
+      s.program.kernels.push_back(std::move(merged));
+    }
+  } else {
+    for (SingleKernel& single : kernels) s.program.kernels.push_back(std::move(single.kernel));
+  }
+  result.program = std::move(s.program);
+  result.buffer_of = std::move(s.buffer_of);
+  for (auto [v, b] : s.literal) result.buffer_of[v] = result.buffer_of[v] >= 0 ? result.buffer_of[v] : b;
+  result.materialized.assign(g.size(), false);
+  for (ValueId root : roots) result.materialized[root] = g.node(root).op != Op::Input;
+  return result;
+}
+
+}  // namespace
+
+Lowering lower_graph(const Graph& g, const std::vector<bool>& materialized, const LoweringOptions& options) {
+  if (g.outputs().empty()) throw std::invalid_argument("lower_graph: the graph has no outputs");
+  std::vector<bool> mat(g.size(), false);
+  for (size_t v = 0; v < g.size() && v < materialized.size(); ++v)
+    mat[v] = materialized[v] && g.node(static_cast<ValueId>(v)).op != Op::Input;
+  for (ValueId v : g.outputs()) mat[v] = g.node(v).op != Op::Input;
+  // Each illegal inlining found materializes one more anchor; at most one
+  // restart per anchor.
+  for (;;) {
+    try {
+      return build(g, mat, options);
+    } catch (const MustMaterialize& m) {
+      mat[m.value] = true;
+    }
+  }
+}
+
+KernelProgram lower_to_kernels(const Graph& g, const std::vector<bool>& materialized) {
+  return lower_graph(g, materialized).program;
+}
+
+std::vector<bool> materialize_everything(const Graph& g) {
+  std::vector<bool> mat(g.size(), false);
+  for (size_t v = 0; v < g.size(); ++v) mat[v] = g.node(static_cast<ValueId>(v)).op != Op::Input;
+  return mat;
+}
+
+std::vector<bool> materialize_outputs(const Graph& g) {
+  std::vector<bool> mat(g.size(), false);
+  for (ValueId v : g.outputs()) mat[v] = g.node(v).op != Op::Input;
+  return mat;
+}
+
+}  // namespace ir

@@ -1,0 +1,58 @@
+#pragma once
+// Graph + materialization → KernelProgram (DESIGN.md, "What a kernel is").
+//
+// Every materialized value is written by a kernel; every other value is
+// inlined: recomputed inside each kernel that consumes it. A kernel is one
+// materialized root (or several over the same iteration space, merged
+// horizontally) plus the inlined region behind it; its leaves are loads of
+// inputs, materialized values and constant literals. Views compose into the
+// loads' index maps (slice: start + i·step; permute; broadcast: 0 on size-1
+// axes; reshape: linearize / delinearize per group of axes; pad and concat:
+// valid masks). A pad or concat of a computed value becomes
+// where(mask, value, pad) with the mask as a bool kIndex value, and every load
+// under a mask carries that mask as its `valid`, so no load ever reads out of
+// bounds. Full and scalar constants are immediates, iota an index value.
+//
+// Anchors: a reduction or matmul is inlined only where its consumer evaluates
+// it at its own output index (the identity map, size-1 axes aside) and not
+// inside another reduction's body, and a kernel holds one reduction domain
+// (several reductions / matmuls over the same domain form one contraction
+// group). Any other inlining of an anchor is illegal: such values are
+// materialized in addition to the ones asked for, and the result says which
+// materialization was used. Common subexpressions in a kernel are emitted once.
+#include <vector>
+
+#include "ir/graph.h"
+#include "ir/kernel.h"
+
+namespace ir {
+
+struct LoweringOptions {
+  // Merge independent kernels over the same iteration space and reduction
+  // domain into one kernel with several outputs. Never slower under the cost
+  // model (one launch, shared loads); off for the one-kernel-per-op baseline.
+  bool merge_horizontally = true;
+};
+
+struct Lowering {
+  KernelProgram program;
+  // By ValueId: the materialization used — the requested one, plus the graph's
+  // outputs and every anchor whose inlining was illegal. Inputs are false
+  // (they are input buffers, written by no kernel).
+  std::vector<bool> materialized;
+  // By ValueId: the buffer holding the value (inputs, materialized values,
+  // constant literals), or -1 for values that only exist inside kernels.
+  std::vector<int> buffer_of;
+};
+
+// `materialized` is indexed by ValueId (shorter vectors: missing entries are
+// false). Throws std::invalid_argument for a graph without outputs.
+Lowering lower_graph(const Graph& g, const std::vector<bool>& materialized, const LoweringOptions& options = {});
+KernelProgram lower_to_kernels(const Graph& g, const std::vector<bool>& materialized);
+
+// Every value that is not an input: the unfused program, one kernel per op.
+std::vector<bool> materialize_everything(const Graph& g);
+// Only the graph's outputs: maximal fusion (anchors are added as needed).
+std::vector<bool> materialize_outputs(const Graph& g);
+
+}  // namespace ir

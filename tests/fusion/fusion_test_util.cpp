@@ -1,0 +1,109 @@
+#include "tests/fusion/fusion_test_util.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <regex>
+#include <sstream>
+
+#include "ir/interpreter.h"
+#include "ir/kernel_interpreter.h"
+#include "ir/text_format.h"
+
+namespace fusion_testing {
+
+namespace {
+std::string example_path(const std::string& name) {
+  return std::string(SMELT_SOURCE_DIR) + "/examples/" + name + ".sg";
+}
+
+// Integer tokens to replace in each large example; every extent that must
+// stay consistent (slices of halves, reshapes into heads) is mapped together.
+const std::map<std::string, std::map<std::string, std::string>>& scalings() {
+  static const std::map<std::string, std::map<std::string, std::string>> kScalings = {
+      {"mlir_dot_slice", {{"64", "4"}, {"1024", "8"}, {"4096", "12"}, {"2048", "6"}}},
+      {"llama_mlp_swiglu", {{"128", "4"}, {"512", "8"}, {"1376", "6"}}},
+      {"llama_attention_rope", {{"128", "4"}, {"512", "16"}, {"8", "2"}, {"64", "8"}, {"32", "4"}}},
+  };
+  return kScalings;
+}
+}  // namespace
+
+ir::Graph example(const std::string& name) { return ir::parse_graph_file(example_path(name)); }
+
+std::vector<std::string> example_names() {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(SMELT_SOURCE_DIR) + "/examples"))
+    if (entry.path().extension() == ".sg") names.push_back(entry.path().stem().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+bool is_large_example(const std::string& name) { return scalings().count(name) > 0; }
+
+ir::Graph scaled_example(const std::string& name) {
+  auto it = scalings().find(name);
+  if (it == scalings().end()) return example(name);
+  std::ifstream in(example_path(name));
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string source = text.str();
+  // Whole integer tokens only: not digits of names (w_t0), dtypes (f32) or decimals (0.125).
+  static const std::regex kInteger(R"((^|[^\w.])(\d+)(?![\w.]))");
+  std::string scaled;
+  auto last = source.cbegin();
+  for (std::sregex_iterator m(source.begin(), source.end(), kInteger), end; m != end; ++m) {
+    const auto digits = (*m)[2];
+    scaled.append(last, digits.first);
+    auto replacement = it->second.find(digits.str());
+    scaled += replacement == it->second.end() ? digits.str() : replacement->second;
+    last = digits.second;
+  }
+  scaled.append(last, source.cend());
+  return ir::parse_graph(scaled, name + " (scaled)");
+}
+
+std::vector<ir::HostTensor> random_inputs(const ir::Graph& g, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<ir::HostTensor> inputs;
+  for (ir::ValueId v : g.inputs()) inputs.push_back(ir::random_tensor(g.type(v), rng));
+  return inputs;
+}
+
+std::string compare_values(const std::vector<ir::HostTensor>& want, const std::vector<ir::HostTensor>& got) {
+  if (want.size() != got.size()) return "different numbers of outputs";
+  for (size_t o = 0; o < want.size(); ++o) {
+    if (want[o].type != got[o].type)
+      return "output " + std::to_string(o) + ": type " + ir::type_str(got[o].type) + ", expected " +
+             ir::type_str(want[o].type);
+    const ir::DType t = want[o].type.dtype;
+    const double tolerance = t == ir::DType::F32 ? 1e-4 : (t == ir::DType::F16 || t == ir::DType::BF16) ? 1e-2 : 0;
+    for (int64_t i = 0; i < want[o].numel(); ++i) {
+      const double a = want[o].get(i), b = got[o].get(i);
+      if ((std::isnan(a) && std::isnan(b)) || a == b || std::fabs(a - b) <= tolerance * std::max(1.0, std::fabs(a)))
+        continue;
+      std::ostringstream out;
+      out << "output " << o << " element " << i << ": " << b << ", expected " << a;
+      return out.str();
+    }
+  }
+  return "";
+}
+
+std::string check_program(const ir::Graph& g, const ir::KernelProgram& program, uint64_t seed) {
+  const std::vector<ir::HostTensor> inputs = random_inputs(g, seed);
+  return compare_values(ir::interpret(g, inputs), ir::run_kernels(program, inputs));
+}
+
+int count_ops(const ir::KernelProgram& program, ir::Op op) {
+  int count = 0;
+  for (const ir::Kernel& k : program.kernels)
+    for (const ir::KernelExpr& e : k.exprs)
+      count += e.kind == ir::KernelExpr::Kind::kElementwise && e.op == op;
+  return count;
+}
+
+}  // namespace fusion_testing

@@ -1,0 +1,42 @@
+#pragma once
+// Helpers of the fusion tests: the example graphs (real or scaled down), and
+// comparing a kernel program's outputs with the reference interpreter's.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "ir/host_tensor.h"
+#include "ir/kernel.h"
+
+namespace fusion_testing {
+
+// examples/NAME.sg, parsed.
+ir::Graph example(const std::string& name);
+// The names of every examples/*.sg, sorted.
+std::vector<std::string> example_names();
+
+// The examples whose gemms make the element-by-element interpreters slow
+// (seconds to minutes): for running them, a copy with the same structure and
+// smaller extents is used (scaled_example).
+bool is_large_example(const std::string& name);
+// The example with its extents replaced consistently (e.g. mlir_dot_slice with
+// M=4, K=8, N=6), so that both interpreters run it in milliseconds; other
+// examples unchanged.
+ir::Graph scaled_example(const std::string& name);
+
+std::vector<ir::HostTensor> random_inputs(const ir::Graph& g, uint64_t seed);
+
+// Empty when `got` equals `want` within the dtype's tolerance (relative,
+// 1e-4 for f32 (a kernel rounds each gemm product to the dtype, the reference
+// does not), 1e-2 for f16/bf16, exact for integers and bool; NaN matches
+// NaN); otherwise where and how they differ.
+std::string compare_values(const std::vector<ir::HostTensor>& want, const std::vector<ir::HostTensor>& got);
+
+// Runs the program on `inputs` and compares with the reference interpreter.
+std::string check_program(const ir::Graph& g, const ir::KernelProgram& program, uint64_t seed);
+
+// Kernels, nodes of op `op` in all kernels.
+int count_ops(const ir::KernelProgram& program, ir::Op op);
+
+}  // namespace fusion_testing

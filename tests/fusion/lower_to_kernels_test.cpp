@@ -1,0 +1,278 @@
+// ir::lower_graph: a graph and a materialization become kernels whose
+// interpreter output equals the reference interpreter's, with views as index
+// maps, masks that keep pads and concats exact, anchors only where legal and
+// common subexpressions emitted once.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "ir/builder.h"
+#include "ir/interpreter.h"
+#include "ir/kernel_builder.h"
+#include "ir/kernel_interpreter.h"
+#include "ir/lower_to_kernels.h"
+#include "tests/fusion/fusion_test_util.h"
+
+namespace fusion_testing {
+namespace {
+
+using ir::DType;
+using ir::KernelExpr;
+
+int count_reduces(const ir::Kernel& k, bool contraction) {
+  int n = 0;
+  for (const KernelExpr& e : k.exprs) n += e.kind == KernelExpr::Kind::kReduce && e.contraction == contraction;
+  return n;
+}
+
+int count_kind(const ir::Kernel& k, KernelExpr::Kind kind) {
+  int n = 0;
+  for (const KernelExpr& e : k.exprs) n += e.kind == kind;
+  return n;
+}
+
+size_t count_intermediates(const ir::KernelProgram& p) {
+  size_t n = 0;
+  for (const ir::Buffer& b : p.buffers) n += b.kind == ir::BufferKind::kIntermediate;
+  return n;
+}
+
+// (a) every value its own kernel, (b) maximal fusion: both compute exactly
+// what the reference interpreter computes. The three examples with large gemms
+// run scaled down (same graph text, smaller extents: see scaled_example).
+TEST(LowerToKernels, EveryExampleUnfusedAndFusedMatchesTheReference) {
+  for (const std::string& name : example_names()) {
+    SCOPED_TRACE(name);
+    const auto start = std::chrono::steady_clock::now();
+    const ir::Graph g = scaled_example(name);
+    size_t values = 0;
+    for (const ir::Node& n : g.nodes()) values += n.op != ir::Op::Input;
+
+    const ir::Lowering unfused = ir::lower_graph(g, ir::materialize_everything(g), {.merge_horizontally = false});
+    EXPECT_EQ(unfused.program.kernels.size(), values) << "one kernel per op";
+    EXPECT_EQ(check_program(g, unfused.program, 1), "");
+
+    const ir::Lowering fused = ir::lower_graph(g, ir::materialize_outputs(g));
+    EXPECT_EQ(check_program(g, fused.program, 2), "");
+    EXPECT_LT(fused.program.kernels.size(), unfused.program.kernels.size());
+    std::printf("[ lower    ] %-22s %s %3zu kernels unfused, %2zu fused, %.2f s\n", name.c_str(),
+                is_large_example(name) ? "(scaled)" : "        ", unfused.program.kernels.size(),
+                fused.program.kernels.size(),
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+}
+
+// luminal's slice→cos→pad: the padded element is the pad value, not cos(0) = 1.
+TEST(LowerToKernels, PadOfAComputedValueIsAWhereOverItsMask) {
+  ir::Graph g;
+  auto x = ir::input(g, "x", DType::F32, {8});
+  g.add_output(ir::pad(ir::cos(ir::slice_axis(x, 0, 0, 1)), {0}, {1}, 0));
+  const ir::KernelProgram p = ir::lower_to_kernels(g, ir::materialize_outputs(g));
+  ASSERT_EQ(p.kernels.size(), 1u);
+  const ir::Kernel& k = p.kernels[0];
+  EXPECT_EQ(count_ops(p, ir::Op::Where), 1);
+  for (const KernelExpr& e : k.exprs)
+    if (e.kind == KernelExpr::Kind::kLoad) {
+      EXPECT_NE(e.valid, ir::kNoIndex) << "the load is guarded by the mask";
+    }
+  const ir::HostTensor zeros = ir::HostTensor::zeros({DType::F32, {8}});
+  const ir::HostTensor y = ir::run_kernels(p, {zeros})[0];
+  EXPECT_EQ(y.get(0), 1.0);  // cos(x[0]) = cos(0)
+  EXPECT_EQ(y.get(1), 0.0);  // the pad value
+  EXPECT_EQ(check_program(g, p, 3), "");
+}
+
+TEST(LowerToKernels, PadOfABufferIsAMaskedLoad) {
+  ir::Graph g;
+  auto x = ir::input(g, "x", DType::F32, {3, 4});
+  g.add_output(ir::exp(ir::pad(ir::permute(x, {1, 0}), {1, 0}, {2, 1}, 3.5)));
+  const ir::KernelProgram p = ir::lower_to_kernels(g, ir::materialize_outputs(g));
+  ASSERT_EQ(p.kernels.size(), 1u);
+  EXPECT_EQ(count_ops(p, ir::Op::Where), 0);
+  ASSERT_EQ(count_kind(p.kernels[0], KernelExpr::Kind::kLoad), 1);
+  for (const KernelExpr& e : p.kernels[0].exprs)
+    if (e.kind == KernelExpr::Kind::kLoad) {
+      EXPECT_EQ(e.value, 3.5);
+    }
+  EXPECT_EQ(check_program(g, p, 4), "");
+}
+
+TEST(LowerToKernels, ConcatSelectsItsOperandByPositionWithEveryBranchMasked) {
+  ir::Graph g;
+  auto a = ir::input(g, "a", DType::F32, {2, 3});
+  auto b = ir::input(g, "b", DType::F32, {2, 2});
+  auto c = ir::input(g, "c", DType::F32, {2, 1});
+  g.add_output(ir::concat({ir::exp(a), b, ir::neg(c)}, 1));
+  const ir::KernelProgram p = ir::lower_to_kernels(g, ir::materialize_outputs(g));
+  ASSERT_EQ(p.kernels.size(), 1u);
+  EXPECT_EQ(count_ops(p, ir::Op::Where), 2);
+  for (const KernelExpr& e : p.kernels[0].exprs)
+    if (e.kind == KernelExpr::Kind::kLoad) {
+      EXPECT_NE(e.valid, ir::kNoIndex);
+    }
+  EXPECT_EQ(check_program(g, p, 5), "");
+}
+
+// Reshapes that split and merge axes, permutes, broadcasts, negative steps
+// and iota, all composed into the index maps of one kernel.
+TEST(LowerToKernels, ViewChainsComposeIntoIndexMaps) {
+  ir::Graph g;
+  auto x = ir::input(g, "x", DType::F32, {4, 6});
+  auto v = ir::reshape(ir::permute(ir::reshape(x, {2, 2, 3, 2}), {1, 0, 3, 2}), {4, 6});
+  auto reversed = ir::slice(v, {3, 5}, {-1, -1}, {-1, -2});  // [4, 3]
+  auto row = ir::broadcast(ir::reshape(ir::slice_axis(x, 0, 1, 2), {6}), {4, 6});
+  auto counter = ir::cast(ir::iota(g, {4, 3}, 1, DType::I32), DType::F32);
+  g.add_output(ir::add(reversed, counter));
+  g.add_output(ir::mul(v, row));
+  const ir::Lowering fused = ir::lower_graph(g, ir::materialize_outputs(g));
+  EXPECT_EQ(fused.program.kernels.size(), 2u);
+  EXPECT_EQ(count_intermediates(fused.program), 0u);
+  EXPECT_EQ(check_program(g, fused.program, 6), "");
+}
+
+// luminal_fusion's constant: a scalar broadcast is an immediate; a literal of
+// different values is a constant buffer of the program.
+TEST(LowerToKernels, ConstantsAreImmediatesOrConstantBuffers) {
+  ir::Graph g;
+  auto x = ir::input(g, "x", DType::F32, {2, 3});
+  auto scale = ir::broadcast(ir::constant(g, 2.5), {2, 3});
+  auto table = ir::constant(g, {1, 2, 3}, DType::F32, {3});
+  g.add_output(ir::mul(ir::add(x, ir::broadcast(table, {2, 3})), scale));
+  const ir::KernelProgram p = ir::lower_to_kernels(g, ir::materialize_outputs(g));
+  ASSERT_EQ(p.kernels.size(), 1u);
+  int constants = 0;
+  for (const ir::Buffer& b : p.buffers) constants += b.kind == ir::BufferKind::kConstant;
+  EXPECT_EQ(constants, 1);
+  EXPECT_EQ(count_kind(p.kernels[0], KernelExpr::Kind::kConstant), 1);
+  EXPECT_NE(ir::print_program(p).find("(constant) = 1.000000 2.000000 3.000000"), std::string::npos);
+  EXPECT_EQ(check_program(g, p, 7), "");
+}
+
+TEST(LowerToKernels, AConstantBufferIsReadOnlyAndHoldsEveryElement) {
+  ir::KernelProgram p;
+  const int table = ir::add_constant_buffer(p, "table", {DType::F32, {3}}, {1, 2, 3});
+  const int y = ir::add_buffer(p, "y", {DType::F32, {3}}, ir::BufferKind::kOutput, 0);
+  p.kernels.push_back({"copy", {3}, {}, {}, {}, {}});
+  ir::KernelBuilder kb(p.kernels.back());
+  p.kernels.back().outputs = {{y, kb.load(table, {kb.var(0)}, DType::F32)}};
+  EXPECT_EQ(ir::run_kernels(p, {})[0].reals, (std::vector<double>{1, 2, 3}));
+  ir::KernelProgram writes = p;
+  writes.kernels[0].outputs = {{table, 0}};
+  EXPECT_THROW(ir::validate(writes), std::invalid_argument);
+  ir::KernelProgram short_literal = p;
+  short_literal.buffers[table].values.pop_back();
+  EXPECT_THROW(ir::validate(short_literal), std::invalid_argument);
+}
+
+TEST(LowerToKernels, CommonSubexpressionsAreEmittedOnce) {
+  ir::Graph g;
+  auto a = ir::input(g, "a", DType::F32, {10});
+  auto b = ir::exp(a);
+  g.add_output(ir::add(b, ir::sin(b)));
+  g.add_output(ir::mul(b, ir::exp(a)));  // a second exp(a) value: the same expression
+  const ir::KernelProgram p = ir::lower_to_kernels(g, ir::materialize_outputs(g));
+  ASSERT_EQ(p.kernels.size(), 1u) << "two outputs over one space: merged";
+  EXPECT_EQ(count_ops(p, ir::Op::Exp), 1);
+  EXPECT_EQ(count_kind(p.kernels[0], KernelExpr::Kind::kLoad), 1);
+  EXPECT_EQ(check_program(g, p, 8), "");
+}
+
+// A reduction is inlined only at its own output index: as the epilogue of its
+// own kernel, never broadcast into a larger one.
+TEST(LowerToKernels, AReductionIsInlinedOnlyAtItsOwnOutputIndex) {
+  ir::Graph g;
+  auto x = ir::input(g, "x", DType::F32, {3, 5});
+  auto total = ir::reduce_sum(ir::exp(x), {1}, true);  // [3, 1]
+  g.add_output(ir::div(ir::exp(x), ir::broadcast(total, {3, 5})));
+  g.add_output(ir::sqrt(ir::reshape(ir::reduce_max(x, {1}), {3, 1})));
+  const ir::Lowering fused = ir::lower_graph(g, ir::materialize_outputs(g));
+  EXPECT_TRUE(fused.materialized[total.id]) << "broadcast into [3,5]: not its own index";
+  ASSERT_EQ(fused.program.kernels.size(), 2u) << "(sum + sqrt of max merged: same [3,1] domain [5]), division";
+  EXPECT_EQ(count_reduces(fused.program.kernels[0], false), 2);
+  EXPECT_EQ(fused.program.kernels[0].reduction, ir::Shape{5});
+  EXPECT_EQ(check_program(g, fused.program, 9), "");
+}
+
+TEST(LowerToKernels, AKernelHoldsOneReductionDomain) {
+  ir::Graph g;
+  auto x = ir::input(g, "x", DType::F32, {4, 8});
+  auto y = ir::input(g, "y", DType::F32, {4, 5});
+  auto total = ir::reduce_sum(x, {1});
+  auto other = ir::reduce_sum(y, {1});
+  g.add_output(ir::add(total, other));
+  const ir::Lowering fused = ir::lower_graph(g, ir::materialize_outputs(g));
+  EXPECT_FALSE(fused.materialized[total.id]);
+  EXPECT_TRUE(fused.materialized[other.id]) << "a second domain ([5] besides [8]) needs its own kernel";
+  EXPECT_EQ(fused.program.kernels.size(), 2u);
+  EXPECT_EQ(check_program(g, fused.program, 10), "");
+}
+
+// mlir_dot_slice after gemm splitting, in small: two gemms over the same
+// M×N×K space sharing A, one contraction group, the epilogue in registers.
+TEST(LowerToKernels, GemmsOverOneSpaceFormOneContractionGroup) {
+  ir::Graph g;
+  auto a = ir::input(g, "a", DType::F32, {3, 5});
+  auto b = ir::input(g, "b", DType::F32, {5, 8});
+  auto left = ir::matmul(a, ir::slice_axis(b, 1, 0, 4));
+  auto right = ir::matmul(a, ir::slice_axis(b, 1, 4, 8));
+  g.add_output(ir::mul(left, ir::sigmoid(right)));
+  const ir::KernelProgram p = ir::lower_to_kernels(g, ir::materialize_outputs(g));
+  ASSERT_EQ(p.kernels.size(), 1u);
+  EXPECT_EQ(count_reduces(p.kernels[0], true), 2);
+  EXPECT_EQ(p.kernels[0].reduction, ir::Shape{5});
+  EXPECT_EQ(check_program(g, p, 11), "");
+}
+
+// A gemm feeding another gemm's operand is evaluated inside the second's
+// reduction loop: it must be materialized. Batched gemms broadcast their batch.
+TEST(LowerToKernels, AGemmInsideAnotherGemmsBodyIsMaterialized) {
+  ir::Graph g;
+  auto a = ir::input(g, "a", DType::F32, {2, 3, 4});
+  auto b = ir::input(g, "b", DType::F32, {1, 4, 5});
+  auto c = ir::input(g, "c", DType::F32, {5, 2});
+  auto inner = ir::matmul(a, b);  // [2,3,5]
+  g.add_output(ir::matmul(ir::relu(inner), ir::broadcast(c, {2, 5, 2})));
+  const ir::Lowering fused = ir::lower_graph(g, ir::materialize_outputs(g));
+  EXPECT_TRUE(fused.materialized[inner.id]);
+  EXPECT_EQ(fused.program.kernels.size(), 2u);
+  EXPECT_EQ(check_program(g, fused.program, 12), "");
+}
+
+// Independent kernels over one space merge; a kernel never merges with one
+// it depends on.
+TEST(LowerToKernels, HorizontalMergingRespectsDependencies) {
+  ir::Graph g;
+  auto x = ir::input(g, "x", DType::F32, {4, 4});
+  auto m = ir::matmul(x, x);
+  auto first = ir::exp(m);
+  auto second = ir::matmul(first, x);
+  g.add_output(first);
+  g.add_output(ir::neg(x));
+  g.add_output(second);
+  const ir::Lowering fused = ir::lower_graph(g, ir::materialize_outputs(g));
+  // exp(x·x) and -x merge (one [4,4] space, independent; an elementwise root
+  // joins the gemm's domain); the second gemm reads exp(x·x): its own kernel.
+  ASSERT_EQ(fused.program.kernels.size(), 2u);
+  EXPECT_EQ(fused.program.kernels[0].name, "%2, %4");
+  EXPECT_EQ(fused.program.kernels[0].outputs.size(), 2u);
+  EXPECT_EQ(check_program(g, fused.program, 13), "");
+  const ir::Lowering unmerged = ir::lower_graph(g, ir::materialize_outputs(g), {.merge_horizontally = false});
+  EXPECT_EQ(unmerged.program.kernels.size(), 3u);
+  EXPECT_EQ(check_program(g, unmerged.program, 13), "");
+}
+
+TEST(LowerToKernels, AnOutputThatIsAnInputIsCopied) {
+  ir::Graph g;
+  auto x = ir::input(g, "x", DType::I32, {3});
+  g.add_output(x);
+  g.add_output(ir::add(x, x));
+  g.add_output(x);
+  const ir::KernelProgram p = ir::lower_to_kernels(g, ir::materialize_outputs(g));
+  EXPECT_EQ(p.kernels.size(), 1u) << "both copies and the sum over one space";
+  EXPECT_EQ(check_program(g, p, 14), "");
+}
+
+}  // namespace
+}  // namespace fusion_testing
