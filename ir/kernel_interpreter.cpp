@@ -43,6 +43,18 @@ std::vector<bool> inner_nodes(const Kernel& k) {
         break;
     }
   }
+  // Loop-invariant nodes used only inside reduce bodies also run inside the
+  // loop: hoisted out, they would run even when the reduction domain is empty
+  // (and read an empty buffer). Walk back from the outputs without entering
+  // reduce bodies; whatever is not reached runs inside.
+  std::vector<bool> needed_outside(k.exprs.size(), false);
+  for (const KernelOutput& out : k.outputs) needed_outside[out.expr] = true;
+  for (size_t i = k.exprs.size(); i-- > 0;) {
+    if (!needed_outside[i] || k.exprs[i].kind == KernelExpr::Kind::kReduce) continue;
+    for (int operand : k.exprs[i].operands) needed_outside[operand] = true;
+  }
+  for (size_t i = 0; i < k.exprs.size(); ++i)
+    if (k.exprs[i].kind != KernelExpr::Kind::kReduce && !needed_outside[i]) inner[i] = true;
   return inner;
 }
 

@@ -1,5 +1,7 @@
 #include "tests/fusion/fusion_test_util.h"
 
+#include "ir/tensor_compare.h"
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -74,23 +76,7 @@ std::vector<ir::HostTensor> random_inputs(const ir::Graph& g, uint64_t seed) {
 }
 
 std::string compare_values(const std::vector<ir::HostTensor>& want, const std::vector<ir::HostTensor>& got) {
-  if (want.size() != got.size()) return "different numbers of outputs";
-  for (size_t o = 0; o < want.size(); ++o) {
-    if (want[o].type != got[o].type)
-      return "output " + std::to_string(o) + ": type " + ir::type_str(got[o].type) + ", expected " +
-             ir::type_str(want[o].type);
-    const ir::DType t = want[o].type.dtype;
-    const double tolerance = t == ir::DType::F32 ? 1e-4 : (t == ir::DType::F16 || t == ir::DType::BF16) ? 1e-2 : 0;
-    for (int64_t i = 0; i < want[o].numel(); ++i) {
-      const double a = want[o].get(i), b = got[o].get(i);
-      if ((std::isnan(a) && std::isnan(b)) || a == b || std::fabs(a - b) <= tolerance * std::max(1.0, std::fabs(a)))
-        continue;
-      std::ostringstream out;
-      out << "output " << o << " element " << i << ": " << b << ", expected " << a;
-      return out.str();
-    }
-  }
-  return "";
+  return ir::compare_outputs(want, got);
 }
 
 std::string check_program(const ir::Graph& g, const ir::KernelProgram& program, uint64_t seed) {
