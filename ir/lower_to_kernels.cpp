@@ -280,7 +280,12 @@ class KernelEmitter {
     const ValueId a = n.operands[0], b = n.operands[1];
     const int lhs = value(a, operand_index(shape(a), true), guard, 0);
     const int rhs = value(b, operand_index(shape(b), false), guard, 0);
-    return op(Op::Mul, {lhs, rhs}, dtype(v));
+    // Half-precision products are formed in f32, as tensor hardware does: a
+    // bf16/f16 product rounded back to 16 bits before the sum loses what the
+    // reference (and any real gemm) keeps.
+    const DType t = dtype(v);
+    const DType product = t == DType::F16 || t == DType::BF16 ? DType::F32 : t;
+    return op(Op::Mul, {lhs, rhs}, product);
   }
 
   // Row-major linearize / delinearize, per group of axes whose extents
