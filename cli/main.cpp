@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "cli/compile_command.h"
 #include "cli/extract_command.h"
+#include "cli/verify_command.h"
 #include "smelt/smelt.h"
 
 namespace {
@@ -63,6 +64,18 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber)
       ->default_val(2);
 
+  cli::VerifyRulesOptions verify_rules;
+  CLI::App* verify_cmd = app.add_subcommand(
+      "verify-rules", "Prove rewrite rules sound with Z3; one line per rule, a counterexample for each failure");
+  verify_cmd->add_option("--rules", verify_rules.files, "Rule files (.rules); default: every shipped rule file")
+      ->expected(1, -1);
+  verify_cmd->add_flag("--json", verify_rules.json, "Print one JSON object instead of text");
+  verify_cmd->add_option("--jobs", verify_rules.jobs, "Rules proved at a time (0: one per hardware thread)")
+      ->default_val(0);
+  verify_cmd->add_option("--timeout", verify_rules.timeout_ms, "Milliseconds per Z3 query (a timeout is UNKNOWN)")
+      ->check(CLI::PositiveNumber)
+      ->default_val(10000);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -75,6 +88,7 @@ int main(int argc, char** argv) {
     if (run_cmd->parsed()) return cli::run_command(run);
     if (extract_cmd->parsed()) return cli::extract_command(extract);
     if (compile_cmd->parsed()) return cli::compile_command(compile);
+    if (verify_cmd->parsed()) return cli::verify_rules_command(verify_rules);
   } catch (const ir::ParseError& e) {
     std::cerr << e.what() << "\n";
     return cli::kBadInput;

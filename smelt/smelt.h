@@ -15,6 +15,7 @@
 #include "ir/interpreter.h"
 #include "ir/kernel.h"
 #include "ir/text_format.h"
+#include "verify/rule_prover.h"
 
 namespace smelt {
 
@@ -91,5 +92,15 @@ FusionResult fuse(const ir::Graph& g, const FuseOptions& options = {});
 // A device profile from JSON (docs in cost/device_profile.h); throws
 // std::runtime_error naming the file and the bad field.
 cost::DeviceProfile load_device_profile(const std::string& path);
+
+// --- Rule soundness (verify/rule_prover.h): every rule proved with Z3.
+
+// Proves every rule of the given .rules files, or of every shipped rule file
+// (rules/*.rules as embedded at build time) when `files` is empty; results in
+// file order. Throws rules::RuleError for a file that cannot be read or parsed
+// or a rule name defined twice. `jobs` rules are proved at a time (0: one per
+// hardware thread).
+std::vector<verify::RuleResult> verify_rules(const std::vector<std::string>& files,
+                                             const verify::ProverOptions& options = {}, unsigned jobs = 0);
 
 }  // namespace smelt

@@ -1,0 +1,90 @@
+#include "cli/verify_command.h"
+
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli/commands.h"
+#include "rules/rule_parser.h"
+#include "smelt/smelt.h"
+
+namespace cli {
+namespace {
+
+std::string seconds_text(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f s", s);
+  return buf;
+}
+
+std::string indented(const std::string& text, const std::string& prefix) {
+  std::istringstream in(text);
+  std::string line, out;
+  while (std::getline(in, line)) out += prefix + line + "\n";
+  return out;
+}
+
+void print_text(const std::vector<verify::RuleResult>& results) {
+  size_t width = 0;
+  for (const verify::RuleResult& r : results) width = std::max(width, r.name.size());
+  for (const verify::RuleResult& r : results) {
+    std::string line = r.name + std::string(width + 2 - r.name.size(), ' ');
+    std::string verdict(verify::verdict_name(r.verdict));
+    line += verdict + std::string(9 - verdict.size(), ' ');
+    line += (r.mode.empty() ? std::string("-") : r.mode) + std::string(12 - std::max<size_t>(r.mode.size(), 1), ' ');
+    line += seconds_text(r.seconds);
+    std::string detail = r.enumerated.empty() ? r.structure : r.enumerated + "; " + r.structure;
+    if (!detail.empty()) line += "  (" + detail + ")";
+    std::cout << line << "\n";
+    if (r.verdict != verify::Verdict::kProved) {
+      std::cout << "    " << r.file << ":" << r.line << ": " << r.message << "\n";
+      std::cout << indented(r.counterexample, "  ");
+    }
+  }
+}
+
+nlohmann::ordered_json result_json(const verify::RuleResult& r) {
+  return {{"name", r.name},       {"file", r.file},
+          {"line", r.line},       {"unsafe_fp", r.unsafe_fp},
+          {"verdict", std::string(verify::verdict_name(r.verdict))},
+          {"mode", r.mode},       {"enumerated", r.enumerated},
+          {"structure", r.structure}, {"cases", r.cases},
+          {"seconds", r.seconds}, {"message", r.message},
+          {"counterexample", r.counterexample}};
+}
+
+}  // namespace
+
+int verify_rules_command(const VerifyRulesOptions& options) {
+  verify::ProverOptions prover;
+  prover.query_timeout_ms = options.timeout_ms;
+  std::vector<verify::RuleResult> results;
+  try {
+    results = smelt::verify_rules(options.files, prover, options.jobs);
+  } catch (const rules::RuleError& e) {
+    std::cerr << e.what() << "\n";
+    return kBadInput;
+  }
+  size_t proved = 0, failed = 0, unknown = 0;
+  double seconds = 0;
+  for (const verify::RuleResult& r : results) {
+    proved += r.verdict == verify::Verdict::kProved;
+    failed += r.verdict == verify::Verdict::kFailed;
+    unknown += r.verdict == verify::Verdict::kUnknown;
+    seconds += r.seconds;
+  }
+  if (options.json) {
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (const verify::RuleResult& r : results) list.push_back(result_json(r));
+    nlohmann::ordered_json out = {{"rules", list}, {"proved", proved}, {"failed", failed}, {"unknown", unknown}};
+    std::cout << out.dump() << "\n";
+  } else {
+    print_text(results);
+    std::cout << results.size() << " rules: " << proved << " proved, " << failed << " FAILED, " << unknown
+              << " UNKNOWN (" << seconds_text(seconds) << " of proving)\n";
+  }
+  return proved == results.size() ? kOk : kBadInput;
+}
+
+}  // namespace cli
