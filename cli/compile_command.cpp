@@ -48,7 +48,9 @@ void print_report(const smelt::FusionResult& r, const std::string& file) {
     std::cout << "kernel " << r.after.kernels[i].name << ": " << microseconds(c.total_us) << " (launch " << microseconds(c.launch_us)
               << ", memory " << microseconds(c.memory_us) << ", compute " << microseconds(c.compute_us) << ")\n";
   }
-  std::cout << "\n" << ir::print_program(r.after);
+  std::cout << "\nindex maps and masks (simplified, each proved equal to the composed form by Z3):\n"
+            << r.index_validation.str() << "\n"
+            << ir::print_program(r.after);
 }
 
 }  // namespace
@@ -82,7 +84,11 @@ int compile_command(const CompileOptions& options) {
                                   {"egraph_nodes", r.egraph_nodes},
                                   {"egraph_classes", r.egraph_classes},
                                   {"saturation_s", r.saturation_s},
-                                  {"extraction_s", r.extraction_s}};
+                                  {"extraction_s", r.extraction_s},
+                                  {"index_exprs_proved", r.index_validation.count(verify::IndexOutcome::kProved)},
+                                  {"index_exprs_fell_back",
+                                   r.index_validation.count(verify::IndexOutcome::kCounterexample) +
+                                       r.index_validation.count(verify::IndexOutcome::kUnknown)}};
     std::cout << out.dump() << "\n";
   } else if (options.report) {
     print_report(r, options.file);

@@ -20,10 +20,12 @@ const std::vector<rules::CompiledRule>& default_compiled_rules() {
   return compiled;
 }
 
-void set_after(FusionResult& r, const ir::Graph& graph, ir::Lowering lowering, const cost::DeviceProfile& profile) {
+void set_after(FusionResult& r, const ir::Graph& graph, ir::Lowering lowering, const cost::DeviceProfile& profile,
+               bool simplify_indices) {
   r.graph = graph;
   r.materialized = std::move(lowering.materialized);
   r.after = std::move(lowering.program);
+  if (simplify_indices) r.index_validation = verify::validate_and_simplify(r.after);
   r.kernels_after = r.after.kernels.size();
   r.predicted_us_after = cost::predict_program_us(r.after, profile);
   for (const ir::Kernel& k : r.after.kernels) r.after_kernel_costs.push_back(cost::predict(r.after, k, profile));
@@ -40,7 +42,7 @@ FusionResult fuse(const ir::Graph& g, const FuseOptions& options) {
   r.predicted_us_before = cost::predict_program_us(r.before, profile);
   if (!options.fusion) {
     r.extractor = "none";
-    set_after(r, g, std::move(unfused), profile);
+    set_after(r, g, std::move(unfused), profile, options.simplify_indices);
     return r;
   }
 
@@ -80,7 +82,7 @@ FusionResult fuse(const ir::Graph& g, const FuseOptions& options) {
   r.evaluations = evaluator.evaluations();
   r.search_finished = chosen.finished;
   r.extraction_s = chosen.seconds;
-  set_after(r, chosen.term.graph, std::move(chosen.cost.lowering), profile);
+  set_after(r, chosen.term.graph, std::move(chosen.cost.lowering), profile, options.simplify_indices);
   r.graph.set_name(g.name());
   ir::validate(r.after);  // a malformed program here is a bug of the lowering, not of the input
   return r;

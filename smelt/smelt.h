@@ -15,6 +15,7 @@
 #include "ir/interpreter.h"
 #include "ir/kernel.h"
 #include "ir/text_format.h"
+#include "verify/index_validation.h"
 #include "verify/rule_prover.h"
 
 namespace smelt {
@@ -65,6 +66,9 @@ struct FuseOptions {
   bool rewrites = true;     // false: fuse the graph as given, without equality saturation
   bool exact = false;       // exhaustive extraction where the e-graph has <= 200 classes
   double time_limit_s = 2;  // for the extraction's search
+  // Simplify every kernel's index maps and masks, each simplification proved
+  // equal to the composed form by Z3 (unproved ones keep the composed form).
+  bool simplify_indices = true;
 };
 
 struct FusionResult {
@@ -84,6 +88,8 @@ struct FusionResult {
   size_t evaluations = 0;        // programs lowered and predicted
   bool search_finished = false;  // heuristic: a local optimum; exact: the space exhausted (optimal)
   double extraction_s = 0;
+  // Translation validation of `after`'s index simplification (empty when off).
+  verify::ValidationReport index_validation;
 };
 
 // Both programs take the graph's inputs in order and give its outputs in order.

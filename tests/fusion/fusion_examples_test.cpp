@@ -198,6 +198,11 @@ TEST(FusionExamples, EveryExampleMatchesTheReferenceAndIsNeverSlower) {
     const smelt::FusionResult real = smelt::fuse(example(name));
     EXPECT_LE(real.predicted_us_after, real.predicted_us_before);
     EXPECT_LE(real.kernels_after, real.kernels_before);
+    // Every index simplification of the compiled program is proved by Z3; none
+    // fell back to the composed form (that would mean a simplifier bug or a timeout).
+    EXPECT_EQ(real.index_validation.kernels.size(), real.after.kernels.size());
+    EXPECT_EQ(real.index_validation.count(verify::IndexOutcome::kCounterexample), 0) << real.index_validation.str();
+    EXPECT_EQ(real.index_validation.count(verify::IndexOutcome::kUnknown), 0) << real.index_validation.str();
     const ir::Graph checked = scaled_example(name);
     const smelt::FusionResult run = is_large_example(name) ? smelt::fuse(checked) : real;
     EXPECT_LE(run.predicted_us_after, run.predicted_us_before);
