@@ -1,6 +1,7 @@
 #include "ir/lower_to_kernels.h"
 
 #include <algorithm>
+#include <iterator>
 #include <cstring>
 #include <stdexcept>
 #include <unordered_map>
@@ -406,11 +407,29 @@ std::string kernel_name(const Graph& g, const std::vector<ValueId>& roots) {
 // Groups of kernels over one iteration space with at most one reduction
 // domain among them that do not depend on each other, even through other
 // groups; returned in dependency order.
+std::vector<int> loaded_buffers(const Kernel& k) {
+  std::vector<int> buffers;
+  for (const KernelExpr& e : k.exprs)
+    if (e.kind == KernelExpr::Kind::kLoad) buffers.push_back(e.buffer);
+  std::sort(buffers.begin(), buffers.end());
+  buffers.erase(std::unique(buffers.begin(), buffers.end()), buffers.end());
+  return buffers;
+}
+
+bool share_a_buffer(const std::vector<int>& a, const std::vector<int>& b) {
+  for (int x : a)
+    if (std::binary_search(b.begin(), b.end(), x)) return true;
+  return false;
+}
+
+// Two anchored kernels join only when they read a common operand (DESIGN.md:
+// a contraction group's gemms share an operand, like SwiGLU's gate and up).
 std::vector<std::vector<size_t>> horizontal_groups(const std::vector<SingleKernel>& kernels) {
   const size_t n = kernels.size();
   std::vector<size_t> group_of(n);
   std::vector<std::vector<size_t>> groups;
   std::vector<Shape> group_domain;
+  std::vector<std::vector<int>> group_anchor_loads;  // buffers read by the group's anchored members
   // Does group `from` reach group `target` through dependencies?
   auto reaches = [&](size_t from, size_t target) {
     std::vector<bool> seen(groups.size(), false);
@@ -435,7 +454,9 @@ std::vector<std::vector<size_t>> horizontal_groups(const std::vector<SingleKerne
     for (size_t gr = 0; gr < groups.size() && chosen == groups.size(); ++gr) {
       const Kernel& first = kernels[groups[gr].front()].kernel;
       if (first.space != kj.space) continue;
-      if (!group_domain[gr].empty() && !kj.reduction.empty() && group_domain[gr] != kj.reduction) continue;
+      if (!group_domain[gr].empty() && !kj.reduction.empty() &&
+          (group_domain[gr] != kj.reduction || !share_a_buffer(group_anchor_loads[gr], loaded_buffers(kj))))
+        continue;
       // j is not in any group yet: it reaches `gr` iff one of its deps' groups does.
       bool depends = false;
       for (size_t dep : kernels[j].deps) depends = depends || reaches(group_of[dep], gr);
@@ -444,9 +465,16 @@ std::vector<std::vector<size_t>> horizontal_groups(const std::vector<SingleKerne
     if (chosen == groups.size()) {
       groups.emplace_back();
       group_domain.emplace_back();
+      group_anchor_loads.emplace_back();
     }
     groups[chosen].push_back(j);
-    if (!kj.reduction.empty()) group_domain[chosen] = kj.reduction;
+    if (!kj.reduction.empty()) {
+      group_domain[chosen] = kj.reduction;
+      std::vector<int> loads = loaded_buffers(kj), merged;
+      std::set_union(group_anchor_loads[chosen].begin(), group_anchor_loads[chosen].end(), loads.begin(), loads.end(),
+                     std::back_inserter(merged));
+      group_anchor_loads[chosen] = std::move(merged);
+    }
     group_of[j] = chosen;
   }
   // Kahn's order over the groups, earliest first.

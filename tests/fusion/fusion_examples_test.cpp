@@ -129,11 +129,16 @@ TEST(FusionExamples, MigraphxSiluSlicesIsOneKernelWithOneSigmoidPerElementOfH) {
 
 TEST(FusionExamples, MigraphxTowersBatchTheirGemms) {
   Fused f("migraphx_mlp_towers");
-  int gemm_kernels = 0, gemms = 0;
+  int gemm_kernels = 0, gemms = 0, six_gemm_kernels = 0;
   for (const ir::Kernel& k : f.result.after.kernels) {
     gemm_kernels += count_contractions(k) > 0;
     gemms += count_contractions(k);
+    six_gemm_kernels += count_contractions(k) == 6;
+    // A contraction group's gemms share an operand (DESIGN.md): only layer 1's
+    // six gemms (all reading x) may share a kernel.
+    EXPECT_TRUE(count_contractions(k) == 1 || count_contractions(k) == 6) << ir::print_program(f.result.after);
   }
+  EXPECT_EQ(six_gemm_kernels, 1);
   std::printf("[ towers   ] %d kernels, %d with gemms (%d gemm nodes)\n", static_cast<int>(f.result.kernels_after),
               gemm_kernels, gemms);
   EXPECT_LT(gemm_kernels, 24);
