@@ -1,6 +1,5 @@
 // Runs the `smelt` binary as a user would and checks exit codes and output.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -10,51 +9,19 @@
 #include <sstream>
 #include <string>
 
+#include "tests/support/smelt_cli_fixture.h"
+
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Result {
-  int exit_code;
-  std::string out, err;
-};
+using Result = smelt_testing::CliResult;
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-class CliTest : public ::testing::Test {
+class CliTest : public smelt_testing::SmeltCliTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("smelt_cli_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  Result smelt(const std::string& args) {
-    fs::path out = dir_ / "stdout", err = dir_ / "stderr";
-    std::string cmd = std::string("'") + SMELT_BINARY + "' " + args + " >'" + out.string() +
-                      "' 2>'" + err.string() + "' </dev/null";
-    int status = std::system(cmd.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(out), read_file(err)};
-  }
-
-  fs::path write(const std::string& name, const std::string& text) {
-    fs::path p = dir_ / name;
-    std::ofstream(p) << text;
-    return p;
-  }
-
   static std::string example(const std::string& name) {
     return std::string(SMELT_SOURCE_DIR) + "/examples/" + name;
   }
-
-  fs::path dir_;
 };
 
 TEST_F(CliTest, HelpListsTheSubcommandsAndExitsZero) {

@@ -1,12 +1,12 @@
 // `smelt extract` as a user runs it: one JSON line, exit codes.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 
 #include "egraph/json.h"
+#include "tests/support/smelt_cli_fixture.h"
 #include "tests/extract/test_util.h"
 
 namespace smelt::extract {
@@ -14,40 +14,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int exit_code;
-  std::string out, err;
-};
+using Result = smelt_testing::CliResult;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-class ExtractCli : public ::testing::Test {
+class ExtractCli : public smelt_testing::SmeltCliTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("smelt_extract_cli_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  Result smelt(const std::string& args) {
-    const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
-    const std::string cmd = std::string("'") + SMELT_BINARY + "' " + args + " >'" + out.string() + "' 2>'" +
-                            err.string() + "' </dev/null";
-    const int status = std::system(cmd.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
-  }
-  std::string write(const std::string& text) {
-    const fs::path p = dir_ / "egraph.json";
-    std::ofstream(p) << text;
-    return p.string();
-  }
-  fs::path dir_;
+  std::string write(const std::string& text) { return SmeltCliTest::write("egraph.json", text).string(); }
 };
 
 const char* kSmall = R"({"nodes": {

@@ -1,7 +1,6 @@
 // `smelt compile`, run as a user would: the report, the JSON line, profiles,
 // and the exit codes (0 ok, 1 bad input, 2 usage).
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -11,48 +10,19 @@
 #include <sstream>
 #include <string>
 
+#include "tests/support/smelt_cli_fixture.h"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int exit_code;
-  std::string out, err;
-};
+using Result = smelt_testing::CliResult;
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-class CompileCli : public ::testing::Test {
+class CompileCli : public smelt_testing::SmeltCliTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("smelt_compile_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  Result smelt(const std::string& args) {
-    const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
-    const std::string cmd = std::string("'") + SMELT_BINARY + "' " + args + " >'" + out.string() + "' 2>'" +
-                            err.string() + "' </dev/null";
-    const int status = std::system(cmd.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(out), read_file(err)};
-  }
-  fs::path write(const std::string& name, const std::string& text) {
-    const fs::path p = dir_ / name;
-    std::ofstream(p) << text;
-    return p;
-  }
   static std::string example(const std::string& name) {
     return std::string(SMELT_SOURCE_DIR) + "/examples/" + name + ".sg";
   }
-
-  fs::path dir_;
 };
 
 TEST_F(CompileCli, JsonGivesKernelCountsAndPredictedTimesFirst) {
@@ -94,7 +64,7 @@ TEST_F(CompileCli, NoFusionKeepsOneKernelPerOp) {
 
 // A profile with a 1000 µs launch: every kernel costs at least that.
 TEST_F(CompileCli, ProfileChangesThePrediction) {
-  nlohmann::json profile = nlohmann::json::parse(read_file(fs::path(SMELT_SOURCE_DIR) / "cost/profiles/host.json"));
+  nlohmann::json profile = nlohmann::json::parse(smelt_testing::read_text_file(fs::path(SMELT_SOURCE_DIR) / "cost/profiles/host.json"));
   profile["launch_overhead_us"] = 1000.0;
   const fs::path path = write("slow_launch.json", profile.dump());
   const Result r = smelt("compile " + example("luminal_subexpr") + " --json --profile '" + path.string() + "'");

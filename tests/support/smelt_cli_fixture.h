@@ -1,0 +1,58 @@
+#pragma once
+// A GoogleTest fixture that runs the `smelt` binary as a user would (the test
+// target defines SMELT_BINARY) and captures its exit code, stdout and stderr,
+// with a scratch folder per test for input files.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace smelt_testing {
+
+struct CliResult {
+  int exit_code;
+  std::string out, err;
+};
+
+inline std::string read_text_file(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class SmeltCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("smelt_cli_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->test_suite_name() + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  // `args` are passed through the shell as written (quote paths with spaces).
+  CliResult smelt(const std::string& args) {
+    const std::filesystem::path out = dir_ / "stdout", err = dir_ / "stderr";
+    const std::string cmd = std::string("'") + SMELT_BINARY + "' " + args + " >'" + out.string() + "' 2>'" +
+                            err.string() + "' </dev/null";
+    const int status = std::system(cmd.c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_text_file(out), read_text_file(err)};
+  }
+
+  std::filesystem::path write(const std::string& name, const std::string& text) {
+    const std::filesystem::path p = dir_ / name;
+    std::ofstream(p) << text;
+    return p;
+  }
+
+  std::filesystem::path dir_;
+};
+
+}  // namespace smelt_testing
