@@ -161,8 +161,8 @@ class Checker {
       std::string text;
       for (size_t i = 0; i < lhs.size(); ++i)
         text += (i ? "; " : "") + shape_text(lhs[i].shape, m) + " vs " + shape_text(rhs[i].shape, m) +
-                ", dtype " + m.eval(lhs[i].dtype, true).to_string() + " vs " +
-                m.eval(rhs[i].dtype, true).to_string();
+                ", dtype " + dtype_text(m.eval(lhs[i].dtype, true).get_numeral_int64()) + " vs " +
+                dtype_text(m.eval(rhs[i].dtype, true).get_numeral_int64());
       return "the shapes or dtypes differ (left vs right): " + text;
     };
     goals.push_back({"shapes and dtypes agree", all_of(ctx_, same), shapes, std::nullopt});

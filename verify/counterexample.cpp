@@ -8,12 +8,13 @@
 #include "verify/int_arith.h"
 
 namespace verify {
-namespace {
 
 std::string dtype_text(int64_t code) {
   if (code < 0 || code > static_cast<int64_t>(ir::DType::Bool)) return std::to_string(code);
   return std::string(ir::dtype_name(static_cast<ir::DType>(code)));
 }
+
+namespace {
 
 std::string infix(Z3_decl_kind k) {
   switch (k) {

@@ -13,6 +13,9 @@
 
 namespace verify {
 
+// A dtype encoded as its ir::DType number, by name ("f32"); other numbers as digits.
+std::string dtype_text(int64_t code);
+
 struct ValueMismatch {
   std::vector<z3::expr> index;
   z3::expr lhs, rhs;
