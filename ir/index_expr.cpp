@@ -67,15 +67,29 @@ IndexRef IndexPool::select(IndexRef cond, IndexRef a, IndexRef b) {
 IndexRef IndexPool::lt(IndexRef a, IndexRef b) { return intern({Kind::kLt, 0, a, b}); }
 IndexRef IndexPool::le(IndexRef a, IndexRef b) { return intern({Kind::kLe, 0, a, b}); }
 IndexRef IndexPool::eq(IndexRef a, IndexRef b) { return intern({Kind::kEq, 0, a, b}); }
+// Shortcuts that return an operand itself are only taken when that operand is
+// already 0/1, so and/or always yield a truth value.
+bool IndexPool::is_boolean(IndexRef r) const {
+  if (r == kNoIndex) return true;
+  const Node& n = node(r);
+  switch (n.kind) {
+    case Kind::kLt: case Kind::kLe: case Kind::kEq: case Kind::kAnd: case Kind::kOr: case Kind::kNot: return true;
+    case Kind::kConst: return n.value == 0 || n.value == 1;
+    default: return false;
+  }
+}
 IndexRef IndexPool::logical_and(IndexRef a, IndexRef b) {
-  if (a == kNoIndex || is_const(a, 1)) return b;
-  if (b == kNoIndex || is_const(b, 1)) return a;
-  if (a == b) return a;
+  if ((a == kNoIndex || is_const(a, 1)) && is_boolean(b)) return b;
+  if ((b == kNoIndex || is_const(b, 1)) && is_boolean(a)) return a;
+  if (a == b && is_boolean(a)) return a;
+  if (a == kNoIndex) a = constant(1);
+  if (b == kNoIndex) b = constant(1);
   return intern({Kind::kAnd, 0, a, b});
 }
 IndexRef IndexPool::logical_or(IndexRef a, IndexRef b) {
   if (a == kNoIndex || b == kNoIndex) return kNoIndex;
-  return a == b ? a : intern({Kind::kOr, 0, a, b});
+  if (a == b && is_boolean(a)) return a;
+  return intern({Kind::kOr, 0, a, b});
 }
 IndexRef IndexPool::logical_not(IndexRef a) {
   if (a == kNoIndex) return constant(0);

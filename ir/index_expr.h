@@ -46,6 +46,8 @@ class IndexPool {
   const Node& node(IndexRef r) const { return nodes_.at(static_cast<size_t>(r)); }
   size_t size() const { return nodes_.size(); }
   bool is_const(IndexRef r, int64_t v) const;
+  // True when r's value is always 0 or 1 (comparisons, logic, 0, 1, kNoIndex).
+  bool is_boolean(IndexRef r) const;
 
   // Value for the given variable values (comparisons give 0 / 1).
   int64_t eval(IndexRef r, std::span<const int64_t> vars) const;

@@ -41,6 +41,17 @@ TEST(IndexPool, BuildersFoldConstantsAndShareNodes) {
   EXPECT_EQ(pool.logical_and(kNoIndex, pool.lt(x, pool.constant(3))), pool.lt(x, pool.constant(3)));
 }
 
+TEST(IndexPool, LogicYieldsTruthValuesEvenForNonBooleanOperands) {
+  IndexPool pool;
+  IndexRef x = pool.var(0);
+  IndexRef both = pool.logical_and(pool.constant(1), x), either = pool.logical_or(x, x);
+  for (int64_t v : {0, 1, 5}) {
+    int64_t vars[] = {v};
+    EXPECT_EQ(pool.eval(both, vars), v != 0);
+    EXPECT_EQ(pool.eval(either, vars), v != 0);
+  }
+}
+
 // luminal's fusion test as ONE kernel: ((exp2(a) - sin(b)).relu() + c / d).
 TEST(KernelInterpreter, FusedElementwiseChainMatchesReference) {
   Graph g;
