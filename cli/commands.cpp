@@ -6,6 +6,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "cli/format.h"
 #include "smelt/smelt.h"
 
 namespace cli {
@@ -39,17 +40,8 @@ std::string values_text(const ir::Graph& g, const std::vector<ir::ValueId>& valu
   return text;
 }
 
-std::string format_double(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  return buf;
-}
-
-std::string format_seconds(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3f", v);
-  return buf;
-}
+std::string format_double(double v) { return formatted("%.9g", v); }
+std::string format_seconds(double v) { return formatted("%.3f", v); }
 
 }  // namespace
 

@@ -5,22 +5,14 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/format.h"
 #include "smelt/smelt.h"
 
 namespace cli {
 namespace {
 
-std::string microseconds(double us) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f us", us);
-  return buf;
-}
-
-std::string seconds(double s) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3f s", s);
-  return buf;
-}
+std::string microseconds(double us) { return formatted("%.2f us", us); }
+std::string seconds(double s) { return formatted("%.3f s", s); }
 
 std::string kernels(size_t n) { return std::to_string(n) + (n == 1 ? " kernel" : " kernels"); }
 
@@ -37,11 +29,7 @@ void print_report(const smelt::FusionResult& r, const std::string& file) {
             << microseconds(r.predicted_us_before) << " predicted\n"
             << "after (fused):              " << kernels(r.kernels_after) << ", "
             << microseconds(r.predicted_us_after) << " predicted";
-  if (r.predicted_us_after > 0) {
-    char speedup[32];
-    std::snprintf(speedup, sizeof speedup, " (%.2fx)", r.predicted_us_before / r.predicted_us_after);
-    std::cout << speedup;
-  }
+  if (r.predicted_us_after > 0) std::cout << formatted(" (%.2fx)", r.predicted_us_before / r.predicted_us_after);
   std::cout << "\n\n";
   for (size_t i = 0; i < r.after.kernels.size(); ++i) {
     const cost::KernelCost& c = r.after_kernel_costs[i];

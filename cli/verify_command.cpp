@@ -7,16 +7,13 @@
 
 #include "cli/commands.h"
 #include "rules/rule_parser.h"
+#include "cli/format.h"
 #include "smelt/smelt.h"
 
 namespace cli {
 namespace {
 
-std::string seconds_text(double s) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f s", s);
-  return buf;
-}
+std::string seconds_text(double s) { return formatted("%.2f s", s); }
 
 std::string indented(const std::string& text, const std::string& prefix) {
   std::istringstream in(text);
