@@ -73,6 +73,53 @@ std::vector<std::string> var_names(const Kernel& k) {
 
 }  // namespace
 
+KernelExpr make_load(int buffer, std::vector<IndexRef> index, DType dtype, IndexRef valid, double pad) {
+  KernelExpr e;
+  e.kind = KernelExpr::Kind::kLoad;
+  e.buffer = buffer;
+  e.index = std::move(index);
+  e.dtype = dtype;
+  e.valid = valid;
+  e.value = valid == kNoIndex ? 0 : pad;  // the pad value only matters under a mask
+  return e;
+}
+
+KernelExpr make_constant(double value, DType dtype) {
+  KernelExpr e;
+  e.kind = KernelExpr::Kind::kConstant;
+  e.value = value;
+  e.dtype = dtype;
+  return e;
+}
+
+KernelExpr make_index_value(IndexRef index, DType dtype) {
+  KernelExpr e;
+  e.kind = KernelExpr::Kind::kIndex;
+  e.index = {index};
+  e.dtype = dtype;
+  return e;
+}
+
+KernelExpr make_elementwise(Op op, std::vector<int> operands, DType dtype) {
+  KernelExpr e;
+  e.kind = KernelExpr::Kind::kElementwise;
+  e.op = op;
+  e.operands = std::move(operands);
+  e.dtype = dtype;
+  if (op == Op::Cast) e.to = dtype;
+  return e;
+}
+
+KernelExpr make_reduce(Op op, int operand, DType dtype, bool contraction) {
+  KernelExpr e;
+  e.kind = KernelExpr::Kind::kReduce;
+  e.op = op;
+  e.operands = {operand};
+  e.dtype = dtype;
+  e.contraction = contraction;
+  return e;
+}
+
 void validate(const KernelProgram& program) {
   for (const Buffer& b : program.buffers)
     if (b.kind == BufferKind::kConstant && static_cast<int64_t>(b.values.size()) != numel(b.type.shape))

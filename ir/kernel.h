@@ -49,6 +49,15 @@ struct KernelExpr {
   std::vector<int> operands;
 };
 
+// The nodes of each kind, built in one place for every producer of kernels.
+KernelExpr make_load(int buffer, std::vector<IndexRef> index, DType dtype, IndexRef valid = kNoIndex,
+                     double pad = 0);
+KernelExpr make_constant(double value, DType dtype);
+KernelExpr make_index_value(IndexRef index, DType dtype);
+// Elementwise op; for cast, `dtype` is the target.
+KernelExpr make_elementwise(Op op, std::vector<int> operands, DType dtype);
+KernelExpr make_reduce(Op op, int operand, DType dtype, bool contraction);
+
 struct KernelOutput {
   int buffer = -1;  // written row-major over the iteration space
   int expr = -1;

@@ -8,50 +8,19 @@ int KernelBuilder::append(KernelExpr e) {
 }
 
 int KernelBuilder::load(int buffer, std::vector<IndexRef> index, DType dtype, IndexRef valid, double pad) {
-  KernelExpr e;
-  e.kind = KernelExpr::Kind::kLoad;
-  e.buffer = buffer;
-  e.index = std::move(index);
-  e.dtype = dtype;
-  e.valid = valid;
-  e.value = pad;
-  return append(std::move(e));
+  return append(make_load(buffer, std::move(index), dtype, valid, pad));
 }
 
-int KernelBuilder::constant(double value, DType dtype) {
-  KernelExpr e;
-  e.kind = KernelExpr::Kind::kConstant;
-  e.value = value;
-  e.dtype = dtype;
-  return append(std::move(e));
-}
+int KernelBuilder::constant(double value, DType dtype) { return append(make_constant(value, dtype)); }
 
-int KernelBuilder::index_value(IndexRef index, DType dtype) {
-  KernelExpr e;
-  e.kind = KernelExpr::Kind::kIndex;
-  e.index = {index};
-  e.dtype = dtype;
-  return append(std::move(e));
-}
+int KernelBuilder::index_value(IndexRef index, DType dtype) { return append(make_index_value(index, dtype)); }
 
 int KernelBuilder::op(Op o, std::vector<int> operands, DType dtype) {
-  KernelExpr e;
-  e.kind = KernelExpr::Kind::kElementwise;
-  e.op = o;
-  e.operands = std::move(operands);
-  e.dtype = dtype;
-  if (o == Op::Cast) e.to = dtype;
-  return append(std::move(e));
+  return append(make_elementwise(o, std::move(operands), dtype));
 }
 
 int KernelBuilder::reduce(Op o, int operand, DType dtype, bool contraction) {
-  KernelExpr e;
-  e.kind = KernelExpr::Kind::kReduce;
-  e.op = o;
-  e.operands = {operand};
-  e.dtype = dtype;
-  e.contraction = contraction;
-  return append(std::move(e));
+  return append(make_reduce(o, operand, dtype, contraction));
 }
 
 int add_buffer(KernelProgram& program, std::string name, TensorType type, BufferKind kind, int io_index) {

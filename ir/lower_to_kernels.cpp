@@ -257,13 +257,8 @@ class KernelEmitter {
       body = value(x, in, guard, 0);
     }
     --reduction_depth_;
-    KernelExpr e;
-    e.kind = KernelExpr::Kind::kReduce;
-    e.op = n.op == Op::Matmul ? Op::ReduceSum : n.op;
-    e.dtype = dtype(v);
-    e.contraction = n.op == Op::Matmul;
-    e.operands = {body};
-    return intern(std::move(e));
+    const bool is_matmul = n.op == Op::Matmul;
+    return intern(make_reduce(is_matmul ? Op::ReduceSum : n.op, body, dtype(v), is_matmul));
   }
 
   // a[..., m, r] * b[..., r, n], batch axes broadcast numpy-style.
@@ -339,38 +334,11 @@ class KernelEmitter {
 
   // --- nodes, hash-consed: equal nodes of one kernel are one node (CSE).
   int load(int buffer, const Index& idx, DType type, IndexRef guard, double pad) {
-    KernelExpr e;
-    e.kind = KernelExpr::Kind::kLoad;
-    e.buffer = buffer;
-    e.index = idx;
-    e.dtype = type;
-    e.valid = guard;
-    e.value = guard == kNoIndex ? 0 : pad;
-    return intern(std::move(e));
+    return intern(make_load(buffer, idx, type, guard, pad));
   }
-  int constant(double v, DType type) {
-    KernelExpr e;
-    e.kind = KernelExpr::Kind::kConstant;
-    e.value = v;
-    e.dtype = type;
-    return intern(std::move(e));
-  }
-  int index_value(IndexRef index, DType type) {
-    KernelExpr e;
-    e.kind = KernelExpr::Kind::kIndex;
-    e.index = {index};
-    e.dtype = type;
-    return intern(std::move(e));
-  }
-  int op(Op o, std::vector<int> operands, DType type) {
-    KernelExpr e;
-    e.kind = KernelExpr::Kind::kElementwise;
-    e.op = o;
-    e.operands = std::move(operands);
-    e.dtype = type;
-    if (o == Op::Cast) e.to = type;
-    return intern(std::move(e));
-  }
+  int constant(double v, DType type) { return intern(make_constant(v, type)); }
+  int index_value(IndexRef index, DType type) { return intern(make_index_value(index, type)); }
+  int op(Op o, std::vector<int> operands, DType type) { return intern(make_elementwise(o, std::move(operands), type)); }
   int intern(KernelExpr e) {
     Words key{static_cast<int64_t>(e.kind), static_cast<int64_t>(e.dtype), e.buffer, e.valid, bits_of(e.value),
               static_cast<int64_t>(e.op), static_cast<int64_t>(e.to), e.contraction,
