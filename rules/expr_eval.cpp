@@ -29,53 +29,6 @@ std::optional<VarIndex::Slot> VarIndex::find(const std::string& name) const {
 
 namespace {
 
-struct FnName {
-  const char* name;
-  Fn fn;
-};
-constexpr FnName kFnNames[] = {
-    {"+", Fn::kAdd},
-    {"-", Fn::kSub},
-    {"*", Fn::kMul},
-    {"min", Fn::kMin},
-    {"max", Fn::kMax},
-    {"floordiv", Fn::kFloorDiv},
-    {"mod", Fn::kMod},
-    {"sign", Fn::kSign},
-    {"abs", Fn::kAbs},
-    {"=", Fn::kEq},
-    {"!=", Fn::kNe},
-    {"<", Fn::kLt},
-    {"<=", Fn::kLe},
-    {">", Fn::kGt},
-    {">=", Fn::kGe},
-    {"and", Fn::kAnd},
-    {"or", Fn::kOr},
-    {"not", Fn::kNot},
-    {"list", Fn::kList},
-    {"at", Fn::kAt},
-    {"set", Fn::kSet},
-    {"len", Fn::kLen},
-    {"fill", Fn::kFill},
-    {"range", Fn::kRange},
-    {"take", Fn::kTake},
-    {"drop", Fn::kDrop},
-    {"append", Fn::kAppend},
-    {"product", Fn::kProduct},
-    {"compose-perm", Fn::kComposePerm},
-    {"inverse-perm", Fn::kInversePerm},
-    {"shape", Fn::kShape},
-    {"rank", Fn::kRank},
-    {"dim", Fn::kDim},
-    {"dtype", Fn::kDType},
-    {"const", Fn::kConst},
-    {"elementwise", Fn::kElementwise},
-    {"unary", Fn::kUnary},
-    {"binary", Fn::kBinary},
-    {"is-op", Fn::kIsOp},
-    {"apply", Fn::kApply},
-};
-
 bool takes_tensor(Fn fn) { return fn >= Fn::kShape && fn <= Fn::kConst; }
 bool takes_op(Fn fn) { return fn >= Fn::kElementwise && fn <= Fn::kApply; }
 
@@ -262,9 +215,8 @@ CExpr compile_expr(const Expr& e, const VarIndex& vars) {
     case Expr::Kind::kCall:
       break;
   }
-  const FnName* found =
-      std::find_if(std::begin(kFnNames), std::end(kFnNames), [&](const FnName& f) { return e.name == f.name; });
-  if (found == std::end(kFnNames)) throw std::logic_error("unknown function " + e.name);
+  const ExprFunction* found = find_expr_function(e.name);
+  if (!found) throw std::logic_error("unknown function " + e.name);
   c.fn = found->fn;
   size_t first_value = 0;
   if (takes_tensor(c.fn) || takes_op(c.fn)) {

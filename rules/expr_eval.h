@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ir/ops.h"
+#include "rules/expr_functions.h"
 #include "rules/rule_ast.h"
 #include "rules/value.h"
 
@@ -29,50 +30,6 @@ struct VarIndex {
   std::optional<Slot> find(const std::string& name) const;
 };
 
-enum class Fn : uint8_t {
-  kLiteral,
-  kAttrVar,
-  kAdd,
-  kSub,
-  kMul,
-  kMin,
-  kMax,
-  kFloorDiv,
-  kMod,
-  kSign,
-  kAbs,
-  kEq,
-  kNe,
-  kLt,
-  kLe,
-  kGt,
-  kGe,
-  kAnd,
-  kOr,
-  kNot,
-  kList,
-  kAt,
-  kSet,
-  kLen,
-  kFill,
-  kRange,
-  kTake,
-  kDrop,
-  kAppend,
-  kProduct,
-  kComposePerm,
-  kInversePerm,
-  kShape,
-  kRank,
-  kDim,
-  kDType,
-  kConst,
-  kElementwise,
-  kUnary,
-  kBinary,
-  kIsOp,
-  kApply,
-};
 
 struct CExpr {
   Fn fn = Fn::kLiteral;

@@ -14,6 +14,8 @@
 #include <set>
 #include <system_error>
 
+#include "rules/expr_functions.h"
+
 namespace rules {
 
 RuleError::RuleError(std::string file, int line, int col, std::string rule, std::string message)
@@ -146,41 +148,6 @@ class Reader {
 };
 
 // ---- the functions of expressions ---------------------------------------------
-
-enum class Arg : uint8_t { kValue, kTensor, kOpVar, kOpName };
-
-struct FunctionSig {
-  std::string_view name;
-  int min_args, max_args;  // max -1: unbounded
-  Arg first = Arg::kValue;  // kind of the first argument
-  Arg second = Arg::kValue; // kind of the second argument; the rest are values
-};
-
-constexpr int kMany = -1;
-constexpr FunctionSig kFunctions[] = {
-    {"+", 2, kMany},       {"-", 1, 2},           {"*", 2, kMany},
-    {"min", 2, kMany},     {"max", 2, kMany},     {"floordiv", 2, 2},
-    {"mod", 2, 2},         {"sign", 1, 1},        {"abs", 1, 1},
-    {"=", 2, 2},           {"!=", 2, 2},          {"<", 2, 2},
-    {"<=", 2, 2},          {">", 2, 2},           {">=", 2, 2},
-    {"and", 1, kMany},     {"or", 1, kMany},      {"not", 1, 1},
-    {"list", 0, kMany},    {"at", 2, 2},          {"set", 3, 3},
-    {"len", 1, 1},         {"fill", 2, 2},        {"range", 1, 1},
-    {"take", 2, 2},        {"drop", 2, 2},        {"append", 2, 2},
-    {"product", 1, 1},     {"compose-perm", 2, 2}, {"inverse-perm", 1, 1},
-    {"shape", 1, 1, Arg::kTensor},   {"rank", 1, 1, Arg::kTensor},
-    {"dim", 2, 2, Arg::kTensor},     {"dtype", 1, 1, Arg::kTensor},
-    {"const", 1, 1, Arg::kTensor},   {"elementwise", 1, 1, Arg::kOpVar},
-    {"unary", 1, 1, Arg::kOpVar},    {"binary", 1, 1, Arg::kOpVar},
-    {"is-op", 2, 2, Arg::kOpVar, Arg::kOpName},
-    {"apply", 2, kMany, Arg::kOpVar},
-};
-
-const FunctionSig* find_function(std::string_view name) {
-  for (const FunctionSig& f : kFunctions)
-    if (f.name == name) return &f;
-  return nullptr;
-}
 
 // ---- atoms ----------------------------------------------------------------------
 
@@ -457,12 +424,12 @@ class RuleBuilder {
     if (n.items.empty()) fail(n.pos, "an empty expression ()");
     const Node& head = n.items[0];
     if (head.is_list) fail(head.pos, "expected a function name");
-    const FunctionSig* sig = find_function(head.atom);
+    const ExprFunction* sig = find_expr_function(head.atom);
     if (!sig) fail(head.pos, "unknown function " + quoted(head.atom));
     int count = static_cast<int>(n.items.size()) - 1;
-    if (count < sig->min_args || (sig->max_args != kMany && count > sig->max_args)) {
+    if (count < sig->min_args || (sig->max_args != kAnyNumberOfArgs && count > sig->max_args)) {
       std::string want = sig->max_args == sig->min_args ? std::to_string(sig->min_args)
-                         : sig->max_args == kMany       ? "at least " + std::to_string(sig->min_args)
+                         : sig->max_args == kAnyNumberOfArgs       ? "at least " + std::to_string(sig->min_args)
                                                         : std::to_string(sig->min_args) + " or " +
                                                               std::to_string(sig->max_args);
       fail(head.pos, quoted(head.atom) + " takes " + want + " argument" +
@@ -472,17 +439,17 @@ class RuleBuilder {
     e.name = std::string(head.atom);
     for (int k = 0; k < count; ++k) {
       const Node& a = n.items[k + 1];
-      Arg kind = k == 0 ? sig->first : k == 1 ? sig->second : Arg::kValue;
-      e.args.push_back(kind == Arg::kValue ? expr(a) : special_arg(a, kind, e.name));
+      ArgKind kind = k == 0 ? sig->first : k == 1 ? sig->second : ArgKind::kValue;
+      e.args.push_back(kind == ArgKind::kValue ? expr(a) : special_arg(a, kind, e.name));
     }
     return e;
   }
 
   // The tensor, op-variable or op-name argument of a function like (shape ?x).
-  Expr special_arg(const Node& a, Arg kind, const std::string& fn) {
+  Expr special_arg(const Node& a, ArgKind kind, const std::string& fn) {
     Expr e;
     e.pos = a.pos;
-    if (kind == Arg::kOpName) {
+    if (kind == ArgKind::kOpName) {
       if (a.is_list || !ir::parse_op(a.atom))
         fail(a.pos, "(" + fn + " ...) expects an op name here");
       e.kind = Expr::Kind::kSymbol;
@@ -491,10 +458,10 @@ class RuleBuilder {
     }
     if (a.is_list || !is_variable(a.atom))
       fail(a.pos, "(" + fn + " ...) expects " +
-                      (kind == Arg::kTensor ? "a tensor ?variable" : "an op ?variable") + " here");
+                      (kind == ArgKind::kTensor ? "a tensor ?variable" : "an op ?variable") + " here");
     e.kind = Expr::Kind::kVar;
     e.name = std::string(a.atom);
-    note_var(e.name, kind == Arg::kTensor ? VarKind::kTensor : VarKind::kOp, a.pos);
+    note_var(e.name, kind == ArgKind::kTensor ? VarKind::kTensor : VarKind::kOp, a.pos);
     return e;
   }
 
