@@ -1,13 +1,15 @@
 #include "cli/verify_command.h"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "cli/commands.h"
-#include "rules/rule_parser.h"
 #include "cli/format.h"
+#include "rules/rule_parser.h"
 #include "smelt/smelt.h"
 
 namespace cli {
@@ -58,7 +60,13 @@ int verify_rules_command(const VerifyRulesOptions& options) {
   prover.query_timeout_ms = options.timeout_ms;
   std::vector<verify::RuleResult> results;
   try {
-    results = smelt::verify_rules(options.files, prover, options.jobs);
+    // A progress line on a terminal only, so pipes and files get just the results.
+    verify::ProgressFn progress;
+    if (::isatty(STDERR_FILENO))
+      progress = [](size_t done, size_t total) {
+        std::cerr << "\rproving rules: " << done << "/" << total << (done == total ? "\r\033[K" : "") << std::flush;
+      };
+    results = smelt::verify_rules(options.files, prover, options.jobs, progress);
   } catch (const rules::RuleError& e) {
     std::cerr << e.what() << "\n";
     return kBadInput;

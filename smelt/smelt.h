@@ -107,6 +107,7 @@ cost::DeviceProfile load_device_profile(const std::string& path);
 // or a rule name defined twice. `jobs` rules are proved at a time (0: one per
 // hardware thread).
 std::vector<verify::RuleResult> verify_rules(const std::vector<std::string>& files,
-                                             const verify::ProverOptions& options = {}, unsigned jobs = 0);
+                                             const verify::ProverOptions& options = {}, unsigned jobs = 0,
+                                             const verify::ProgressFn& on_progress = {});
 
 }  // namespace smelt

@@ -9,7 +9,8 @@
 namespace smelt {
 
 std::vector<verify::RuleResult> verify_rules(const std::vector<std::string>& files,
-                                             const verify::ProverOptions& options, unsigned jobs) {
+                                             const verify::ProverOptions& options, unsigned jobs,
+                                             const verify::ProgressFn& on_progress) {
   std::vector<rules::Rule> all;
   auto add = [&](std::string_view text, const std::string& name) {
     std::vector<rules::Rule> parsed = rules::parse_rules(text, name);
@@ -26,7 +27,7 @@ std::vector<verify::RuleResult> verify_rules(const std::vector<std::string>& fil
     add(text.str(), path);
   }
   rules::check_unique_names(all);
-  return verify::prove_rules(all, options, jobs);
+  return verify::prove_rules(all, options, jobs, on_progress);
 }
 
 }  // namespace smelt

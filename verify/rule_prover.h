@@ -11,6 +11,7 @@
 // params.h) — RuleResult::mode and ::enumerated say which.
 #include <ostream>
 #include <span>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,9 +46,12 @@ struct RuleResult {
 
 RuleResult prove_rule(const rules::Rule& rule, const ProverOptions& options = {});
 
+// Called after each rule is proved, one call at a time: (rules done, all rules).
+using ProgressFn = std::function<void(size_t done, size_t total)>;
+
 // Proves every rule, `jobs` at a time (0: one per hardware thread), each in its
 // own Z3 context; the results are in the rules' order.
 std::vector<RuleResult> prove_rules(std::span<const rules::Rule> rules, const ProverOptions& options = {},
-                                    unsigned jobs = 0);
+                                    unsigned jobs = 0, const ProgressFn& on_progress = {});
 
 }  // namespace verify
