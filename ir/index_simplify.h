@@ -95,4 +95,18 @@ void compact_indices(Kernel& k);
 Kernel simplify_kernel(const Kernel& raw);
 KernelProgram simplify_program(const KernelProgram& raw);
 
+// Calls f(vars) for every assignment of finite `ranges` (brute-force checks of
+// index expressions over small variable ranges).
+template <typename F>
+void for_each_assignment(const std::vector<IndexRange>& ranges, F f) {
+  std::vector<int64_t> vars(ranges.size());
+  for (size_t i = 0; i < ranges.size(); ++i) vars[i] = ranges[i].lo;
+  while (true) {
+    f(vars);
+    size_t axis = 0;
+    for (; axis < vars.size() && ++vars[axis] > ranges[axis].hi; ++axis) vars[axis] = ranges[axis].lo;
+    if (axis == vars.size()) return;
+  }
+}
+
 }  // namespace ir

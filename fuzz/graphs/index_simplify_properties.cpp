@@ -82,18 +82,6 @@ std::vector<IndexRef> build_index_dag(IndexPool& p, const std::vector<IndexStep>
   return nodes;
 }
 
-template <typename F>
-void for_each_assignment(const std::vector<IndexRange>& ranges, F f) {
-  std::vector<int64_t> vars(ranges.size());
-  for (size_t i = 0; i < ranges.size(); ++i) vars[i] = ranges[i].lo;
-  while (true) {
-    f(vars);
-    size_t axis = 0;
-    for (; axis < vars.size() && ++vars[axis] > ranges[axis].hi; ++axis) vars[axis] = ranges[axis].lo;
-    if (axis == vars.size()) return;
-  }
-}
-
 std::string assignment_str(const std::vector<int64_t>& vars) {
   std::string s;
   for (size_t v = 0; v < vars.size(); ++v) s += " v" + std::to_string(v) + "=" + std::to_string(vars[v]);

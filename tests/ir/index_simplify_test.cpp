@@ -272,19 +272,6 @@ class RandomIndex {
   int num_vars_;
 };
 
-// Calls f(vars) for every assignment of the ranges.
-template <typename F>
-void for_each_assignment(const std::vector<IndexRange>& ranges, F f) {
-  std::vector<int64_t> vars(ranges.size());
-  for (size_t i = 0; i < ranges.size(); ++i) vars[i] = ranges[i].lo;
-  while (true) {
-    f(vars);
-    size_t axis = 0;
-    for (; axis < vars.size() && ++vars[axis] > ranges[axis].hi; ++axis) vars[axis] = ranges[axis].lo;
-    if (axis == vars.size()) return;
-  }
-}
-
 TEST(IndexSimplifyBruteForce, ValuesAndTruthsNeverChange) {
   std::mt19937_64 rng(20240611);
   int changed = 0;
