@@ -182,4 +182,49 @@ std::string print_program(const KernelProgram& program) {
   return out;
 }
 
+bool uses_var_at_least(const IndexPool& pool, IndexRef r, int first) {
+  if (r == kNoIndex) return false;
+  const IndexPool::Node& n = pool.node(r);
+  if (n.kind == IndexPool::Kind::kVar) return n.value >= first;
+  return uses_var_at_least(pool, n.a, first) || uses_var_at_least(pool, n.b, first) ||
+         uses_var_at_least(pool, n.c, first);
+}
+
+std::vector<bool> reduction_loop_nodes(const Kernel& k) {
+  const int first_reduction_var = static_cast<int>(k.space.size());
+  std::vector<bool> inner(k.exprs.size(), false);
+  for (size_t i = 0; i < k.exprs.size(); ++i) {
+    const KernelExpr& e = k.exprs[i];
+    switch (e.kind) {
+      case KernelExpr::Kind::kLoad:
+      case KernelExpr::Kind::kIndex:
+        for (IndexRef r : e.index) inner[i] = inner[i] || uses_var_at_least(k.indices, r, first_reduction_var);
+        inner[i] = inner[i] || uses_var_at_least(k.indices, e.valid, first_reduction_var);
+        break;
+      case KernelExpr::Kind::kElementwise:
+        for (int operand : e.operands) inner[i] = inner[i] || inner[operand];
+        for (int operand : e.operands)
+          if (inner[i] && k.exprs[operand].kind == KernelExpr::Kind::kReduce)
+            throw std::invalid_argument("kernel " + k.name + ": a reduce feeds another reduce's body");
+        break;
+      case KernelExpr::Kind::kReduce:
+      case KernelExpr::Kind::kConstant:
+        break;
+    }
+  }
+  // Loop-invariant nodes used only inside reduce bodies also run inside the
+  // loop: hoisted out, they would run even when the reduction domain is empty
+  // (and read an empty buffer). Walk back from the outputs without entering
+  // reduce bodies; whatever is not reached runs inside.
+  std::vector<bool> needed_outside(k.exprs.size(), false);
+  for (const KernelOutput& out : k.outputs) needed_outside[out.expr] = true;
+  for (size_t i = k.exprs.size(); i-- > 0;) {
+    if (!needed_outside[i] || k.exprs[i].kind == KernelExpr::Kind::kReduce) continue;
+    for (int operand : k.exprs[i].operands) needed_outside[operand] = true;
+  }
+  for (size_t i = 0; i < k.exprs.size(); ++i)
+    if (k.exprs[i].kind != KernelExpr::Kind::kReduce && !needed_outside[i]) inner[i] = true;
+  return inner;
+}
+
 }  // namespace ir

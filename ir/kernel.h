@@ -84,6 +84,17 @@ struct KernelProgram {
 // no Reduce inside another); throws std::invalid_argument naming the problem.
 void validate(const KernelProgram& program);
 
+// True where an index expression uses a variable numbered `first` or above
+// (for a kernel: its reduction variables when `first` = space.size()).
+bool uses_var_at_least(const IndexPool& pool, IndexRef r, int first);
+
+// Which nodes run inside the anchor's reduction loop (the prologue): those that
+// vary with a reduction variable, and loop-invariant nodes used only inside
+// reduce bodies (hoisted, they would run and read even when the reduction
+// domain is empty). The rest run once per element. Throws
+// std::invalid_argument when a reduce feeds another reduce's body.
+std::vector<bool> reduction_loop_nodes(const Kernel& k);
+
 // A readable listing: one block per kernel with its loads, index maps, masks
 // and body.
 std::string print_program(const KernelProgram& program);

@@ -11,53 +11,6 @@
 namespace ir {
 namespace {
 
-bool uses_var_at_least(const IndexPool& pool, IndexRef r, int first) {
-  if (r == kNoIndex) return false;
-  const IndexPool::Node& n = pool.node(r);
-  if (n.kind == IndexPool::Kind::kVar) return n.value >= first;
-  return uses_var_at_least(pool, n.a, first) || uses_var_at_least(pool, n.b, first) ||
-         uses_var_at_least(pool, n.c, first);
-}
-
-// Nodes that vary with the reduction variables: evaluated once per reduction
-// step, inside the anchor's loop (the prologue); the rest once per element.
-std::vector<bool> inner_nodes(const Kernel& k) {
-  const int first_reduction_var = static_cast<int>(k.space.size());
-  std::vector<bool> inner(k.exprs.size(), false);
-  for (size_t i = 0; i < k.exprs.size(); ++i) {
-    const KernelExpr& e = k.exprs[i];
-    switch (e.kind) {
-      case KernelExpr::Kind::kLoad:
-      case KernelExpr::Kind::kIndex:
-        for (IndexRef r : e.index) inner[i] = inner[i] || uses_var_at_least(k.indices, r, first_reduction_var);
-        inner[i] = inner[i] || uses_var_at_least(k.indices, e.valid, first_reduction_var);
-        break;
-      case KernelExpr::Kind::kElementwise:
-        for (int operand : e.operands) inner[i] = inner[i] || inner[operand];
-        for (int operand : e.operands)
-          if (inner[i] && k.exprs[operand].kind == KernelExpr::Kind::kReduce)
-            throw std::invalid_argument("kernel " + k.name + ": a reduce feeds another reduce's body");
-        break;
-      case KernelExpr::Kind::kReduce:
-      case KernelExpr::Kind::kConstant:
-        break;
-    }
-  }
-  // Loop-invariant nodes used only inside reduce bodies also run inside the
-  // loop: hoisted out, they would run even when the reduction domain is empty
-  // (and read an empty buffer). Walk back from the outputs without entering
-  // reduce bodies; whatever is not reached runs inside.
-  std::vector<bool> needed_outside(k.exprs.size(), false);
-  for (const KernelOutput& out : k.outputs) needed_outside[out.expr] = true;
-  for (size_t i = k.exprs.size(); i-- > 0;) {
-    if (!needed_outside[i] || k.exprs[i].kind == KernelExpr::Kind::kReduce) continue;
-    for (int operand : k.exprs[i].operands) needed_outside[operand] = true;
-  }
-  for (size_t i = 0; i < k.exprs.size(); ++i)
-    if (k.exprs[i].kind != KernelExpr::Kind::kReduce && !needed_outside[i]) inner[i] = true;
-  return inner;
-}
-
 Scalar load(const Kernel& k, const KernelExpr& e, const HostTensor& buffer, std::span<const int64_t> vars) {
   if (e.valid != kNoIndex && !k.indices.eval(e.valid, vars)) return scalar_from_real(e.value, e.dtype);
   const Shape& shape = buffer.type.shape;
@@ -75,7 +28,7 @@ Scalar load(const Kernel& k, const KernelExpr& e, const HostTensor& buffer, std:
 class KernelRunner {
  public:
   KernelRunner(const Kernel& k, std::vector<HostTensor>& buffers)
-      : k_(k), buffers_(buffers), inner_(inner_nodes(k)), values_(k.exprs.size()),
+      : k_(k), buffers_(buffers), inner_(reduction_loop_nodes(k)), values_(k.exprs.size()),
         vars_(static_cast<size_t>(k.num_vars()), 0) {}
 
   void run() {

@@ -132,7 +132,8 @@ class KernelEmitter {
     switch (n.op) {
       case Op::Input: return load(s_.buffer_of[v], idx, dtype(v), guard, pad);
       case Op::Constant:
-        if (is_uniform(n.attrs.values)) return constant(n.attrs.values.front(), dtype(v));
+        // An empty literal is uniform too; its value is never read.
+        if (is_uniform(n.attrs.values)) return constant(n.attrs.values.empty() ? 0 : n.attrs.values.front(), dtype(v));
         return load(literal_buffer(v), idx, dtype(v), guard, pad);
       case Op::Full: return constant(n.attrs.values.front(), dtype(v));
       case Op::Iota: return index_value(idx[static_cast<size_t>(n.attrs.axis)], dtype(v));

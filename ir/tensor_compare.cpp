@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 namespace ir {
@@ -12,6 +13,30 @@ double default_tolerance(DType t) {
   return 0;
 }
 
+OutputDifference compare_output(const HostTensor& want, const HostTensor& got) {
+  OutputDifference d;
+  d.tolerance = default_tolerance(want.type.dtype);
+  if (want.type != got.type) {
+    d.ok = false;
+    d.max_abs = d.max_rel = std::numeric_limits<double>::infinity();
+    return d;
+  }
+  for (int64_t i = 0; i < want.numel(); ++i)
+    if (std::isfinite(want.get(i))) d.scale = std::max(d.scale, std::fabs(want.get(i)));
+  for (int64_t i = 0; i < want.numel(); ++i) {
+    const double a = want.get(i), b = got.get(i);
+    if ((std::isnan(a) && std::isnan(b)) || a == b) continue;
+    const double error = std::isfinite(a) && std::isfinite(b) ? std::fabs(a - b) : std::numeric_limits<double>::infinity();
+    if (error > d.max_abs || d.worst < 0) {
+      d.max_abs = error;
+      d.worst = i;
+    }
+  }
+  d.max_rel = d.max_abs / d.scale;
+  d.ok = d.max_rel <= d.tolerance;
+  return d;
+}
+
 std::string compare_outputs(const std::vector<HostTensor>& want, const std::vector<HostTensor>& got) {
   if (want.size() != got.size())
     return std::to_string(got.size()) + " outputs, expected " + std::to_string(want.size());
@@ -19,15 +44,13 @@ std::string compare_outputs(const std::vector<HostTensor>& want, const std::vect
     if (want[o].type != got[o].type)
       return "output " + std::to_string(o) + ": type " + type_str(got[o].type) + ", expected " +
              type_str(want[o].type);
-    const double tolerance = default_tolerance(want[o].type.dtype);
-    for (int64_t i = 0; i < want[o].numel(); ++i) {
-      const double a = want[o].get(i), b = got[o].get(i);
-      if ((std::isnan(a) && std::isnan(b)) || a == b || std::fabs(a - b) <= tolerance * std::max(1.0, std::fabs(a)))
-        continue;
-      std::ostringstream out;
-      out << "output " << o << " element " << i << ": " << b << ", expected " << a;
-      return out.str();
-    }
+    const OutputDifference d = compare_output(want[o], got[o]);
+    if (d.ok) continue;
+    std::ostringstream out;
+    out << "output " << o << " element " << d.worst << ": " << got[o].get(d.worst) << ", expected "
+        << want[o].get(d.worst) << " (error " << d.max_rel << " of the output's scale " << d.scale
+        << ", tolerance " << d.tolerance << ")";
+    return out.str();
   }
   return "";
 }

@@ -13,6 +13,7 @@
 #include "ir/kernel_builder.h"
 #include "ir/kernel_interpreter.h"
 #include "ir/lower_to_kernels.h"
+#include "ir/text_format.h"
 #include "tests/fusion/fusion_test_util.h"
 
 namespace fusion_testing {
@@ -82,6 +83,17 @@ TEST(LowerToKernels, PadOfAComputedValueIsAWhereOverItsMask) {
   EXPECT_EQ(y.get(0), 1.0);  // cos(x[0]) = cos(0)
   EXPECT_EQ(y.get(1), 0.0);  // the pad value
   EXPECT_EQ(check_program(g, p, 3), "");
+}
+
+TEST(LowerToKernels, AnEmptyConstantLowersWithoutReadingItsLiteral) {
+  // Found by the ONNX conformance run (ConstantOfShape with a zero extent): it crashed.
+  const ir::Graph g = ir::parse_graph(
+      "graph empty\nx = input() : f32[0]\nc = constant(value=[]) : f32[0]\ny = add(x, c)\noutput y\n");
+  for (const ir::KernelProgram& p : {ir::lower_to_kernels(g, ir::materialize_outputs(g)),
+                                     ir::lower_to_kernels(g, ir::materialize_everything(g))}) {
+    EXPECT_EQ(ir::run_kernels(p, {ir::HostTensor::zeros({DType::F32, {0}})})[0].numel(), 0);
+    EXPECT_EQ(check_program(g, p, 1), "");
+  }
 }
 
 TEST(LowerToKernels, PadOfABufferIsAMaskedLoad) {
