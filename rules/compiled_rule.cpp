@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "rules/group_template.h"
 #include "rules/rule_parser.h"
 
 namespace rules {
@@ -16,6 +17,7 @@ class Compiler {
     out_.file = rule.file;
     out_.pos = rule.pos;
     out_.unsafe_fp = rule.unsafe_fp;
+    out_.group = rule.group;
   }
 
   CompiledRule compile() {
@@ -168,6 +170,10 @@ class Compiler {
 
 }  // namespace
 
-CompiledRule compile_rule(const Rule& rule) { return Compiler(rule).compile(); }
+CompiledRule compile_rule(const Rule& rule) {
+  CompiledRule out = Compiler(rule).compile();
+  if (rule.group) out.member = std::make_shared<const CompiledRule>(Compiler(group_member_rule(rule)).compile());
+  return out;
+}
 
 }  // namespace rules

@@ -6,6 +6,8 @@
 // the first point of the match where all its variables are bound, and the
 // right side / :let terms as templates.
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -44,6 +46,8 @@ struct CompiledRule {
   std::string file;
   SourcePos pos;
   bool unsafe_fp = false;
+  std::optional<GroupInfo> group;  // an instance of a group template (applied by rules/group_apply.h)
+  std::shared_ptr<const CompiledRule> member;  // a group instance's member pattern (group_member_rule)
 
   VarIndex vars;
   int lhs_tensors = 0;  // tensor variables [0, lhs_tensors) are bound by the left side, the rest by :let

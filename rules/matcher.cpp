@@ -41,18 +41,8 @@ class Matcher final : public ExprEnv {
 
   const Value& attr_var(int index) const override { return *attrs_[index]; }
 
-  TensorFacts tensor_var(int index) const override {
-    const TensorData& d = analysis_.data(graph_, tensors_[index]);
-    return {*d.type, d.splat};
-  }
-
-  OpFacts op_var(int index) const override {
-    const NodeView node = graph_.node(op_nodes_[index]);
-    const AttrRecord& r = lang_.record(node.payload);
-    OpFacts f{r.op, &r.attrs, {}};
-    for (Id child : node.children) f.operand_dtypes.push_back(analysis_.type(graph_, child).dtype);
-    return f;
-  }
+  TensorFacts tensor_var(int index) const override { return class_facts(graph_, analysis_, tensors_[index]); }
+  OpFacts op_var(int index) const override { return node_facts(graph_, analysis_, op_nodes_[index]); }
 
  private:
   bool done() const { return found_ >= limit_ || timed_out_; }
@@ -212,6 +202,19 @@ class Matcher final : public ExprEnv {
 };
 
 }  // namespace
+
+TensorFacts class_facts(const EGraph& graph, const TensorAnalysis& analysis, Id cls) {
+  const TensorData& d = analysis.data(graph, cls);
+  return {*d.type, d.splat};
+}
+
+OpFacts node_facts(const EGraph& graph, const TensorAnalysis& analysis, Id node) {
+  const NodeView view = graph.node(node);
+  const AttrRecord& r = analysis.lang().record(view.payload);
+  OpFacts f{r.op, &r.attrs, {}};
+  for (Id child : view.children) f.operand_dtypes.push_back(analysis.type(graph, child).dtype);
+  return f;
+}
 
 size_t find_matches(const EGraph& graph, const CompiledRule& rule, size_t limit, std::vector<RuleMatch>& out,
                     std::chrono::steady_clock::time_point deadline) {

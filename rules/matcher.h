@@ -14,6 +14,8 @@
 
 namespace rules {
 
+class TensorAnalysis;
+
 struct RuleMatch {
   std::vector<smelt::egraph::Id> roots;     // the class matched by each left root
   std::vector<smelt::egraph::Id> tensors;   // by left-side tensor variable
@@ -29,5 +31,11 @@ struct RuleMatch {
 size_t find_matches(const smelt::egraph::EGraph& graph, const CompiledRule& rule, size_t limit,
                     std::vector<RuleMatch>& out,
                     std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max());
+
+// What a rule's expressions see (expr_eval.h) of e-class `cls` and of e-node
+// `node` (its op, attributes and operand dtypes): the facts every ExprEnv over a
+// tensor e-graph answers with (`analysis` is the graph's tensor_analysis).
+TensorFacts class_facts(const smelt::egraph::EGraph& graph, const TensorAnalysis& analysis, smelt::egraph::Id cls);
+OpFacts node_facts(const smelt::egraph::EGraph& graph, const TensorAnalysis& analysis, smelt::egraph::Id node);
 
 }  // namespace rules

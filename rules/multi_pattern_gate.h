@@ -14,7 +14,8 @@ namespace rules {
 
 class MultiPatternGate final : public smelt::egraph::Scheduler {
  public:
-  // is_multi[r]: rule r has two left roots. They run in iterations [0, iterations).
+  // is_multi[r]: rule r has several left roots (a multi-pattern or a group rule's
+  // instance). They run in iterations [0, iterations).
   MultiPatternGate(std::unique_ptr<smelt::egraph::Scheduler> inner, std::vector<bool> is_multi, size_t iterations)
       : inner_(std::move(inner)), is_multi_(std::move(is_multi)), iterations_(iterations) {}
 

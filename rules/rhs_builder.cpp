@@ -10,7 +10,6 @@ namespace rules {
 
 using smelt::egraph::EGraph;
 using smelt::egraph::Id;
-using smelt::egraph::NodeView;
 
 namespace {
 
@@ -77,17 +76,10 @@ class RhsBuilder final : public ExprEnv {
   TensorFacts tensor_var(int index) const override {
     const Ref ref = tensor_ref(index);
     if (ref.planned) return {plan_[ref.index].type, std::nullopt};
-    const TensorData& d = analysis_.data(graph_, ref.cls);
-    return {*d.type, d.splat};
+    return class_facts(graph_, analysis_, ref.cls);
   }
 
-  OpFacts op_var(int index) const override {
-    const NodeView node = graph_.node(match_.op_nodes[index]);
-    const AttrRecord& r = analysis_.lang().record(node.payload);
-    OpFacts f{r.op, &r.attrs, {}};
-    for (Id child : node.children) f.operand_dtypes.push_back(analysis_.type(graph_, child).dtype);
-    return f;
-  }
+  OpFacts op_var(int index) const override { return node_facts(graph_, analysis_, match_.op_nodes[index]); }
 
  private:
   [[noreturn]] void fail(const std::string& message) const {

@@ -58,6 +58,18 @@ struct Term {
   SourcePos pos;
 };
 
+// A rule made from a group template (`:members MIN MAX`, docs/rules.md): one
+// instance per member count n, whose left roots are the n members. Per-member
+// variables ?v are named ?v.0 ... ?v.{n-1} in the instance; `shared` ones keep
+// their names. Saturation applies the instances of one template together, to
+// whole groups of matches (rules/group_apply.h).
+struct GroupInfo {
+  std::string name;                      // the template's name
+  int members = 0;                       // n: this instance's member count
+  std::vector<std::string> member_vars;  // per-member left-side variables, template names ("?w")
+  std::vector<std::string> shared;       // variables every member binds to the same value
+};
+
 struct Rule {
   std::string name;
   std::string family;  // from the latest (family NAME) line, or ""
@@ -68,6 +80,7 @@ struct Rule {
   std::vector<std::pair<std::string, Term>> lets;  // ":let ?y TERM", in order
   std::vector<Expr> conditions;                     // all must hold
   bool unsafe_fp = false;
+  std::optional<GroupInfo> group;  // set on the instances of a group template
 };
 
 }  // namespace rules

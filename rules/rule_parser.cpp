@@ -15,6 +15,7 @@
 #include <system_error>
 
 #include "rules/expr_functions.h"
+#include "rules/group_template.h"
 
 namespace rules {
 
@@ -256,11 +257,19 @@ class RuleBuilder {
         family_ = std::string(form.items[1].atom);
       } else if (head == "rule") {
         Rule r = build_rule(form);
-        auto [it, inserted] = seen.emplace(r.name, r.pos);
-        if (!inserted)
-          fail(r.pos, "duplicate rule name (first defined at " + std::to_string(it->second.line) +
-                          ":" + std::to_string(it->second.col) + ")");
-        rules.push_back(std::move(r));
+        std::vector<Rule> built;
+        if (members_max_ > 0) {
+          built = instances(r);
+        } else {
+          built.push_back(std::move(r));
+        }
+        for (Rule& b : built) {
+          auto [it, inserted] = seen.emplace(b.name, b.pos);
+          if (!inserted)
+            fail(b.pos, "duplicate rule name (first defined at " + std::to_string(it->second.line) +
+                            ":" + std::to_string(it->second.col) + ")");
+          rules.push_back(std::move(b));
+        }
       } else {
         fail(form.items[0].pos, "unknown form " + quoted(head) + " (expected rule or family)");
       }
@@ -281,9 +290,39 @@ class RuleBuilder {
                     " here but as " + std::string(kind_name(it->second)) + " elsewhere");
   }
 
+  // The instances of a group template, each checked like a rule of its own.
+  std::vector<Rule> instances(const Rule& tmpl) {
+    std::vector<Rule> out;
+    for (int n = members_min_; n <= members_max_; ++n) {
+      try {
+        out.push_back(group_instance(tmpl, shared_, n));
+      } catch (const std::logic_error& e) {
+        fail(tmpl.pos, e.what());
+      }
+      check_bindings(out.back());
+    }
+    return out;
+  }
+
+  // `:members MIN MAX`: 2 <= MIN <= MAX <= kMaxMembers.
+  void read_members(const Node& clause, std::span<const Node> args) {
+    auto count = [&](const Node& n) {
+      if (n.is_list || !is_digits(n.atom) || n.atom.size() > 3) fail(n.pos, ":members takes two counts, MIN and MAX");
+      return std::stoi(std::string(n.atom));
+    };
+    if (args.size() != 2) fail(clause.pos, ":members takes two counts, MIN and MAX");
+    members_min_ = count(args[0]);
+    members_max_ = count(args[1]);
+    if (members_min_ < 2 || members_min_ > members_max_ || members_max_ > kMaxMembers)
+      fail(clause.pos, ":members needs 2 <= MIN <= MAX <= " + std::to_string(kMaxMembers));
+  }
+
   Rule build_rule(const Node& form) {
     kinds_.clear();
     op_arity_.clear();
+    members_min_ = members_max_ = 0;
+    shared_.clear();
+    bool have_shared = false;
     if (form.items.size() < 2 || form.items[1].is_list || !is_name(form.items[1].atom))
       fail(form.pos, "expected a rule name after 'rule' (letters, digits, '-', '_', '.')");
     Rule r;
@@ -297,7 +336,7 @@ class RuleBuilder {
     while (i < form.items.size()) {
       const Node& clause = form.items[i];
       if (!is_keyword(clause))
-        fail(clause.pos, "expected a clause (:lhs :rhs :let :if :unsafe-fp)");
+        fail(clause.pos, "expected a clause (:lhs :rhs :let :if :members :shared :unsafe-fp)");
       size_t end = i + 1;
       while (end < form.items.size() && !is_keyword(form.items[end])) ++end;
       std::span<const Node> args(form.items.data() + i + 1, end - i - 1);
@@ -318,11 +357,22 @@ class RuleBuilder {
       } else if (key == ":if") {
         if (args.size() != 1) fail(clause.pos, ":if takes one condition (use several :if clauses)");
         r.conditions.push_back(expr(args[0]));
+      } else if (key == ":members") {
+        if (members_max_ > 0) fail(clause.pos, "a second :members clause");
+        read_members(clause, args);
+      } else if (key == ":shared") {
+        if (have_shared) fail(clause.pos, "a second :shared clause");
+        have_shared = true;
+        for (const Node& a : args) {
+          if (a.is_list || !is_variable(a.atom)) fail(a.pos, ":shared takes ?variables");
+          shared_.emplace_back(a.atom);
+        }
       } else if (key == ":unsafe-fp") {
         if (!args.empty()) fail(args[0].pos, ":unsafe-fp takes no arguments");
         r.unsafe_fp = true;
       } else {
-        fail(clause.pos, "unknown clause " + quoted(key) + " (expected :lhs :rhs :let :if :unsafe-fp)");
+        fail(clause.pos,
+             "unknown clause " + quoted(key) + " (expected :lhs :rhs :let :if :members :shared :unsafe-fp)");
       }
       i = end;
     }
@@ -334,6 +384,12 @@ class RuleBuilder {
     for (const Term& t : r.lhs)
       if (t.kind == Term::Kind::kVar)
         fail(t.pos, "a left-side root must be an op term, not a bare variable");
+    if (have_shared && members_max_ == 0)
+      fail(form.pos, ":shared needs :members (it names a group's shared variables)");
+    if (members_max_ > 0) {
+      if (r.lhs.size() != 1) fail(form.pos, "a group template (:members) has one :lhs term, that of one member");
+      return r;  // its instances are checked (RuleBuilder::instances)
+    }
     check_bindings(r);
     return r;
   }
@@ -549,7 +605,11 @@ class RuleBuilder {
     for (const Term& t : r.rhs) require_bound(t, b, ":rhs");
   }
 
+  static constexpr int kMaxMembers = 16;
+
   const std::string& file_;
+  int members_min_ = 0, members_max_ = 0;  // of the rule being built; 0: not a group template
+  std::vector<std::string> shared_;
   std::string family_;
   std::string rule_name_;
   std::map<std::string, VarKind> kinds_;

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <optional>
 
+#include "rules/group_apply.h"
 #include "rules/matcher.h"
 #include "rules/multi_pattern_gate.h"
 #include "rules/rhs_builder.h"
@@ -39,6 +40,51 @@ std::string where(const CompiledRule& rule) {
   return rule.file + ":" + std::to_string(rule.pos.line) + ":" + std::to_string(rule.pos.col) + ": rule " + rule.name;
 }
 
+// By rule: the index of the first rule of its group template (itself if none).
+std::vector<std::size_t> first_of_group(std::span<const CompiledRule> rules) {
+  std::vector<std::size_t> first(rules.size());
+  for (std::size_t r = 0; r < rules.size(); ++r) {
+    first[r] = r;
+    if (!rules[r].group) continue;
+    for (std::size_t k = 0; k < r; ++k)
+      if (rules[k].group && rules[k].group->name == rules[r].group->name) {
+        first[r] = k;
+        break;
+      }
+  }
+  return first;
+}
+
+// Applies the instances `members` of one group template (rules/group_apply.h).
+void run_group(EGraph& graph, std::span<const CompiledRule> rules, const std::vector<std::size_t>& members,
+               const std::vector<std::uint32_t>& rule_ids, std::vector<RuleStats>& rule_stats, IterationStats& stats,
+               Clock::time_point start, const RunnerLimits& limits) {
+  std::vector<const CompiledRule*> instances;
+  std::vector<smelt::egraph::Justification> why;
+  for (std::size_t k : members) {
+    instances.push_back(&rules[k]);
+    why.push_back(smelt::egraph::Justification::by_rule(rule_ids[k]));
+  }
+  const Clock::time_point search_start = Clock::now();
+  const auto deadline =
+      start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limits.seconds));
+  GroupApplication applied;
+  try {
+    applied = apply_groups(graph, instances, why, deadline);
+  } catch (const RuleApplicationError&) {
+    throw;
+  } catch (const std::logic_error& e) {
+    throw RuleApplicationError(where(rules[members[0]]) + ": " + e.what());
+  }
+  stats.apply_s += seconds_since(search_start);
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    rule_stats[members[i]].matches += applied.applied[i];
+    rule_stats[members[i]].unions += applied.unions[i];
+    stats.matches += applied.applied[i];
+    stats.unions += applied.unions[i];
+  }
+}
+
 }  // namespace
 
 RunnerLimits default_limits() {
@@ -51,7 +97,7 @@ RunnerLimits default_limits() {
 
 std::unique_ptr<Scheduler> default_scheduler(std::span<const CompiledRule> rules) {
   std::vector<bool> is_multi;
-  for (const CompiledRule& r : rules) is_multi.push_back(r.roots.size() > 1);
+  for (const CompiledRule& r : rules) is_multi.push_back(r.roots.size() > 1 || r.group.has_value());
   return std::make_unique<MultiPatternGate>(
       std::make_unique<smelt::egraph::BackoffScheduler>(/*match_limit=*/1000, /*ban_length=*/3), std::move(is_multi),
       /*iterations=*/1);
@@ -73,6 +119,7 @@ RunReport run_rules(EGraph& graph, std::span<const CompiledRule> rules, const Ru
   RunReport report;
   std::vector<std::uint32_t> rule_ids;
   for (const CompiledRule& rule : rules) rule_ids.push_back(graph.intern_rule(rule.name));
+  const std::vector<std::size_t> group_first = first_of_group(rules);
   std::vector<RuleMatch> matches;
   graph.rebuild();
 
@@ -98,6 +145,16 @@ RunReport run_rules(EGraph& graph, std::span<const CompiledRule> rules, const Ru
       const std::size_t limit = scheduler.match_limit(iteration, r);
       if (limit == 0) {
         ++rule_stats[r].skipped;
+        continue;
+      }
+      if (rule.group) {
+        // The instances of one template run together, at the first of them.
+        if (group_first[r] != r) continue;
+        std::vector<std::size_t> members;
+        for (std::size_t k = r; k < rules.size(); ++k)
+          if (group_first[k] == r && (k == r || scheduler.match_limit(iteration, k) > 0)) members.push_back(k);
+        run_group(graph, rules, members, rule_ids, rule_stats, stats, start, limits);
+        stopping = limit_hit(graph, limits, seconds_since(start), reason);
         continue;
       }
       try {

@@ -22,7 +22,8 @@ namespace rules {
 smelt::egraph::RunnerLimits default_limits();
 // The scheduler saturate() uses: egg's backoff (a rule with an explosive
 // number of matches is banned for a while instead of flooding the e-graph),
-// with multi-pattern rules confined to the first iteration (MultiPatternGate).
+// with multi-pattern and group rules confined to the first iteration (MultiPatternGate).
+// The instances of one group template run together (rules/group_apply.h).
 std::unique_ptr<smelt::egraph::Scheduler> default_scheduler(std::span<const CompiledRule> rules);
 
 std::vector<CompiledRule> compile_rules(std::span<const Rule> rules);

@@ -86,6 +86,7 @@ class Checker {
     s_.op_vars = setup.op_vars;
     s_.const_tensors = setup.const_tensors;
     s_.flat_vars = setup.flat_vars;
+    s_.fixed_ranks = setup.fixed_ranks;
     configure(solver_, true);
   }
 

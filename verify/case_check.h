@@ -26,6 +26,7 @@ struct CaseSetup {
   unsigned timeout_ms;
   int max_rank;
   bool flat_vars;  // the rule has a reshape: tensor variables are functions of the flat index
+  std::map<std::string, int> fixed_ranks = {};  // (= (rank ?x) R) among the top-level conditions
 };
 
 CaseOutcome check_case(z3::context& ctx, const CaseSetup& setup, const Case& c,

@@ -77,6 +77,7 @@ struct EncodingState {
   std::map<std::string, AttrValue> attrs;    // attribute variables
   std::map<std::string, OpVarInfo> op_vars;
   std::set<std::string> const_tensors;       // tensor variables used in (const ?x)
+  std::map<std::string, int> fixed_ranks;    // ranks a top-level condition fixes: no other rank is a case
   z3::expr_vector assumptions;               // left side: typing, canonical attributes, conditions
   std::vector<std::pair<std::string, z3::expr>> obligations;  // right side: must follow
   int bound_vars = 0;                        // counter for names of summation variables

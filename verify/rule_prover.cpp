@@ -115,19 +115,47 @@ std::string describe_finite(const std::map<std::string, ParamKind>& finite) {
   return out;
 }
 
-// "ranks 1..4 of ?x ?y; list lengths up to 4 of ?shape; each value of ?p, slice@2:9.step"
-std::string describe_structure(const std::set<std::string>& groups, int max_rank) {
+// "ranks 1..4 of ?x ?y; rank 2 of ?w; list lengths up to 4 of ?shape; each value of ?p, slice@2:9.step"
+// (ranks a condition fixes are listed by their one value).
+std::string describe_structure(const std::set<std::string>& groups, int max_rank,
+                               const std::map<std::string, int>& fixed) {
   std::string ranks, lengths, chosen;
+  std::map<int, std::string> fixed_ranks;
   for (const std::string& g : groups) {
-    if (g.rfind("rank ", 0) == 0) ranks += " " + g.substr(5);
+    if (g.rfind("rank ", 0) == 0 && fixed.count(g.substr(5))) fixed_ranks[fixed.at(g.substr(5))] += " " + g.substr(5);
+    else if (g.rfind("rank ", 0) == 0) ranks += " " + g.substr(5);
     else if (g.rfind("len ", 0) == 0) lengths += " " + g.substr(4);
     else chosen += (chosen.empty() ? "" : ", ") + g;
   }
   std::string out;
   auto add = [&](const std::string& part) { out += (out.empty() ? "" : "; ") + part; };
   if (!ranks.empty()) add("ranks 1.." + std::to_string(max_rank) + " of" + ranks);
+  for (const auto& [rank, names] : fixed_ranks) add("rank " + std::to_string(rank) + " of" + names);
   if (!lengths.empty()) add("list lengths up to " + std::to_string(max_rank) + " of" + lengths);
   if (!chosen.empty()) add("each value of " + chosen);
+  return out;
+}
+
+// Ranks fixed by a top-level (= (rank ?x) R) or (= R (rank ?x)): every case
+// with another rank of ?x is vacuous, so it is not enumerated (a group rule's
+// instance has one such condition per member; 4^n rank cases otherwise).
+std::map<std::string, int> fixed_ranks(const rules::Rule& rule) {
+  std::vector<const Expr*> facts;
+  for (const Expr& c : rule.conditions) top_level_conjuncts(c, facts);
+  std::map<std::string, int> out;
+  auto rank_of = [](const Expr& e) -> const std::string* {
+    if (e.kind == Expr::Kind::kCall && e.name == "rank" && e.args.size() == 1 && e.args[0].kind == Expr::Kind::kVar)
+      return &e.args[0].name;
+    return nullptr;
+  };
+  for (const Expr* f : facts) {
+    if (f->kind != Expr::Kind::kCall || f->name != "=" || f->args.size() != 2) continue;
+    for (int side = 0; side < 2; ++side) {
+      const std::string* var = rank_of(f->args[side]);
+      const Expr& value = f->args[1 - side];
+      if (var && value.kind == Expr::Kind::kInt) out.emplace(*var, static_cast<int>(value.int_value));
+    }
+  }
   return out;
 }
 
@@ -169,7 +197,8 @@ RuleResult prove_rule(const rules::Rule& rule, const ProverOptions& options) {
   } catch (const Unsupported& u) {
     return finish(Verdict::kUnknown, std::string("not modeled: ") + u.what());
   }
-  CaseSetup setup{rule, op_vars, consts, options.query_timeout_ms, options.max_rank, has_reshape(rule)};
+  CaseSetup setup{rule, op_vars, consts, options.query_timeout_ms, options.max_rank, has_reshape(rule),
+                  fixed_ranks(rule)};
 
   std::map<std::string, ParamKind> finite;
   std::set<std::string> finite_names, groups;
@@ -190,7 +219,7 @@ RuleResult prove_rule(const rules::Rule& rule, const ProverOptions& options) {
           result.counterexample = o.counterexample;
           result.mode = finite.empty() ? "symbolic" : "enumerated";
           result.enumerated = describe_finite(finite);
-          result.structure = describe_structure(groups, options.max_rank);
+          result.structure = describe_structure(groups, options.max_rank, setup.fixed_ranks);
           return finish(Verdict::kFailed, o.message);
         }
       } catch (const NeedChoice& n) {
@@ -219,7 +248,7 @@ RuleResult prove_rule(const rules::Rule& rule, const ProverOptions& options) {
   }
   result.mode = finite.empty() ? "symbolic" : "enumerated";
   result.enumerated = describe_finite(finite);
-  result.structure = describe_structure(groups, options.max_rank);
+  result.structure = describe_structure(groups, options.max_rank, setup.fixed_ranks);
   if (unknown) return finish(Verdict::kUnknown, *unknown);
   if (result.cases == 0)
     return finish(Verdict::kUnknown, "vacuous: in no case can the left side match with the conditions holding");

@@ -9,7 +9,8 @@ namespace {
 
 SymTensor tensor_variable(EncodingState& s, const std::string& name) {
   std::vector<std::vector<int64_t>> ranks;
-  for (int r = 1; r <= s.max_rank; ++r) ranks.push_back({r});
+  for (int r = 1; r <= s.max_rank; ++r)
+    if (auto fixed = s.fixed_ranks.find(name); fixed == s.fixed_ranks.end() || fixed->second == r) ranks.push_back({r});
   auto rank = static_cast<size_t>(s.params.choose("rank " + name, ranks)[0]);
   std::vector<z3::expr> shape;
   for (size_t k = 0; k < rank; ++k)

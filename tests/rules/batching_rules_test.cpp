@@ -5,7 +5,48 @@
 
 namespace rules::testing {
 
-const std::string kXW = "x = input() : f32[4,3]\nw1 = input() : f32[3,5]\nw2 = input() : f32[3,5]\n";
+// The group rules' instances (:members 2 8) are proved and tested for every n.
+constexpr int kMaxMembers = 8;
+
+std::string name_k(const char* base, int k) { return base + std::to_string(k); }
+
+// n matmuls sharing x are the n column blocks of one matmul over [w0 ... w{n-1}].
+RuleCase sharing_lhs_case(int n) {
+  std::string inputs = "x = input() : f32[4,3]\n", body, outputs, ws;
+  for (int k = 0; k < n; ++k) {
+    inputs += name_k("w", k) + " = input() : f32[3,5]\n";
+    body += name_k("p", k) + " = matmul(x, " + name_k("w", k) + ")\n";
+    outputs += (k ? ", " : "") + name_k("p", k);
+    ws += (k ? ", " : "") + name_k("w", k);
+  }
+  // The last member: its columns are the last block.
+  const std::string expect = inputs + "w = concat(" + ws + ", axis=1)\nm = matmul(x, w)\ns = slice(m, start=[0," +
+                             std::to_string(5 * (n - 1)) + "], stop=[4," + std::to_string(5 * n) +
+                             "], step=[1,1])\noutput s";
+  std::string reversed_outputs = name_k("p", n - 1);
+  for (int k = 0; k < n - 1; ++k) reversed_outputs += ", " + name_k("p", k);
+  return {"batch-matmuls-sharing-lhs." + std::to_string(n), inputs + body + "output " + reversed_outputs, expect};
+}
+
+// n matmuls of one shape are the n entries of one batched matmul.
+RuleCase same_shape_case(int n) {
+  std::string inputs, body, outputs, as, ws, stack;
+  for (int k = 0; k < n; ++k) {
+    inputs += name_k("a", k) + " = input() : f32[4,3]\n" + name_k("w", k) + " = input() : f32[3,5]\n";
+    body += name_k("p", k) + " = matmul(" + name_k("a", k) + ", " + name_k("w", k) + ")\n";
+    stack += name_k("r", k) + " = reshape(" + name_k("a", k) + ", shape=[1,4,3])\n" + name_k("v", k) + " = reshape(" +
+             name_k("w", k) + ", shape=[1,3,5])\n";
+    as += (k ? ", " : "") + name_k("r", k);
+    ws += (k ? ", " : "") + name_k("v", k);
+  }
+  std::string reversed_outputs = name_k("p", n - 1);
+  for (int k = 0; k < n - 1; ++k) reversed_outputs += ", " + name_k("p", k);
+  const std::string last = std::to_string(n - 1);
+  const std::string expect = inputs + stack + "a = concat(" + as + ", axis=0)\nw = concat(" + ws +
+                             ", axis=0)\nm = matmul(a, w)\ns = slice(m, start=[" + last + ",0,0], stop=[" +
+                             std::to_string(n) + ",4,5], step=[1,1,1])\nr = reshape(s, shape=[4,5])\noutput r";
+  return {"batch-matmuls-same-shape." + std::to_string(n), inputs + body + "output " + reversed_outputs, expect};
+}
 
 std::span<const RuleCase> batching_cases() {
   static const std::vector<RuleCase> cases = {
@@ -19,34 +60,35 @@ std::span<const RuleCase> batching_cases() {
        "q = matmul(x2, w)\nc = concat(p, q, axis=0)\noutput c",
        "x1 = input() : f32[2,3]\nx2 = input() : f32[4,3]\nw = input() : f32[3,5]\nx = concat(x1, x2, axis=0)\n"
        "m = matmul(x, w)\noutput m"},
-      // Two matmuls sharing x are the column blocks of one over [w1 w2].
-      {"batch-matmuls-sharing-lhs", kXW + "p = matmul(x, w1)\nq = matmul(x, w2)\noutput p, q",
-       kXW + "w = concat(w1, w2, axis=1)\nm = matmul(x, w)\ns = slice(m, start=[0,0], stop=[4,5], step=[1,1])\n"
-             "output s"},
-      {"batch-matmuls-sharing-lhs",
+      // Matmuls sharing x whose weights differ in shape are not one group.
+      {"batch-matmuls-sharing-lhs.2",
        "x = input() : f32[4,3]\nw1 = input() : f32[3,5]\nw2 = input() : f32[3,2]\np = matmul(x, w1)\n"
        "q = matmul(x, w2)\noutput p, q",
        "", false},
-      // Two matmuls of one shape are the two entries of one batched matmul.
-      {"batch-matmuls-same-shape",
-       "a1 = input() : f32[4,3]\na2 = input() : f32[4,3]\nw1 = input() : f32[3,5]\nw2 = input() : f32[3,5]\n"
-       "p = matmul(a1, w1)\nq = matmul(a2, w2)\noutput p, q",
-       "a1 = input() : f32[4,3]\na2 = input() : f32[4,3]\nw1 = input() : f32[3,5]\nw2 = input() : f32[3,5]\n"
-       "r1 = reshape(a1, shape=[1,4,3])\nr2 = reshape(a2, shape=[1,4,3])\na = concat(r1, r2, axis=0)\n"
-       "v1 = reshape(w1, shape=[1,3,5])\nv2 = reshape(w2, shape=[1,3,5])\nw = concat(v1, v2, axis=0)\n"
-       "m = matmul(a, w)\ns = slice(m, start=[0,0,0], stop=[1,4,5], step=[1,1,1])\nr = reshape(s, shape=[4,5])\n"
-       "output r"},
-      {"batch-matmuls-same-shape",
+      {"batch-matmuls-same-shape.2",
        "a1 = input() : f32[4,3]\na2 = input() : f32[2,3]\nw = input() : f32[3,5]\np = matmul(a1, w)\n"
        "q = matmul(a2, w)\noutput p, q",
        "", false},
       // Stacking needs one dtype (found by the Z3 prover: i64 and f32 matmuls of one shape).
-      {"batch-matmuls-same-shape",
+      {"batch-matmuls-same-shape.2",
        "a1 = input() : i64[4,3]\nw1 = input() : i64[3,5]\na2 = input() : f32[4,3]\nw2 = input() : f32[3,5]\n"
        "p = matmul(a1, w1)\nq = matmul(a2, w2)\noutput p, q",
        "", false},
+      // One matmul feeds the other: stacking them would be a cycle (rules/group_apply.h).
+      {"batch-matmuls-same-shape.2",
+       "a = input() : f32[4,4]\nw1 = input() : f32[4,4]\nw2 = input() : f32[4,4]\np = matmul(a, w1)\n"
+       "q = matmul(p, w2)\noutput q",
+       "", false},
   };
-  return cases;
+  static const std::vector<RuleCase> all = [] {
+    std::vector<RuleCase> out = cases;
+    for (int n = 2; n <= kMaxMembers; ++n) {
+      out.push_back(sharing_lhs_case(n));
+      out.push_back(same_shape_case(n));
+    }
+    return out;
+  }();
+  return all;
 }
 
 namespace {

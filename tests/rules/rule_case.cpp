@@ -84,7 +84,7 @@ void check_rule_case(const RuleCase& c, std::span<const Rule> extra) {
 std::string case_name(const RuleCase& c, size_t k) {
   std::string name = c.rule + "_" + std::to_string(k);
   for (char& ch : name)
-    if (ch == '-') ch = '_';
+    if (ch == '-' || ch == '.') ch = '_';  // '.': a group rule's instance, "NAME.n"
   return name;
 }
 

@@ -23,7 +23,7 @@ struct RuleCase {
 
 // Rules are looked up by name in `extra` first, then among the shipped rules.
 void check_rule_case(const RuleCase& c, std::span<const Rule> extra = {});
-// A test name for case k of a table: the rule's name with '_' for '-', then k.
+// A test name for case k of a table: the rule's name with '_' for '-' and '.', then k.
 std::string case_name(const RuleCase& c, size_t k);
 
 // The case tables of the rule families (one per test file).

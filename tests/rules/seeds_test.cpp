@@ -79,23 +79,43 @@ TEST(Seeds, MigraphxSiluHoistedAboveSlices) {
 
 TEST(Seeds, MigraphxTowersBatched) {
   Seed s("migraphx_mlp_towers");
-  // Layer 1 shares x: the matmuls of towers 0 and 1 are column blocks of one matmul over [W0 W1].
-  auto wide = ir::matmul(s.value("x"), ir::concat({s.value("w_t0_l1"), s.value("w_t1_l1")}, 1));
-  EXPECT_EQ(s.find(ir::slice(wide, {0, 0}, {32, 64}, {1, 1})), s.cls("t0_l1_dot"));
-  EXPECT_EQ(s.find(ir::slice(wide, {0, 64}, {32, 128}, {1, 1})), s.cls("t1_l1_dot"));
-  // Layers 2-4 have different inputs: stacked into one batched matmul, e.g. towers 0 and 1 at layer 4.
-  auto stack = [](ir::Tensor a, ir::Tensor b, ir::Shape shape) {
-    ir::Shape one = shape;
-    one.insert(one.begin(), 1);
-    return ir::concat({ir::reshape(a, one), ir::reshape(b, one)}, 0);
+  const int towers = 6;
+  auto name = [](const char* what, int t, int layer) {
+    return std::string(what) + "_t" + std::to_string(t) + "_l" + std::to_string(layer);
   };
-  auto batched = ir::matmul(stack(s.value("t0_l3_act"), s.value("t1_l3_act"), {32, 64}),
-                            stack(s.value("w_t0_l4"), s.value("w_t1_l4"), {64, 64}));
-  auto t0_dot = ir::reshape(ir::slice(batched, {0, 0, 0}, {1, 32, 64}, {1, 1, 1}), {32, 64});
-  const auto found = s.find(t0_dot);
-  ASSERT_TRUE(found.has_value());
-  EXPECT_EQ(*found, s.cls("t0_l4_dot"));
-  EXPECT_TRUE(reaches(s.sat.egraph, s.output(0), *found));  // a term of the tower's output uses it
+  // Layer 1 shares x: its six matmuls are the column blocks of one [32,384] gemm over [W0 ... W5].
+  std::vector<ir::Tensor> weights;
+  for (int t = 0; t < towers; ++t) weights.push_back(s.value(name("w", t, 1)));
+  auto wide = ir::matmul(s.value("x"), ir::concat(weights, 1));
+  for (int t = 0; t < towers; ++t) {
+    SCOPED_TRACE(t);
+    EXPECT_EQ(s.find(ir::slice(wide, {0, 64 * t}, {32, 64 * t + 64}, {1, 1})),
+              s.cls("t" + std::to_string(t) + "_l1_dot"));
+  }
+  // Layers 2-4: one batched [6,32,64]x[6,64,64] gemm each over the stacked activations and weights.
+  auto stacked = [](ir::Tensor v) {
+    ir::Shape one = v.type().shape;
+    one.insert(one.begin(), 1);
+    return ir::reshape(v, one);
+  };
+  for (int layer = 2; layer <= 4; ++layer) {
+    std::vector<ir::Tensor> acts, ws;
+    for (int t = 0; t < towers; ++t) {
+      acts.push_back(stacked(s.value("t" + std::to_string(t) + "_l" + std::to_string(layer - 1) + "_act")));
+      ws.push_back(stacked(s.value(name("w", t, layer))));
+    }
+    auto batched = ir::matmul(ir::concat(acts, 0), ir::concat(ws, 0));
+    EXPECT_EQ(batched.type().shape, (ir::Shape{6, 32, 64}));
+    for (int t = 0; t < towers; ++t) {
+      SCOPED_TRACE("layer " + std::to_string(layer) + " tower " + std::to_string(t));
+      const auto found = s.find(ir::reshape(ir::slice(batched, {t, 0, 0}, {t + 1, 32, 64}, {1, 1, 1}), {32, 64}));
+      ASSERT_TRUE(found.has_value());
+      EXPECT_EQ(*found, s.cls("t" + std::to_string(t) + "_l" + std::to_string(layer) + "_dot"));
+      if (layer == 4) {
+        EXPECT_TRUE(reaches(s.sat.egraph, s.output(t), *found));  // a term of the tower's output uses it
+      }
+    }
+  }
 }
 
 TEST(Seeds, MlirDotSliceSplitsTheGemm) {

@@ -91,6 +91,43 @@ TEST(RuleProver, ProvesMultiPatternRulesRootByRoot) {
   EXPECT_EQ(r.verdict, Verdict::kProved) << explain(r);
 }
 
+// A group template (:members) is proved instance by instance; the ranks its
+// conditions fix are one case each, not 4^n.
+TEST(RuleProver, ProvesGroupRuleInstances) {
+  const std::vector<rules::Rule> instances = rules::parse_rules(R"(
+(rule wide
+  :members 2 6
+  :shared ?x
+  :lhs (matmul ?x ?w)
+  :let ?y (matmul ?x (concat ?w... :axis 1))
+  :rhs (slice ?y :start (list 0 (* ?member (dim ?w 1))) :stop (list (dim ?x 0) (* (+ ?member 1) (dim ?w 1)))
+                 :step [1 1])
+  :if (and (= (rank ?x) 2) (= (rank ?w) 2) (= (shape ?w) (shape ?w.0)))))",
+                                                                "inline.rules");
+  ASSERT_EQ(instances.size(), 5u);
+  const RuleResult six = prove_rule(instances.back());
+  EXPECT_EQ(six.name, "wide.6");
+  EXPECT_EQ(six.verdict, Verdict::kProved) << explain(six);
+  EXPECT_EQ(six.structure, "rank 2 of ?w.0 ?w.1 ?w.2 ?w.3 ?w.4 ?w.5 ?x");
+  EXPECT_EQ(six.cases, 1);
+}
+
+TEST(RuleProver, FailsAGroupRuleWhoseMembersTakeTheWrongBlock) {
+  const std::vector<rules::Rule> instances = rules::parse_rules(R"(
+(rule wide-swapped
+  :members 2 2
+  :shared ?x
+  :lhs (matmul ?x ?w)
+  :let ?y (matmul ?x (concat ?w... :axis 1))
+  :rhs (slice ?y :start (list 0 (* (- 1 ?member) (dim ?w 1))) :stop (list (dim ?x 0) (* (- 2 ?member) (dim ?w 1)))
+                 :step [1 1])
+  :if (and (= (rank ?x) 2) (= (rank ?w) 2) (= (shape ?w) (shape ?w.0)))))",
+                                                                "inline.rules");
+  const RuleResult r = prove_rule(instances.at(0));
+  EXPECT_EQ(r.verdict, Verdict::kFailed) << explain(r);
+  EXPECT_NE(r.message.find("elements differ"), std::string::npos) << explain(r);
+}
+
 TEST(RuleProver, ReportsReshapeExtentsAsEnumerated) {
   RuleResult r = prove_text(R"(
 (rule reshape-reshape
