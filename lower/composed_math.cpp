@@ -1,0 +1,46 @@
+#include "lower/composed_math.h"
+
+#include <vector>
+
+#include <llvm/IR/Intrinsics.h>
+
+namespace lower {
+
+llvm::Value* f32_constant(llvm::IRBuilder<>& b, double v) { return llvm::ConstantFP::get(b.getFloatTy(), v); }
+
+llvm::Value* f32_polynomial(llvm::IRBuilder<>& b, llvm::Value* t, std::initializer_list<double> coefficients) {
+  std::vector<double> c(coefficients);
+  llvm::Value* acc = f32_constant(b, c.back());
+  for (size_t i = c.size() - 1; i-- > 0;) acc = b.CreateFAdd(b.CreateFMul(acc, t), f32_constant(b, c[i]));
+  return acc;
+}
+
+llvm::Value* composed_tanh(llvm::IRBuilder<>& b, llvm::Value* x) {
+  llvm::Value* ax = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
+  llvm::Value* e = b.CreateUnaryIntrinsic(llvm::Intrinsic::exp, b.CreateFMul(ax, f32_constant(b, -2.0)));
+  llvm::Value* large = b.CreateFDiv(b.CreateFSub(f32_constant(b, 1.0), e), b.CreateFAdd(f32_constant(b, 1.0), e));
+  // x·(1 − x²/3 + 2x⁴/15 − 17x⁶/315) near 0, where 1 − e cancels.
+  llvm::Value* x2 = b.CreateFMul(ax, ax);
+  llvm::Value* small = b.CreateFMul(ax, f32_polynomial(b, x2, {1.0, -1.0 / 3, 2.0 / 15, -17.0 / 315}));
+  llvm::Value* magnitude = b.CreateSelect(b.CreateFCmpOLT(ax, f32_constant(b, 0.125)), small, large);
+  return b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, magnitude, x);  // NaN stays NaN
+}
+
+llvm::Value* composed_erf(llvm::IRBuilder<>& b, llvm::Value* x) {
+  llvm::Value* ax = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
+  // Abramowitz & Stegun 7.1.26: 1 − (a1 t + … + a5 t⁵)·e^(−x²), t = 1/(1 + p x).
+  llvm::Value* t = b.CreateFDiv(f32_constant(b, 1.0),
+                                b.CreateFAdd(f32_constant(b, 1.0), b.CreateFMul(ax, f32_constant(b, 0.3275911))));
+  llvm::Value* poly =
+      b.CreateFMul(t, f32_polynomial(b, t, {0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429}));
+  llvm::Value* gauss = b.CreateUnaryIntrinsic(llvm::Intrinsic::exp, b.CreateFNeg(b.CreateFMul(ax, ax)));
+  llvm::Value* large = b.CreateFSub(f32_constant(b, 1.0), b.CreateFMul(poly, gauss));
+  // 2/√π · (x − x³/3 + x⁵/10 − x⁷/42 + x⁹/216 − x¹¹/1320) below 1/2.
+  llvm::Value* x2 = b.CreateFMul(ax, ax);
+  llvm::Value* series = f32_polynomial(b, x2, {1.0, -1.0 / 3, 1.0 / 10, -1.0 / 42, 1.0 / 216, -1.0 / 1320});
+  llvm::Value* small = b.CreateFMul(b.CreateFMul(ax, series), f32_constant(b, 1.1283791670955126));
+  llvm::Value* magnitude = b.CreateSelect(b.CreateFCmpOLT(ax, f32_constant(b, 0.5)), small, large);
+  return b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, magnitude, x);
+}
+
+}  // namespace lower

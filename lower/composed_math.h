@@ -1,0 +1,23 @@
+#pragma once
+// lower-private (LLVM types): tanh and erf built from exp and arithmetic, with
+// no branches and no library calls, so loops containing them still vectorize
+// (the host) and targets without a math library can use them (AMDGPU without
+// rocm-device-libs). Accuracy for f32, checked against the C library by
+// tests/lower_gpu/gpu_math_test.cpp:
+//  tanh: odd Taylor polynomial below |x| < 1/8, else (1 − e)/(1 + e) with
+//    e = exp(−2|x|): relative error below ~2e-6;
+//  erf: odd Taylor series below |x| < 1/2, else Abramowitz & Stegun 7.1.26:
+//    absolute error below ~3e-7.
+#include <initializer_list>
+
+#include <llvm/IR/IRBuilder.h>
+
+namespace lower {
+
+llvm::Value* f32_constant(llvm::IRBuilder<>& b, double v);
+// Horner evaluation of c[0] + c[1]·t + c[2]·t² + ... in f32.
+llvm::Value* f32_polynomial(llvm::IRBuilder<>& b, llvm::Value* t, std::initializer_list<double> coefficients);
+llvm::Value* composed_tanh(llvm::IRBuilder<>& b, llvm::Value* x);
+llvm::Value* composed_erf(llvm::IRBuilder<>& b, llvm::Value* x);
+
+}  // namespace lower

@@ -1,0 +1,310 @@
+// GPU kernel shapes: grid-stride elementwise loops and block reductions (the
+// tiled matmul is gpu_matmul.cpp); see gpu_kernel.h.
+#include "lower/gpu_kernel.h"
+
+#include <algorithm>
+
+#include <llvm/IR/IntrinsicsAMDGPU.h>
+#include <llvm/IR/IntrinsicsNVPTX.h>
+
+#include "ir/shape.h"
+#include "lower/gpu_backend.h"
+
+namespace lower {
+namespace {
+
+constexpr unsigned kSharedAddressSpace = 3;  // NVPTX .shared and AMDGPU LDS alike
+constexpr unsigned kAmdgpuGlobalAddressSpace = 1;
+
+bool has_reduce(const ir::Kernel& kernel) {
+  for (const ir::KernelExpr& e : kernel.exprs)
+    if (e.kind == ir::KernelExpr::Kind::kReduce) return true;
+  return false;
+}
+
+uint32_t reduce_block_threads(int64_t steps) {
+  uint32_t threads = 32;
+  while (threads < 256 && threads < steps) threads *= 2;
+  return threads;
+}
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+}  // namespace
+
+GpuPlan plan_gpu_kernel(const ir::Kernel& kernel) {
+  GpuPlan plan;
+  const int64_t elements = ir::numel(kernel.space);
+  if (!has_reduce(kernel)) {
+    plan.shape = GpuShape::kElementwise;
+    plan.block_threads = 256;
+    plan.work_items = static_cast<uint64_t>(ceil_div(elements, plan.block_threads));
+    return plan;
+  }
+  if (std::optional<ContractionGroup> matmul = match_contraction_group(kernel)) {
+    const int64_t sides = static_cast<int64_t>(matmul->a_sides.size() + matmul->b_sides.size());
+    if (sides * kTileK * kTileM * 4 <= kMaxSharedBytes) {
+      int64_t batch = 1;
+      for (int64_t extent : matmul->batch) batch *= extent;
+      plan.shape = GpuShape::kTiledMatmul;
+      plan.block_threads = kMatmulThreads;
+      plan.work_items = static_cast<uint64_t>(batch * ceil_div(matmul->m, kTileM) * ceil_div(matmul->n, kTileN));
+      return plan;
+    }
+  }
+  plan.shape = GpuShape::kBlockReduce;
+  plan.block_threads = reduce_block_threads(ir::numel(kernel.reduction));
+  plan.work_items = static_cast<uint64_t>(elements);
+  return plan;
+}
+
+LaunchConfig gpu_launch_config(const GpuPlan& plan) {
+  LaunchConfig config{};
+  // An empty kernel still launches one block (a zero grid is a launch error); its loop does nothing.
+  config.grid[0] = static_cast<uint32_t>(std::clamp<uint64_t>(plan.work_items, 1, kMaxGridBlocks));
+  config.grid[1] = config.grid[2] = 1;
+  config.block[0] = plan.block_threads;
+  config.block[1] = config.block[2] = 1;
+  config.shared_bytes = 0;
+  return config;
+}
+
+// ---- GpuBuilder ------------------------------------------------------------------
+
+// Host emulation (Target::kHost, gpu_lower.h): the same values from the emulator.
+llvm::Value* GpuBuilder::emulator_call(const char* name, llvm::Type* result) {
+  llvm::Module& module = *b.GetInsertBlock()->getModule();
+  return b.CreateCall(module.getOrInsertFunction(name, llvm::FunctionType::get(result, false)));
+}
+
+llvm::Value* GpuBuilder::thread_index() {
+  llvm::Value* id = target_ == Target::kCuda  ? b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, {}, {})
+                    : target_ == Target::kHip ? b.CreateIntrinsic(llvm::Intrinsic::amdgcn_workitem_id_x, {}, {})
+                                              : emulator_call("smelt_gpu_emu_thread_index", b.getInt32Ty());
+  return b.CreateZExt(id, b.getInt64Ty(), "tid");
+}
+
+llvm::Value* GpuBuilder::block_index() {
+  llvm::Value* id = target_ == Target::kCuda  ? b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x, {}, {})
+                    : target_ == Target::kHip ? b.CreateIntrinsic(llvm::Intrinsic::amdgcn_workgroup_id_x, {}, {})
+                                              : emulator_call("smelt_gpu_emu_block_index", b.getInt32Ty());
+  return b.CreateZExt(id, b.getInt64Ty(), "block");
+}
+
+llvm::Value* GpuBuilder::grid_blocks() {
+  if (target_ == Target::kHost)
+    return b.CreateZExt(emulator_call("smelt_gpu_emu_grid_blocks", b.getInt32Ty()), b.getInt64Ty(), "blocks");
+  if (target_ == Target::kCuda)
+    return b.CreateZExt(b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x, {}, {}), b.getInt64Ty(),
+                        "blocks");
+  // HSA dispatch packet: grid_size_x (work-items) at byte 12; our block size is fixed.
+  llvm::Value* packet = b.CreateIntrinsic(llvm::Intrinsic::amdgcn_dispatch_ptr, {}, {});
+  llvm::Value* grid_size = b.CreateLoad(b.getInt32Ty(), b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), packet, 12));
+  return b.CreateUDiv(b.CreateZExt(grid_size, b.getInt64Ty()), b.getInt64(block_threads_), "blocks");
+}
+
+void GpuBuilder::barrier() {
+  if (target_ == Target::kHost) {
+    emulator_call("smelt_gpu_emu_barrier", b.getVoidTy());
+    return;
+  }
+  if (target_ == Target::kCuda) {
+    b.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
+    return;
+  }
+  // __syncthreads() as HIP spells it: workgroup release fence, s_barrier, acquire fence.
+  llvm::SyncScope::ID workgroup = b.getContext().getOrInsertSyncScopeID("workgroup");
+  b.CreateFence(llvm::AtomicOrdering::Release, workgroup);
+  b.CreateIntrinsic(llvm::Intrinsic::amdgcn_s_barrier, {}, {});
+  b.CreateFence(llvm::AtomicOrdering::Acquire, workgroup);
+}
+
+void GpuBuilder::strided_loop(llvm::Value* begin, llvm::Value* end, llvm::Value* step,
+                              const std::function<void(llvm::Value*)>& body, const char* name) {
+  llvm::Function* function = b.GetInsertBlock()->getParent();
+  llvm::LLVMContext& context = b.getContext();
+  llvm::BasicBlock* preheader = b.GetInsertBlock();
+  auto* header = llvm::BasicBlock::Create(context, std::string(name) + ".header", function);
+  auto* body_block = llvm::BasicBlock::Create(context, std::string(name) + ".body", function);
+  auto* exit = llvm::BasicBlock::Create(context, std::string(name) + ".exit", function);
+  b.CreateBr(header);
+  b.SetInsertPoint(header);
+  llvm::PHINode* i = b.CreatePHI(b.getInt64Ty(), 2, name);
+  i->addIncoming(begin, preheader);
+  b.CreateCondBr(b.CreateICmpSLT(i, end), body_block, exit);
+  b.SetInsertPoint(body_block);
+  body(i);
+  i->addIncoming(b.CreateAdd(i, step, "", /*HasNUW=*/true, /*HasNSW=*/true), b.GetInsertBlock());
+  b.CreateBr(header);
+  b.SetInsertPoint(exit);
+}
+
+void GpuBuilder::if_then(llvm::Value* condition, const std::function<void()>& then, const char* name) {
+  llvm::Function* function = b.GetInsertBlock()->getParent();
+  auto* then_block = llvm::BasicBlock::Create(b.getContext(), std::string(name) + ".then", function);
+  auto* done = llvm::BasicBlock::Create(b.getContext(), std::string(name) + ".done", function);
+  b.CreateCondBr(condition, then_block, done);
+  b.SetInsertPoint(then_block);
+  then();
+  b.CreateBr(done);
+  b.SetInsertPoint(done);
+}
+
+std::vector<llvm::Value*> GpuBuilder::delinearize(llvm::Value* linear, const std::vector<int64_t>& shape) {
+  std::vector<llvm::Value*> coordinates(shape.size(), nullptr);
+  for (size_t axis = shape.size(); axis-- > 0;) {
+    const uint64_t extent = static_cast<uint64_t>(shape[axis]);
+    coordinates[axis] = axis == 0 ? linear : b.CreateURem(linear, b.getInt64(extent));
+    if (axis > 0) linear = b.CreateUDiv(linear, b.getInt64(extent));
+  }
+  return coordinates;
+}
+
+llvm::GlobalVariable* GpuBuilder::shared_array(llvm::Type* element, uint64_t count, const std::string& name) {
+  llvm::Module& module = *b.GetInsertBlock()->getModule();
+  auto* type = llvm::ArrayType::get(element, count);
+  // Emulated, it is an ordinary global the emulator's barrier call may touch (an
+  // internal one that never escapes would let LLVM move accesses across it).
+  const bool emulated = target_ == Target::kHost;
+  auto* array = new llvm::GlobalVariable(
+      module, type, false, emulated ? llvm::GlobalValue::ExternalLinkage : llvm::GlobalValue::InternalLinkage,
+      emulated ? llvm::Constant::getNullValue(type) : llvm::UndefValue::get(type), name, nullptr,
+      llvm::GlobalValue::NotThreadLocal, emulated ? 0 : kSharedAddressSpace);
+  array->setAlignment(llvm::Align(16));
+  return array;
+}
+
+llvm::Value* GpuBuilder::shared_element(llvm::GlobalVariable* array, llvm::Value* index) {
+  return b.CreateInBoundsGEP(array->getValueType(), array, {b.getInt64(0), index});
+}
+
+llvm::AllocaInst* GpuBuilder::local(llvm::Type* type, const char* name) {
+  llvm::Function* function = b.GetInsertBlock()->getParent();
+  llvm::IRBuilder<> entry(&function->getEntryBlock(), function->getEntryBlock().begin());
+  const llvm::DataLayout& layout = function->getParent()->getDataLayout();
+  return entry.CreateAlloca(type, layout.getAllocaAddrSpace(), nullptr, name);
+}
+
+// ---- the shapes -----------------------------------------------------------------
+
+namespace {
+
+void emit_elementwise(GpuBuilder& gpu, KernelEmitter& emitter) {
+  const ir::Kernel& kernel = emitter.kernel();
+  llvm::IRBuilder<>& b = gpu.b;
+  llvm::Value* threads = b.getInt64(gpu.block_threads());
+  llvm::Value* first = b.CreateAdd(b.CreateMul(gpu.block_index(), threads), gpu.thread_index());
+  llvm::Value* stride = b.CreateMul(gpu.grid_blocks(), threads);
+  gpu.strided_loop(first, b.getInt64(static_cast<uint64_t>(ir::numel(kernel.space))), stride, [&](llvm::Value* linear) {
+    std::vector<llvm::Value*> vars = gpu.delinearize(linear, kernel.space);
+    vars.resize(static_cast<size_t>(kernel.num_vars()), nullptr);
+    NodeValues at(kernel, vars);
+    emitter.store_outputs(at, linear);
+  }, "element");
+}
+
+void emit_block_reduce(GpuBuilder& gpu, KernelEmitter& emitter) {
+  const uint32_t block_threads = gpu.block_threads();
+  const ir::Kernel& kernel = emitter.kernel();
+  llvm::IRBuilder<>& b = gpu.b;
+  std::vector<int> reduces;
+  for (size_t i = 0; i < kernel.exprs.size(); ++i)
+    if (kernel.exprs[i].kind == ir::KernelExpr::Kind::kReduce) reduces.push_back(static_cast<int>(i));
+
+  // Per reduce: the thread's accumulator and the block's partials in shared memory.
+  std::vector<llvm::AllocaInst*> accumulators;
+  std::vector<llvm::GlobalVariable*> partials;
+  for (int r : reduces) {
+    llvm::Type* type = emitter.reduce_identity(r)->getType();
+    accumulators.push_back(gpu.local(type, "acc"));
+    partials.push_back(gpu.shared_array(type, block_threads, "smelt_partials_" + std::to_string(r)));
+  }
+
+  llvm::Value* tid = gpu.thread_index();
+  llvm::Value* threads = b.getInt64(block_threads);
+  const int64_t outputs = ir::numel(kernel.space);
+  gpu.strided_loop(gpu.block_index(), b.getInt64(static_cast<uint64_t>(outputs)), gpu.grid_blocks(), [&](llvm::Value* out) {
+    std::vector<llvm::Value*> space_vars = gpu.delinearize(out, kernel.space);
+    for (size_t j = 0; j < reduces.size(); ++j) b.CreateStore(emitter.reduce_identity(reduces[j]), accumulators[j]);
+    gpu.strided_loop(tid, b.getInt64(static_cast<uint64_t>(ir::numel(kernel.reduction))), threads,
+                     [&](llvm::Value* step) {
+      std::vector<llvm::Value*> vars = space_vars;
+      for (llvm::Value* r : gpu.delinearize(step, kernel.reduction)) vars.push_back(r);
+      NodeValues at(kernel, vars);
+      for (size_t j = 0; j < reduces.size(); ++j) {
+        const ir::KernelExpr& e = kernel.exprs[reduces[j]];
+        llvm::Value* v = emitter.emit_node(e.operands[0], at);
+        const ir::DType from = kernel.exprs[e.operands[0]].dtype;
+        if (ir::is_float(from) != ir::is_float(e.dtype)) v = emitter.convert(v, from, e.dtype);
+        llvm::Type* type = accumulators[j]->getAllocatedType();
+        b.CreateStore(emitter.reduce_combine(reduces[j], b.CreateLoad(type, accumulators[j]), v), accumulators[j]);
+      }
+    }, "step");
+    for (size_t j = 0; j < reduces.size(); ++j)
+      b.CreateStore(b.CreateLoad(accumulators[j]->getAllocatedType(), accumulators[j]),
+                    gpu.shared_element(partials[j], tid));
+    // Tree over shared memory: half the live threads fold the other half in.
+    for (uint32_t live = block_threads / 2; live >= 1; live /= 2) {
+      gpu.barrier();
+      gpu.if_then(b.CreateICmpULT(tid, b.getInt64(live)), [&] {
+        for (size_t j = 0; j < reduces.size(); ++j) {
+          llvm::Type* type = accumulators[j]->getAllocatedType();
+          llvm::Value* mine = gpu.shared_element(partials[j], tid);
+          llvm::Value* other = gpu.shared_element(partials[j], b.CreateAdd(tid, b.getInt64(live)));
+          b.CreateStore(emitter.reduce_combine(reduces[j], b.CreateLoad(type, mine), b.CreateLoad(type, other)), mine);
+        }
+      }, "fold");
+    }
+    gpu.barrier();
+    gpu.if_then(b.CreateICmpEQ(tid, b.getInt64(0)), [&] {
+      std::vector<llvm::Value*> vars = space_vars;
+      vars.resize(static_cast<size_t>(kernel.num_vars()), nullptr);
+      NodeValues at(kernel, vars);
+      for (size_t j = 0; j < reduces.size(); ++j) {
+        llvm::Type* type = accumulators[j]->getAllocatedType();
+        llvm::Value* total = b.CreateLoad(type, gpu.shared_element(partials[j], b.getInt64(0)));
+        at.set(reduces[j], emitter.reduce_finish(reduces[j], total));
+      }
+      emitter.store_outputs(at, out);
+    }, "epilogue");
+    // The next output's partials overwrite these: every thread waits for thread 0's reads.
+    gpu.barrier();
+  }, "output");
+}
+
+}  // namespace
+
+llvm::Function* emit_gpu_kernel(llvm::Module& module, const ir::KernelProgram& program, size_t kernel_index,
+                                Target target, const MathHooks& math) {
+  const ir::Kernel& kernel = program.kernels.at(kernel_index);
+  const GpuPlan plan = plan_gpu_kernel(kernel);
+  llvm::LLVMContext& context = module.getContext();
+  // hip: the buffer array and the buffers are global memory; cuda: generic pointers.
+  const unsigned space = target == Target::kHip ? kAmdgpuGlobalAddressSpace : 0;
+  llvm::Type* pointer = llvm::PointerType::get(context, space);
+  auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(context), {pointer}, false);
+  llvm::Function* function =
+      llvm::Function::Create(type, llvm::Function::ExternalLinkage, kernel_symbol(program, kernel_index), module);
+  mark_gpu_kernel(*function, target, plan.block_threads);
+  function->addParamAttr(0, llvm::Attribute::NoAlias);
+  function->addParamAttr(0, llvm::Attribute::ReadOnly);
+  function->addParamAttr(0, llvm::Attribute::NoCapture);
+  llvm::Argument* buffer_array = function->getArg(0);
+  buffer_array->setName("buffers");
+
+  llvm::IRBuilder<> builder(llvm::BasicBlock::Create(context, "entry", function));
+  KernelEmitter emitter(builder, program, kernel_index, math,
+                        load_kernel_buffers(builder, program, kernel_index, buffer_array));
+  GpuBuilder gpu(builder, target, plan.block_threads);
+  if (ir::numel(kernel.space) > 0) {
+    switch (plan.shape) {
+      case GpuShape::kElementwise: emit_elementwise(gpu, emitter); break;
+      case GpuShape::kBlockReduce: emit_block_reduce(gpu, emitter); break;
+      case GpuShape::kTiledMatmul: emit_tiled_matmul(gpu, emitter); break;
+    }
+  }
+  builder.CreateRetVoid();
+  return function;
+}
+
+}  // namespace lower

@@ -1,0 +1,95 @@
+#pragma once
+// lower-private (LLVM types): the loop structure of GPU kernels (cuda and
+// hip), around the target-neutral per-element emitter (kernel_emitter.h).
+//
+// Kernel entry: f(ptr buffers) — a device array of device pointers, one per
+// KernelProgram buffer (lower.h). Each kernel takes one of three shapes,
+// chosen by plan_gpu_kernel, and launch_config gives the grid that shape
+// expects (1-D grids and blocks; shared memory is static, shared_bytes = 0):
+//
+//  kElementwise (no reduce): one thread per output element, a grid-stride
+//    loop over the row-major elements of the space.
+//  kBlockReduce (any reduce, including contractions the tiled matmul does not
+//    take): one block per output element, blocks striding over the elements.
+//    Threads stride over the reduction domain, each accumulating every reduce
+//    node of the kernel (f32 / integer accumulators, reduce_combine: max
+//    propagates NaN); a shared-memory tree combines the block's partials;
+//    thread 0 runs the epilogue and stores the outputs.
+//  kTiledMatmul (contraction groups that match_contraction_group accepts, the
+//    host's rule too: contraction_plan.h):
+//    64×64 output tiles per block of 256 threads, each thread a 4×4 register
+//    tile, K in steps of 16. Every distinct A-side / B-side subtree (the
+//    prologue) is evaluated while filling its shared-memory tile (zeros past
+//    M, N, K); the group's products accumulate in f32; the epilogue runs per
+//    output element through the emitter with the reduces' values preset.
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Module.h>
+
+#include "ir/kernel.h"
+#include "lower/contraction_plan.h"
+#include "lower/kernel_emitter.h"
+#include "lower/lower.h"
+
+namespace lower {
+
+enum class GpuShape { kElementwise, kBlockReduce, kTiledMatmul };
+
+struct GpuPlan {
+  GpuShape shape = GpuShape::kElementwise;
+  uint32_t block_threads = 256;
+  uint64_t work_items = 0;  // elements, output elements or output tiles
+};
+
+inline constexpr int64_t kTileM = 64, kTileN = 64, kTileK = 16;
+inline constexpr uint32_t kMatmulThreads = 256;  // 16×16 threads, 4×4 outputs each
+inline constexpr uint32_t kMaxGridBlocks = 65536;  // more work strides over the grid
+// Static shared memory per block that the tiled matmul may use (both targets allow 48 KiB without opt-in).
+inline constexpr int64_t kMaxSharedBytes = 48 * 1024;
+
+GpuPlan plan_gpu_kernel(const ir::Kernel& kernel);
+LaunchConfig gpu_launch_config(const GpuPlan& plan);
+
+// Emits kernel `kernel` of `program` into `module` (configured for `target`;
+// Target::kHost = the host emulation of gpu_lower.h), its math through `math`.
+llvm::Function* emit_gpu_kernel(llvm::Module& module, const ir::KernelProgram& program, size_t kernel, Target target,
+                                const MathHooks& math);
+
+// The pieces the shapes share (gpu_kernel.cpp), used by gpu_matmul.cpp.
+class GpuBuilder {
+ public:
+  GpuBuilder(llvm::IRBuilder<>& builder, Target target, uint32_t block_threads)
+      : b(builder), target_(target), block_threads_(block_threads) {}
+  llvm::IRBuilder<>& b;
+
+  uint32_t block_threads() const { return block_threads_; }
+  llvm::Value* thread_index();  // i64
+  llvm::Value* block_index();   // i64
+  llvm::Value* grid_blocks();   // i64: blocks in the launch
+  void barrier();               // every thread of the block; orders shared memory
+  // `for (i = begin; i < end; i += step) body(i)`, i64, at the insertion point.
+  void strided_loop(llvm::Value* begin, llvm::Value* end, llvm::Value* step,
+                    const std::function<void(llvm::Value*)>& body, const char* name);
+  // `if (condition) then()`.
+  void if_then(llvm::Value* condition, const std::function<void()>& then, const char* name);
+  // Row-major coordinates of `linear` over `shape` (each i64).
+  std::vector<llvm::Value*> delinearize(llvm::Value* linear, const std::vector<int64_t>& shape);
+  // A zero-initialized-by-nobody array in shared memory.
+  llvm::GlobalVariable* shared_array(llvm::Type* element, uint64_t count, const std::string& name);
+  llvm::Value* shared_element(llvm::GlobalVariable* array, llvm::Value* index);
+  // An entry-block stack slot (the target's alloca address space).
+  llvm::AllocaInst* local(llvm::Type* type, const char* name);
+
+ private:
+  llvm::Value* emulator_call(const char* name, llvm::Type* result);
+
+  Target target_;  // kCuda, kHip, or kHost for the host emulation (gpu_lower.h)
+  uint32_t block_threads_;
+};
+
+void emit_tiled_matmul(GpuBuilder& gpu, KernelEmitter& emitter);
+
+}  // namespace lower

@@ -1,0 +1,84 @@
+#include "lower/host_kernel.h"
+
+#include "lower/lower.h"
+
+namespace lower {
+
+bool has_contraction(const ir::Kernel& kernel) {
+  for (const ir::KernelExpr& e : kernel.exprs)
+    if (e.kind == ir::KernelExpr::Kind::kReduce && e.contraction) return true;
+  return false;
+}
+
+HostFunction begin_host_function(llvm::Module& module, llvm::IRBuilder<>& builder, const ir::KernelProgram& program,
+                                 size_t kernel) {
+  llvm::LLVMContext& context = module.getContext();
+  llvm::Type* ptr = llvm::PointerType::get(context, 0);
+  llvm::Type* i64 = llvm::Type::getInt64Ty(context);
+  auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(context), {ptr, i64, i64}, false);
+  HostFunction host;
+  host.function = llvm::Function::Create(type, llvm::Function::ExternalLinkage, kernel_symbol(program, kernel), module);
+  host.function->setDoesNotThrow();
+  host.function->addParamAttr(0, llvm::Attribute::NoAlias);
+  host.function->addParamAttr(0, llvm::Attribute::ReadOnly);
+  host.function->addParamAttr(0, llvm::Attribute::NoCapture);
+  llvm::Argument* buffers = host.function->getArg(0);
+  buffers->setName("buffers");
+  host.begin = host.function->getArg(1);
+  host.begin->setName("begin");
+  host.end = host.function->getArg(2);
+  host.end->setName("end");
+
+  builder.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", host.function));
+  host.buffers = load_kernel_buffers(builder, program, kernel, buffers);
+  return host;
+}
+
+void emit_host_rows(llvm::IRBuilder<>& builder, const HostFunction& host, KernelEmitter& emitter) {
+  const ir::Kernel& kernel = emitter.kernel();
+  const size_t rank = kernel.space.size();
+  auto constant = [&](int64_t v) { return builder.getInt64(static_cast<uint64_t>(v)); };
+  emit_loop(builder, host.begin, host.end, [&](llvm::Value* unit) {
+    if (rank == 0) {
+      NodeValues at(kernel, {});
+      emitter.store_outputs(at, constant(0));
+      return;
+    }
+    std::vector<llvm::Value*> vars(rank, nullptr);
+    llvm::Value* first = constant(0);
+    llvm::Value* last = constant(kernel.space[0]);
+    llvm::Value* row_base = constant(0);
+    if (rank == 1) {
+      first = builder.CreateMul(unit, constant(kHostRank1Chunk));
+      last = builder.CreateBinaryIntrinsic(llvm::Intrinsic::smin, builder.CreateAdd(first, constant(kHostRank1Chunk)),
+                                           constant(kernel.space[0]));
+    } else {
+      // The unit is a row: delinearize it over the outer dims.
+      llvm::Value* rest = unit;
+      for (size_t axis = rank - 1; axis-- > 0;) {
+        vars[axis] = axis == 0 ? rest : builder.CreateURem(rest, constant(kernel.space[axis]));
+        if (axis > 0) rest = builder.CreateUDiv(rest, constant(kernel.space[axis]));
+      }
+      last = constant(kernel.space[rank - 1]);
+      row_base = builder.CreateMul(unit, last);
+    }
+    emit_loop(builder, first, last, [&](llvm::Value* column) {
+      vars[rank - 1] = column;
+      NodeValues at(kernel, vars);
+      emitter.store_outputs(at, builder.CreateAdd(row_base, column));
+    }, "col");
+  }, "unit");
+  builder.CreateRetVoid();
+}
+
+llvm::Function* emit_host_kernel(llvm::Module& module, const ir::KernelProgram& program, size_t kernel) {
+  llvm::IRBuilder<> builder(module.getContext());
+  HostFunction host = begin_host_function(module, builder, program, kernel);
+  static const HostMathHooks math;
+  KernelEmitter emitter(builder, program, kernel, math, host.buffers);
+  if (has_contraction(program.kernels[kernel])) emit_host_contraction(builder, host, emitter);
+  else emit_host_rows(builder, host, emitter);
+  return host.function;
+}
+
+}  // namespace lower

@@ -1,0 +1,44 @@
+#pragma once
+// Host kernel functions (private to lower/): void f(ptr buffers, i64 begin,
+// i64 end) computing parallel units [begin, end) of one kernel (lower.h).
+#include <vector>
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Module.h>
+
+#include "ir/kernel.h"
+#include "lower/kernel_emitter.h"
+
+namespace lower {
+
+// The function being emitted: its arguments and the buffer pointers loaded in
+// its entry block (null for buffers the kernel does not use).
+struct HostFunction {
+  llvm::Function* function = nullptr;
+  llvm::Value* begin = nullptr;  // first parallel unit (i64)
+  llvm::Value* end = nullptr;    // one past the last
+  std::vector<llvm::Value*> buffers;
+};
+
+// Declares kernel `kernel`'s function in `module` and positions `builder` in
+// its entry block, after the buffer pointer loads.
+HostFunction begin_host_function(llvm::Module& module, llvm::IRBuilder<>& builder, const ir::KernelProgram& program,
+                                 size_t kernel);
+
+// The generic loop nest over units [begin, end): rows of the outer dims, an
+// innermost loop over the last dim evaluating the body per element (reduces as
+// sequential loops inside); ends with `ret void`.
+void emit_host_rows(llvm::IRBuilder<>& builder, const HostFunction& host, KernelEmitter& emitter);
+
+// Emits the whole function of kernel `kernel` (contraction kernels through
+// emit_host_contraction).
+llvm::Function* emit_host_kernel(llvm::Module& module, const ir::KernelProgram& program, size_t kernel);
+
+// host_contraction.cpp: a kernel whose anchor is a contraction group. Today the
+// straightforward loop (per output element, a loop over K); a tiled
+// register-blocked version (host_matmul.cpp) hooks in here.
+void emit_host_contraction(llvm::IRBuilder<>& builder, const HostFunction& host, KernelEmitter& emitter);
+
+bool has_contraction(const ir::Kernel& kernel);
+
+}  // namespace lower

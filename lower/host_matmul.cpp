@@ -1,0 +1,440 @@
+#include "lower/host_matmul.h"
+
+#include <algorithm>
+#include <functional>
+#include <string>
+#include <utility>
+
+#include <llvm/IR/Intrinsics.h>
+
+namespace lower {
+namespace {
+
+using llvm::BasicBlock;
+using llvm::Value;
+
+int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
+
+// The register budget: 32 vector registers, of which the accumulators take
+// terms·mr·nv, the B vectors of one k step b_sides·nv and one A broadcast.
+ContractionTiles clamp_tiles(ContractionTiles t, const ContractionPlan& p) {
+  const int terms = static_cast<int>(p.terms.size()), b_sides = static_cast<int>(p.b_sides.size());
+  t.nr = static_cast<int>(std::max<int64_t>(16, round_up(std::min<int64_t>(std::max(t.nr, 16), round_up(p.n, 16)), 16)));
+  int nv = t.nr / 16;
+  auto mr_budget = [&] { return (31 - b_sides * nv) / std::max(1, terms * nv); };
+  while (nv > 1 && mr_budget() < 2) t.nr = 16 * --nv;
+  t.mr = static_cast<int>(std::clamp<int64_t>(std::min<int64_t>(t.mr, mr_budget()), 1, std::max<int64_t>(1, p.m)));
+  t.kc = static_cast<int>(std::clamp<int64_t>(t.kc, 1, p.k));
+  t.mc = static_cast<int>(round_up(std::clamp<int64_t>(t.mc, 1, p.m), t.mr));
+  t.nc = static_cast<int>(round_up(std::clamp<int64_t>(t.nc, 1, p.n), t.nr));
+  t.unroll = std::max(1, t.unroll);
+  t.rows_per_chunk = static_cast<int>(round_up(std::max(t.rows_per_chunk, t.mc), t.mc));
+  return t;
+}
+
+class TiledContraction {
+ public:
+  TiledContraction(KernelEmitter& emitter, const ContractionPlan& plan)
+      : em_(emitter), b_(emitter.builder()), p_(plan), t_(plan.tiles), k_(emitter.kernel()),
+        ctx_(b_.getContext()), i64_(b_.getInt64Ty()), f32_(b_.getFloatTy()),
+        v16_(llvm::FixedVectorType::get(f32_, 16)), fn_(b_.GetInsertBlock()->getParent()),
+        rank_(k_.space.size()) {}
+
+  void emit(Value* begin, Value* end) {
+    fn_->addFnAttr("min-legal-vector-width", "512");
+    fn_->addFnAttr("prefer-vector-width", "512");
+    llvm::Module& module = *fn_->getParent();
+    llvm::Type* ptr = b_.getPtrTy();
+    auto alloc_fn = module.getOrInsertFunction("aligned_alloc", ptr, i64_, i64_);
+    auto free_fn = module.getOrInsertFunction("free", b_.getVoidTy(), ptr);
+
+    // The epilogue's tile of accumulators, spilled once per micro-tile.
+    {
+      llvm::IRBuilder<> entry(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
+      tile_ = entry.CreateAlloca(llvm::ArrayType::get(f32_, static_cast<uint64_t>(terms() * t_.mr * t_.nr)), nullptr,
+                                 "epilogue_tile");
+      tile_->setAlignment(llvm::Align(64));
+    }
+
+    BasicBlock* work = block("work");
+    BasicBlock* done = block("done");
+    b_.CreateCondBr(b_.CreateICmpSLT(begin, end), work, done);
+    b_.SetInsertPoint(work);
+
+    auto allocate = [&](Value* floats) {
+      Value* bytes = b_.CreateMul(floats, c(4));
+      bytes = b_.CreateAnd(b_.CreateAdd(bytes, c(63)), c(~int64_t{63}));  // aligned_alloc wants a multiple
+      return b_.CreateCall(alloc_fn, {c(64), bytes});
+    };
+    a_pack_ = allocate(c(static_cast<int64_t>(p_.a_sides.size()) * t_.mc * t_.kc));
+    b_pack_ = allocate(c(static_cast<int64_t>(p_.b_sides.size()) * t_.kc * t_.nc));
+    if (k_blocked()) scratch_ = allocate(c(scratch_rows() * terms() * t_.nc));
+
+    if (flat_rows()) {
+      emit_range(Range{}, begin, end);
+    } else {
+      emit_batch_ranges(begin, end);
+    }
+    b_.CreateCall(free_fn, {a_pack_});
+    b_.CreateCall(free_fn, {b_pack_});
+    if (scratch_) b_.CreateCall(free_fn, {scratch_});
+    b_.CreateBr(done);
+    b_.SetInsertPoint(done);
+  }
+
+ private:
+  // The rows of one range: of one batch element (its index and variables), or
+  // flat rows = parallel units across batch elements (no B side reads a batch
+  // variable, so one packed B serves them all).
+  struct Range {
+    Value* batch_index = nullptr;
+    std::vector<Value*> batch_vars;
+  };
+  // A row of a range: its batch variables, m, and its linear unit (batch·M + m).
+  struct Row {
+    std::vector<Value*> batch_vars;
+    Value* m;
+    Value* linear;
+  };
+
+  bool flat_rows() const { return !p_.b_sides_read_batch; }
+  int64_t scratch_rows() const { return t_.rows_per_chunk + t_.mr; }
+
+  std::vector<Value*> batch_variables(Value* batch_index) {
+    std::vector<Value*> vars(p_.batch.size());
+    Value* rest = batch_index;
+    for (size_t a = p_.batch.size(); a-- > 0;) {
+      vars[a] = b_.CreateURem(rest, c(p_.batch[a]));
+      rest = b_.CreateUDiv(rest, c(p_.batch[a]));
+    }
+    return vars;
+  }
+
+  Row row(const Range& range, Value* r) {
+    if (p_.batch.empty()) return {{}, r, r};
+    if (range.batch_index) return {range.batch_vars, r, b_.CreateAdd(b_.CreateMul(range.batch_index, c(p_.m)), r)};
+    return {batch_variables(b_.CreateUDiv(r, c(p_.m))), b_.CreateURem(r, c(p_.m)), r};
+  }
+
+  // Consecutive units of one batch element form one range of rows [m0, m1).
+  void emit_batch_ranges(Value* begin, Value* end) {
+    BasicBlock* pre = b_.GetInsertBlock();
+    BasicBlock* cond = block("range.cond");
+    BasicBlock* body = block("range.body");
+    BasicBlock* exit = block("range.end");
+    b_.CreateBr(cond);
+    b_.SetInsertPoint(cond);
+    llvm::PHINode* unit = b_.CreatePHI(i64_, 2, "unit");
+    unit->addIncoming(begin, pre);
+    b_.CreateCondBr(b_.CreateICmpSLT(unit, end), body, exit);
+    b_.SetInsertPoint(body);
+    Value* batch_index = b_.CreateUDiv(unit, c(p_.m));
+    Value* m0 = b_.CreateURem(unit, c(p_.m));
+    Value* m1 = min(c(p_.m), b_.CreateAdd(m0, b_.CreateSub(end, unit)));
+    emit_range(Range{batch_index, batch_variables(batch_index)}, m0, m1);
+    Value* next = b_.CreateAdd(unit, b_.CreateSub(m1, m0));
+    unit->addIncoming(next, b_.GetInsertBlock());
+    b_.CreateBr(cond);
+    b_.SetInsertPoint(exit);
+  }
+
+  int64_t terms() const { return static_cast<int64_t>(p_.terms.size()); }
+  bool k_blocked() const { return p_.k > t_.kc; }
+  Value* c(int64_t v) { return llvm::ConstantInt::get(i64_, static_cast<uint64_t>(v), true); }
+  Value* min(Value* a, Value* b) { return b_.CreateSelect(b_.CreateICmpSLT(a, b), a, b); }
+  BasicBlock* block(const std::string& name) { return BasicBlock::Create(ctx_, name, fn_); }
+  Value* at(Value* base, Value* index) { return b_.CreateInBoundsGEP(f32_, base, index); }
+
+  // for (iv = begin; iv < end; iv += step) with loop-carried values; returns
+  // their values after the loop.
+  std::vector<Value*> loop(Value* begin, Value* end, int64_t step, std::vector<Value*> carried,
+                           const std::function<std::vector<Value*>(Value*, const std::vector<Value*>&)>& body,
+                           const std::string& name) {
+    BasicBlock* pre = b_.GetInsertBlock();
+    BasicBlock* cond = block(name + ".cond");
+    BasicBlock* loop_body = block(name + ".body");
+    BasicBlock* exit = block(name + ".end");
+    b_.CreateBr(cond);
+    b_.SetInsertPoint(cond);
+    llvm::PHINode* iv = b_.CreatePHI(i64_, 2, name);
+    iv->addIncoming(begin, pre);
+    std::vector<llvm::PHINode*> phis;
+    std::vector<Value*> current;
+    for (Value* v : carried) {
+      phis.push_back(b_.CreatePHI(v->getType(), 2));
+      phis.back()->addIncoming(v, pre);
+      current.push_back(phis.back());
+    }
+    b_.CreateCondBr(b_.CreateICmpSLT(iv, end), loop_body, exit);
+    b_.SetInsertPoint(loop_body);
+    std::vector<Value*> next = body(iv, current);
+    BasicBlock* latch = b_.GetInsertBlock();
+    iv->addIncoming(b_.CreateAdd(iv, c(step), "", true, true), latch);
+    for (size_t i = 0; i < phis.size(); ++i) phis[i]->addIncoming(next[i], latch);
+    b_.CreateBr(cond);
+    b_.SetInsertPoint(exit);
+    return current;
+  }
+  void loop(Value* begin, Value* end, int64_t step, const std::function<void(Value*)>& body, const std::string& name) {
+    loop(begin, end, step, {}, [&](Value* iv, const std::vector<Value*>&) {
+      body(iv);
+      return std::vector<Value*>{};
+    }, name);
+  }
+
+  // Kernel variables for one evaluation point; null where not available.
+  std::vector<Value*> variables(const std::vector<Value*>& batch_vars, Value* m, Value* n, Value* k) {
+    std::vector<Value*> vars(static_cast<size_t>(k_.num_vars()), nullptr);
+    for (size_t i = 0; i < batch_vars.size(); ++i) vars[i] = batch_vars[i];
+    vars[rank_ - 2] = m;
+    vars[rank_ - 1] = n;
+    vars[rank_] = k;
+    return vars;
+  }
+  Value* operand(int expr, std::vector<Value*> vars) {
+    NodeValues point(k_, std::move(vars));
+    return em_.emit_node(expr, point);
+  }
+
+  // Rows [r0, r1) of a range, in chunks of rows_per_chunk (the scratch's rows).
+  void emit_range(const Range& range, Value* r0, Value* r1) {
+    loop(r0, r1, t_.rows_per_chunk, [&](Value* chunk0) {
+      emit_chunk(range, chunk0, min(r1, b_.CreateAdd(chunk0, c(t_.rows_per_chunk))));
+    }, "chunk");
+  }
+
+  void emit_chunk(const Range& range, Value* m0, Value* m1) {
+    const int64_t mr = t_.mr, nr = t_.nr;
+    loop(c(0), c(p_.n), t_.nc, [&](Value* nc0) {
+      Value* nb = min(c(t_.nc), b_.CreateSub(c(p_.n), nc0));
+      Value* n_panels = b_.CreateUDiv(b_.CreateAdd(nb, c(nr - 1)), c(nr));
+      loop(c(0), c(p_.k), t_.kc, [&](Value* kc0) {
+        Value* kb = min(c(t_.kc), b_.CreateSub(c(p_.k), kc0));
+        Value* first = b_.CreateICmpEQ(kc0, c(0));
+        Value* last = b_.CreateICmpEQ(b_.CreateAdd(kc0, kb), c(p_.k));
+        pack_b(range.batch_vars, nc0, kb, kc0, n_panels);
+        loop(m0, m1, t_.mc, [&](Value* mc0) {
+          Value* mb = min(c(t_.mc), b_.CreateSub(m1, mc0));
+          Value* m_panels = b_.CreateUDiv(b_.CreateAdd(mb, c(mr - 1)), c(mr));
+          pack_a(range, mc0, m1, kb, kc0, m_panels);
+          loop(c(0), n_panels, 1, [&](Value* jr) {
+            loop(c(0), m_panels, 1, [&](Value* ir) {
+              MicroTile tile{&range, m0, b_.CreateAdd(mc0, b_.CreateMul(ir, c(mr))), m1,
+                             nc0, b_.CreateAdd(nc0, b_.CreateMul(jr, c(nr))), ir, jr, kb, first, last};
+              micro_kernel(tile);
+            }, "ir");
+          }, "jr");
+        }, "mc");
+      }, "kc");
+    }, "nc");
+  }
+
+  // B block: panel jr holds [k][nr] of columns nc0 + jr·nr …, zeros past N.
+  void pack_b(const std::vector<Value*>& batch_vars, Value* nc0, Value* kb, Value* kc0, Value* n_panels) {
+    const int64_t nr = t_.nr;
+    for (size_t j = 0; j < p_.b_sides.size(); ++j) {
+      Value* base = at(b_pack_, c(static_cast<int64_t>(j) * t_.kc * t_.nc));
+      loop(c(0), n_panels, 1, [&](Value* jr) {
+        Value* n_base = b_.CreateAdd(nc0, b_.CreateMul(jr, c(nr)));
+        Value* cols = min(c(nr), b_.CreateSub(c(p_.n), n_base));
+        Value* panel = at(base, b_.CreateMul(b_.CreateMul(jr, kb), c(nr)));
+        loop(c(0), kb, 1, [&](Value* kk) {
+          Value* row = at(panel, b_.CreateMul(kk, c(nr)));
+          Value* k = b_.CreateAdd(kc0, kk);
+          loop(c(0), cols, 1, [&](Value* col) {
+            Value* v = operand(p_.b_sides[j], variables(batch_vars, nullptr, b_.CreateAdd(n_base, col), k));
+            b_.CreateStore(v, at(row, col));
+          }, "pack_b_col");
+          loop(cols, c(nr), 1, [&](Value* col) { b_.CreateStore(llvm::ConstantFP::get(f32_, 0.0), at(row, col)); },
+               "pack_b_pad");
+        }, "pack_b_k");
+      }, "pack_b_panel");
+    }
+  }
+
+  // A block: panel ir holds [k][mr] of rows mc0 + ir·mr …, zeros past m1.
+  void pack_a(const Range& range, Value* mc0, Value* m1, Value* kb, Value* kc0, Value* m_panels) {
+    const int64_t mr = t_.mr;
+    for (size_t i = 0; i < p_.a_sides.size(); ++i) {
+      Value* base = at(a_pack_, c(static_cast<int64_t>(i) * t_.mc * t_.kc));
+      loop(c(0), m_panels, 1, [&](Value* ir) {
+        Value* m_base = b_.CreateAdd(mc0, b_.CreateMul(ir, c(mr)));
+        Value* rows = min(c(mr), b_.CreateSub(m1, m_base));
+        Value* panel = at(base, b_.CreateMul(b_.CreateMul(ir, kb), c(mr)));
+        loop(c(0), rows, 1, [&](Value* r) {
+          const Row at_row = row(range, b_.CreateAdd(m_base, r));
+          loop(c(0), kb, 1, [&](Value* kk) {
+            Value* v = operand(p_.a_sides[i], variables(at_row.batch_vars, at_row.m, nullptr, b_.CreateAdd(kc0, kk)));
+            b_.CreateStore(v, at(panel, b_.CreateAdd(b_.CreateMul(kk, c(mr)), r)));
+          }, "pack_a_k");
+        }, "pack_a_row");
+        loop(rows, c(mr), 1, [&](Value* r) {
+          loop(c(0), kb, 1, [&](Value* kk) {
+            b_.CreateStore(llvm::ConstantFP::get(f32_, 0.0), at(panel, b_.CreateAdd(b_.CreateMul(kk, c(mr)), r)));
+          }, "pad_a_k");
+        }, "pad_a_row");
+      }, "pack_a_panel");
+    }
+  }
+
+  struct MicroTile {
+    const Range* range;
+    Value* m0;      // first row of the chunk (scratch row 0)
+    Value* m_base;  // first row of the tile
+    Value* m1;      // end of the range
+    Value* nc0;     // first column of the B block (scratch column 0)
+    Value* n_base;  // first column of the tile
+    Value* ir;
+    Value* jr;
+    Value* kb;
+    Value* first;  // first K block: start from zero
+    Value* last;   // last K block: run the epilogue
+  };
+
+  // Accumulator (term g, row r, vector v) lives at acc[(g·mr + r)·nv + v].
+  void micro_kernel(const MicroTile& tile) {
+    const int64_t mr = t_.mr, nr = t_.nr, nv = nr / 16;
+    std::vector<Value*> a_panel, b_panel;
+    for (size_t i = 0; i < p_.a_sides.size(); ++i)
+      a_panel.push_back(at(a_pack_, b_.CreateAdd(c(static_cast<int64_t>(i) * t_.mc * t_.kc),
+                                                 b_.CreateMul(b_.CreateMul(tile.ir, tile.kb), c(mr)))));
+    for (size_t j = 0; j < p_.b_sides.size(); ++j)
+      b_panel.push_back(at(b_pack_, b_.CreateAdd(c(static_cast<int64_t>(j) * t_.kc * t_.nc),
+                                                 b_.CreateMul(b_.CreateMul(tile.jr, tile.kb), c(nr)))));
+
+    Value* zero = llvm::ConstantAggregateZero::get(v16_);
+    std::vector<Value*> acc(static_cast<size_t>(terms() * mr * nv), zero);
+    Value* scratch_tile = nullptr;
+    if (k_blocked()) {
+      Value* row = b_.CreateSub(tile.m_base, tile.m0);
+      Value* col = b_.CreateSub(tile.n_base, tile.nc0);
+      scratch_tile = at(scratch_, b_.CreateAdd(b_.CreateMul(row, c(t_.nc)), col));
+      for (int64_t g = 0; g < terms(); ++g)
+        for (int64_t r = 0; r < mr; ++r)
+          for (int64_t v = 0; v < nv; ++v) {
+            Value* p = at(scratch_tile, c(g * scratch_rows() * t_.nc + r * t_.nc + v * 16));
+            Value* partial = b_.CreateAlignedLoad(v16_, p, llvm::Align(64));
+            acc[static_cast<size_t>((g * mr + r) * nv + v)] = b_.CreateSelect(tile.first, zero, partial);
+          }
+    }
+
+    auto step = [&](Value* kk, std::vector<Value*> a) {
+      std::vector<Value*> b_vectors;
+      for (size_t j = 0; j < p_.b_sides.size(); ++j)
+        for (int64_t v = 0; v < nv; ++v)
+          b_vectors.push_back(b_.CreateAlignedLoad(
+              v16_, at(b_panel[j], b_.CreateAdd(b_.CreateMul(kk, c(nr)), c(v * 16))), llvm::Align(64)));
+      for (int64_t r = 0; r < mr; ++r)
+        for (size_t i = 0; i < p_.a_sides.size(); ++i) {
+          Value* scalar = b_.CreateLoad(f32_, at(a_panel[i], b_.CreateAdd(b_.CreateMul(kk, c(mr)), c(r))));
+          Value* broadcast = b_.CreateVectorSplat(16, scalar);
+          for (int64_t g = 0; g < terms(); ++g) {
+            const ContractionTerm& term = p_.terms[static_cast<size_t>(g)];
+            if (term.a_side != static_cast<int>(i)) continue;
+            for (int64_t v = 0; v < nv; ++v) {
+              Value*& slot = a[static_cast<size_t>((g * mr + r) * nv + v)];
+              slot = b_.CreateIntrinsic(llvm::Intrinsic::fma, {v16_},
+                                        {broadcast, b_vectors[static_cast<size_t>(term.b_side * nv + v)], slot});
+            }
+          }
+        }
+      return a;
+    };
+    const int64_t unroll = t_.unroll;
+    Value* main_end = b_.CreateSub(tile.kb, b_.CreateURem(tile.kb, c(unroll)));
+    acc = loop(c(0), main_end, unroll, acc, [&](Value* kk, const std::vector<Value*>& in) {
+      std::vector<Value*> a = in;
+      for (int64_t u = 0; u < unroll; ++u) a = step(b_.CreateAdd(kk, c(u)), a);
+      return a;
+    }, "k");
+    if (unroll > 1)
+      acc = loop(main_end, tile.kb, 1, acc, [&](Value* kk, const std::vector<Value*>& in) { return step(kk, in); },
+                 "k_rest");
+
+    if (!k_blocked()) {
+      epilogue(tile, acc);
+      return;
+    }
+    BasicBlock* epi = block("epilogue");
+    BasicBlock* keep = block("keep_partial");
+    BasicBlock* join = block("tile_done");
+    b_.CreateCondBr(tile.last, epi, keep);
+    b_.SetInsertPoint(keep);
+    for (int64_t g = 0; g < terms(); ++g)
+      for (int64_t r = 0; r < mr; ++r)
+        for (int64_t v = 0; v < nv; ++v) {
+          Value* p = at(scratch_tile, c(g * scratch_rows() * t_.nc + r * t_.nc + v * 16));
+          b_.CreateAlignedStore(acc[static_cast<size_t>((g * mr + r) * nv + v)], p, llvm::Align(64));
+        }
+    b_.CreateBr(join);
+    b_.SetInsertPoint(epi);
+    epilogue(tile, acc);
+    b_.CreateBr(join);
+    b_.SetInsertPoint(join);
+  }
+
+  // Spills the accumulators to the tile, then runs the epilogue per valid
+  // element with the reduces' values preset.
+  void epilogue(const MicroTile& tile, const std::vector<Value*>& acc) {
+    const int64_t mr = t_.mr, nr = t_.nr, nv = nr / 16;
+    for (int64_t g = 0; g < terms(); ++g)
+      for (int64_t r = 0; r < mr; ++r)
+        for (int64_t v = 0; v < nv; ++v)
+          b_.CreateAlignedStore(acc[static_cast<size_t>((g * mr + r) * nv + v)],
+                                at(tile_, c((g * mr + r) * nr + v * 16)), llvm::Align(64));
+    Value* rows = min(c(mr), b_.CreateSub(tile.m1, tile.m_base));
+    Value* cols = min(c(nr), b_.CreateSub(c(p_.n), tile.n_base));
+    loop(c(0), rows, 1, [&](Value* r) {
+      const Row at_row = row(*tile.range, b_.CreateAdd(tile.m_base, r));
+      Value* row_linear = b_.CreateMul(at_row.linear, c(p_.n));
+      loop(c(0), cols, 1, [&](Value* col) {
+        Value* n = b_.CreateAdd(tile.n_base, col);
+        NodeValues point(k_, variables(at_row.batch_vars, at_row.m, n, nullptr));
+        for (int64_t g = 0; g < terms(); ++g) {
+          const int reduce = p_.terms[static_cast<size_t>(g)].reduce;
+          Value* sum = b_.CreateLoad(f32_, at(tile_, b_.CreateAdd(c(g * mr * nr), b_.CreateAdd(b_.CreateMul(r, c(nr)), col))));
+          point.set(reduce, em_.reduce_finish(reduce, sum));
+        }
+        em_.store_outputs(point, b_.CreateAdd(row_linear, n));
+      }, "epilogue_col");
+    }, "epilogue_row");
+  }
+
+  KernelEmitter& em_;
+  llvm::IRBuilder<>& b_;
+  const ContractionPlan& p_;
+  const ContractionTiles& t_;
+  const ir::Kernel& k_;
+  llvm::LLVMContext& ctx_;
+  llvm::IntegerType* i64_;
+  llvm::Type* f32_;
+  llvm::FixedVectorType* v16_;
+  llvm::Function* fn_;
+  size_t rank_;
+  llvm::AllocaInst* tile_ = nullptr;
+  Value* a_pack_ = nullptr;
+  Value* b_pack_ = nullptr;
+  Value* scratch_ = nullptr;
+};
+
+}  // namespace
+
+std::optional<ContractionPlan> plan_host_contraction(const ir::Kernel& kernel, const ContractionTiles& tiles) {
+  // Empty extents: the straightforward loop handles them.
+  for (int64_t extent : kernel.space)
+    if (extent <= 0) return std::nullopt;
+  for (int64_t extent : kernel.reduction)
+    if (extent <= 0) return std::nullopt;
+  std::optional<ContractionGroup> group = match_contraction_group(kernel);
+  if (!group) return std::nullopt;
+  ContractionPlan plan;
+  static_cast<ContractionGroup&>(plan) = std::move(*group);
+  plan.tiles = clamp_tiles(tiles, plan);
+  return plan;
+}
+
+void emit_tiled_contraction(KernelEmitter& emitter, const ContractionPlan& plan, llvm::Value* begin, llvm::Value* end) {
+  TiledContraction(emitter, plan).emit(begin, end);
+}
+
+}  // namespace lower

@@ -1,0 +1,74 @@
+#pragma once
+// lower-private (LLVM types; only lower/*.cpp include it): the host's tiled
+// contraction kernel.
+//
+// A contraction kernel (ir/kernel.h) has a space [batch..., M, N], one
+// reduction axis K and one or more Reduce nodes with contraction=true whose
+// operand is Mul(A-side, B-side): the A-side subtree depends on the batch
+// vars, the row var m and k (not on the column var n), the B-side on the batch
+// vars, k and n (not on m). Several Reduce nodes are a contraction group; they
+// may share A-side or B-side subtrees, which are packed once. Everything
+// outside the reduce bodies is the epilogue, evaluated once per output element.
+//
+// The code is Goto/BLIS-shaped: per NC block of columns and KC block of K,
+// pack a KC×NC block of every distinct B-side subtree (its prologue applied
+// while packing, zeros past N); per MC block of rows, pack an MC×KC block of
+// every distinct A-side subtree; then an MR×NR register-blocked micro-kernel of
+// <16 x float> llvm.fma per term of the group, accumulating in f32. With
+// K > KC, partial sums wait in a per-call f32 scratch; at the last K block the
+// accumulators go through the epilogue (KernelEmitter: the reduce values
+// preset, every output stored).
+//
+// Parallel units are lower::parallel_units' rows (batch × M); a call
+// f(buffers, begin, end) merges its consecutive rows into ranges — one per
+// batch element, or one across batch elements when no B side reads a batch
+// variable (x[b, s, d] @ w[d, f]) — and packs B once per range and chunk of
+// rows_per_chunk rows: callers should hand each thread one contiguous range of
+// rows, not single rows. Packing buffers are aligned_alloc'ed per call.
+//
+// The hook (lower/host_contraction.cpp, emit_host_contraction):
+//   if (auto plan = plan_host_contraction(emitter.kernel())) {
+//     emit_tiled_contraction(emitter, *plan, host.begin, host.end);
+//     builder.CreateRetVoid();
+//     return;
+//   }
+// with host_matmul.cpp among smelt_lower's sources.
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "ir/kernel.h"
+#include "lower/contraction_plan.h"
+#include "lower/kernel_emitter.h"
+
+namespace lower {
+
+struct ContractionTiles {
+  int mr = 12;    // rows of the micro-kernel (capped by the register budget)
+  int nr = 32;    // columns of the micro-kernel, a multiple of 16
+  int kc = 256;   // K block: a kc×nr B panel (32 KiB) stays in L1
+  int mc = 192;   // rows per packed A block
+  int nc = 2048;  // columns per packed B block
+  int unroll = 4;  // micro-kernel K-loop unroll
+  int rows_per_chunk = 768;  // rows per pass over B (bounds the K-block scratch), a multiple of mc
+};
+
+// A contraction group (contraction_plan.h) and its tiles.
+struct ContractionPlan : ContractionGroup {
+  // b_sides_read_batch false: rows of all batch elements share one packed B.
+  ContractionTiles tiles;  // clamped to the kernel and the register budget
+};
+
+// A plan when match_contraction_group accepts the kernel (the shape described
+// above) and M, N, K and the batch are non-empty; nullopt otherwise (the
+// caller emits its straightforward loop).
+std::optional<ContractionPlan> plan_host_contraction(const ir::Kernel& kernel, const ContractionTiles& tiles = {});
+
+// Emits, at the emitter's builder position inside the kernel's host function,
+// the tiled contraction over the parallel units (rows) [begin, end) (i64
+// values); the builder is left after it (the caller emits the return). Marks
+// the function to use 512-bit vector registers where the CPU has them.
+void emit_tiled_contraction(KernelEmitter& emitter, const ContractionPlan& plan, llvm::Value* begin,
+                           llvm::Value* end);
+
+}  // namespace lower

@@ -1,0 +1,115 @@
+#include "lower/host_target.h"
+
+#include <mutex>
+
+#include <llvm/Analysis/CGSCCPassManager.h>
+#include <llvm/Analysis/LoopAnalysisManager.h>
+#include <llvm/Analysis/TargetLibraryInfo.h>
+#include <llvm/IR/PassManager.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/MC/MCSubtargetInfo.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/DynamicLibrary.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/TargetParser/Host.h>
+#include <llvm/TargetParser/SubtargetFeature.h>
+
+#include "lower/host_kernel.h"
+#include "lower/lower.h"
+
+namespace lower {
+
+void initialize_host_llvm() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    llvm::InitializeNativeTargetAsmParser();
+  });
+}
+
+std::unique_ptr<llvm::TargetMachine> host_target_machine(const std::string& cpu) {
+  initialize_host_llvm();
+  const std::string triple = llvm::sys::getProcessTriple();
+  std::string error;
+  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target) throw LowerError("host target " + triple + ": " + error);
+  std::string cpu_name = cpu;
+  llvm::SubtargetFeatures features;
+  if (cpu.empty()) {
+    cpu_name = llvm::sys::getHostCPUName().str();
+    for (const auto& [feature, enabled] : llvm::sys::getHostCPUFeatures()) features.AddFeature(feature, enabled);
+  } else {
+    // Asked with the default CPU, so an unknown name is our error, not a warning on stderr.
+    std::unique_ptr<llvm::MCSubtargetInfo> info(target->createMCSubtargetInfo(triple, "", ""));
+    if (!info || !info->isCPUStringValid(cpu))
+      throw LowerError("host: unknown CPU '" + cpu + "' for " + triple + " (leave the arch empty for this CPU)");
+  }
+  llvm::TargetOptions options;
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, cpu_name, features.getString(), options, llvm::Reloc::PIC_, std::nullopt,
+      llvm::CodeGenOptLevel::Aggressive));
+  if (!machine) throw LowerError("host: cannot create a target machine for " + triple + " / " + cpu_name);
+  return machine;
+}
+
+bool host_vector_math_available() {
+  // glibc's vector math library: loaded into the process (for the JIT's symbol
+  // lookups) once; without it exp / log / sin / cos stay scalar libm calls.
+  static const bool loaded = [] {
+    std::string error;
+    return !llvm::sys::DynamicLibrary::LoadLibraryPermanently("libmvec.so.1", &error);
+  }();
+  return loaded;
+}
+
+namespace {
+void optimize(llvm::Module& module, llvm::TargetMachine& machine) {
+  llvm::LoopAnalysisManager loops;
+  llvm::FunctionAnalysisManager functions;
+  // Vectorized loops call libmvec's exp / log / sin / cos / pow (registered
+  // before the default analyses so that the vectorizer sees the mappings).
+  llvm::TargetLibraryInfoImpl library(machine.getTargetTriple());
+  if (machine.getTargetTriple().getArch() == llvm::Triple::x86_64 && host_vector_math_available())
+    library.addVectorizableFunctionsFromVecLib(llvm::TargetLibraryInfoImpl::LIBMVEC_X86, machine.getTargetTriple());
+  functions.registerPass([&] { return llvm::TargetLibraryAnalysis(library); });
+  llvm::CGSCCAnalysisManager cgscc;
+  llvm::ModuleAnalysisManager modules;
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopVectorization = true;
+  tuning.SLPVectorization = true;
+  llvm::PassBuilder passes(&machine, tuning);
+  passes.registerModuleAnalyses(modules);
+  passes.registerCGSCCAnalyses(cgscc);
+  passes.registerFunctionAnalyses(functions);
+  passes.registerLoopAnalyses(loops);
+  passes.crossRegisterProxies(loops, functions, cgscc, modules);
+  passes.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(module, modules);
+}
+}  // namespace
+
+std::unique_ptr<llvm::Module> build_host_module(llvm::LLVMContext& context, const ir::KernelProgram& program,
+                                                llvm::TargetMachine& machine) {
+  try {
+    ir::validate(program);
+  } catch (const std::exception& e) {
+    throw LowerError(std::string("invalid kernel program: ") + e.what());
+  }
+  auto module = std::make_unique<llvm::Module>("smelt", context);
+  module->setTargetTriple(machine.getTargetTriple().str());
+  module->setDataLayout(machine.createDataLayout());
+  for (size_t k = 0; k < program.kernels.size(); ++k) {
+    llvm::Function* f = emit_host_kernel(*module, program, k);
+    f->addFnAttr("target-cpu", machine.getTargetCPU());
+    f->addFnAttr("target-features", machine.getTargetFeatureString());
+  }
+  std::string problems;
+  llvm::raw_string_ostream out(problems);
+  if (llvm::verifyModule(*module, &out)) throw LowerError("internal error, invalid LLVM IR: " + problems);
+  optimize(*module, machine);
+  return module;
+}
+
+}  // namespace lower

@@ -1,0 +1,30 @@
+#pragma once
+// The host's LLVM target (private to lower/): a TargetMachine for this CPU (or
+// a named x86 CPU), the module of a program's kernels, and the O3 pipeline
+// that vectorizes them.
+#include <memory>
+#include <string>
+
+#include <llvm/IR/Module.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include "ir/kernel.h"
+
+namespace lower {
+
+// Initializes LLVM's native target once (thread-safe).
+void initialize_host_llvm();
+
+// True when glibc's libmvec is loaded: optimized host code may then call its
+// vector math functions (an object file from emit_binary links with -lmvec).
+bool host_vector_math_available();
+
+// `cpu` empty: this machine's CPU name and features. Throws LowerError.
+std::unique_ptr<llvm::TargetMachine> host_target_machine(const std::string& cpu);
+
+// Every kernel of `program` as a host function (kernel_symbol names), verified
+// and optimized (O3, loop vectorization) for `machine`. Throws LowerError.
+std::unique_ptr<llvm::Module> build_host_module(llvm::LLVMContext& context, const ir::KernelProgram& program,
+                                                llvm::TargetMachine& machine);
+
+}  // namespace lower

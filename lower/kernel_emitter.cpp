@@ -1,0 +1,487 @@
+#include "lower/kernel_emitter.h"
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include <llvm/IR/Intrinsics.h>
+
+#include "ir/scalar.h"
+#include "lower/composed_math.h"
+#include "lower/lower.h"
+
+namespace lower {
+
+using ir::DType;
+using ir::IndexPool;
+using ir::KernelExpr;
+using ir::Op;
+
+llvm::Type* register_type(llvm::LLVMContext& context, DType dtype) {
+  switch (dtype) {
+    case DType::F32: case DType::F16: case DType::BF16: return llvm::Type::getFloatTy(context);
+    case DType::I32: return llvm::Type::getInt32Ty(context);
+    case DType::I64: return llvm::Type::getInt64Ty(context);
+    case DType::Bool: return llvm::Type::getInt1Ty(context);
+  }
+  throw LowerError("unknown dtype");
+}
+
+llvm::Type* memory_type(llvm::LLVMContext& context, DType dtype) {
+  switch (dtype) {
+    case DType::F32: return llvm::Type::getFloatTy(context);
+    case DType::F16: case DType::BF16: return llvm::Type::getInt16Ty(context);
+    case DType::I32: return llvm::Type::getInt32Ty(context);
+    case DType::I64: return llvm::Type::getInt64Ty(context);
+    case DType::Bool: return llvm::Type::getInt8Ty(context);
+  }
+  throw LowerError("unknown dtype");
+}
+
+// ---- host math ---------------------------------------------------------------
+
+llvm::Value* HostMathHooks::unary(llvm::IRBuilder<>& builder, Op op, llvm::Value* x) const {
+  auto intrinsic = [&](llvm::Intrinsic::ID id) { return builder.CreateUnaryIntrinsic(id, x); };
+  switch (op) {
+    case Op::Exp: return intrinsic(llvm::Intrinsic::exp);
+    case Op::Exp2: return intrinsic(llvm::Intrinsic::exp2);
+    case Op::Log: return intrinsic(llvm::Intrinsic::log);
+    case Op::Log2: return intrinsic(llvm::Intrinsic::log2);
+    case Op::Sin: return intrinsic(llvm::Intrinsic::sin);
+    case Op::Cos: return intrinsic(llvm::Intrinsic::cos);
+    case Op::Sqrt: return intrinsic(llvm::Intrinsic::sqrt);
+    // Composed from exp (no libm call), so loops with them still vectorize.
+    case Op::Tanh: return composed_tanh(builder, x);
+    case Op::Erf: return composed_erf(builder, x);
+    default: throw LowerError("no host math function for " + std::string(ir::op_name(op)));
+  }
+}
+
+llvm::Value* HostMathHooks::pow(llvm::IRBuilder<>& builder, llvm::Value* x, llvm::Value* y) const {
+  return builder.CreateBinaryIntrinsic(llvm::Intrinsic::pow, x, y);
+}
+
+// ---- the inner-node split (ir::reduction_loop_nodes, as the interpreter runs it) --
+
+std::vector<bool> inner_nodes(const ir::Kernel& k) {
+  try {
+    return ir::reduction_loop_nodes(k);
+  } catch (const std::invalid_argument& e) {
+    throw LowerError(e.what());
+  }
+}
+
+NodeValues::NodeValues(const ir::Kernel& kernel, std::vector<llvm::Value*> vars)
+    : vars_(std::move(vars)), values_(kernel.exprs.size(), nullptr) {
+  vars_.resize(static_cast<size_t>(kernel.num_vars()), nullptr);
+}
+
+// ---- loops ---------------------------------------------------------------------
+
+void emit_loop(llvm::IRBuilder<>& builder, llvm::Value* begin, llvm::Value* end,
+               const std::function<void(llvm::Value*)>& body, const char* name) {
+  llvm::Function* function = builder.GetInsertBlock()->getParent();
+  llvm::LLVMContext& context = builder.getContext();
+  llvm::BasicBlock* preheader = builder.GetInsertBlock();
+  auto* header = llvm::BasicBlock::Create(context, std::string(name) + ".header", function);
+  auto* body_block = llvm::BasicBlock::Create(context, std::string(name) + ".body", function);
+  auto* exit = llvm::BasicBlock::Create(context, std::string(name) + ".exit", function);
+  builder.CreateBr(header);
+  builder.SetInsertPoint(header);
+  llvm::PHINode* i = builder.CreatePHI(builder.getInt64Ty(), 2, name);
+  i->addIncoming(begin, preheader);
+  builder.CreateCondBr(builder.CreateICmpSLT(i, end), body_block, exit);
+  builder.SetInsertPoint(body_block);
+  body(i);
+  llvm::Value* next = builder.CreateAdd(i, builder.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
+  i->addIncoming(next, builder.GetInsertBlock());
+  builder.CreateBr(header);
+  builder.SetInsertPoint(exit);
+}
+
+std::vector<llvm::Value*> load_kernel_buffers(llvm::IRBuilder<>& builder, const ir::KernelProgram& program,
+                                              size_t kernel, llvm::Value* buffer_array) {
+  const ir::Kernel& k = program.kernels.at(kernel);
+  std::vector<bool> used(program.buffers.size(), false);
+  for (const ir::KernelExpr& e : k.exprs)
+    if (e.kind == ir::KernelExpr::Kind::kLoad) used.at(static_cast<size_t>(e.buffer)) = true;
+  for (const ir::KernelOutput& out : k.outputs) used.at(static_cast<size_t>(out.buffer)) = true;
+  llvm::Type* pointer = buffer_array->getType();
+  std::vector<llvm::Value*> buffers(program.buffers.size(), nullptr);
+  for (size_t b = 0; b < program.buffers.size(); ++b) {
+    if (!used[b]) continue;
+    llvm::Value* slot = builder.CreateConstInBoundsGEP1_64(pointer, buffer_array, b);
+    buffers[b] = builder.CreateLoad(pointer, slot, program.buffers[b].name);
+  }
+  return buffers;
+}
+
+// ---- the emitter -----------------------------------------------------------------
+
+KernelEmitter::KernelEmitter(llvm::IRBuilder<>& builder, const ir::KernelProgram& program, size_t kernel,
+                             const MathHooks& math, std::vector<llvm::Value*> buffers)
+    : builder_(builder), program_(program), kernel_(program.kernels.at(kernel)), math_(math),
+      buffers_(std::move(buffers)), inner_(inner_nodes(kernel_)) {
+  // Every buffer its own alias scope: the loop vectorizer then needs no runtime
+  // overlap checks between loads and stores (lower.h: kernels' buffers are distinct).
+  llvm::MDBuilder md(builder_.getContext());
+  llvm::MDNode* domain = md.createAnonymousAliasScopeDomain("smelt.buffers");
+  std::vector<llvm::Metadata*> scopes;
+  for (size_t b = 0; b < program_.buffers.size(); ++b)
+    scopes.push_back(md.createAnonymousAliasScope(domain, program_.buffers[b].name));
+  for (size_t b = 0; b < program_.buffers.size(); ++b) {
+    alias_scope_.push_back(llvm::MDNode::get(builder_.getContext(), {scopes[b]}));
+    std::vector<llvm::Metadata*> others;
+    for (size_t o = 0; o < scopes.size(); ++o)
+      if (o != b) others.push_back(scopes[o]);
+    no_alias_.push_back(llvm::MDNode::get(builder_.getContext(), others));
+  }
+}
+
+void KernelEmitter::annotate_access(llvm::Instruction* access, int buffer) {
+  access->setMetadata(llvm::LLVMContext::MD_alias_scope, alias_scope_[buffer]);
+  access->setMetadata(llvm::LLVMContext::MD_noalias, no_alias_[buffer]);
+}
+
+llvm::Value* KernelEmitter::index(ir::IndexRef ref, const NodeValues& at) {
+  if (ref == ir::kNoIndex) return builder_.getInt64(1);
+  // Memoized per evaluation point: index DAGs share subexpressions heavily.
+  if (auto it = at.index_cache_.find(ref); it != at.index_cache_.end()) return it->second;
+  llvm::Value* v = emit_index(ref, at);
+  at.index_cache_.emplace(ref, v);
+  return v;
+}
+
+llvm::Value* KernelEmitter::emit_index(ir::IndexRef ref, const NodeValues& at) {
+  llvm::IRBuilder<>& b = builder_;
+  const IndexPool::Node& n = kernel_.indices.node(ref);
+  auto bool_value = [&](llvm::Value* v) { return b.CreateZExt(v, b.getInt64Ty()); };
+  auto truth = [&](ir::IndexRef r) { return b.CreateICmpNE(index(r, at), b.getInt64(0)); };
+  switch (n.kind) {
+    case IndexPool::Kind::kConst: return b.getInt64(static_cast<uint64_t>(n.value));
+    case IndexPool::Kind::kVar: {
+      llvm::Value* v = n.value < static_cast<int64_t>(at.vars().size()) ? at.var(static_cast<int>(n.value)) : nullptr;
+      if (!v)
+        throw LowerError("kernel " + kernel_.name + ": index variable v" + std::to_string(n.value) +
+                         " has no value at this point");
+      return v;
+    }
+    case IndexPool::Kind::kAdd: return b.CreateAdd(index(n.a, at), index(n.b, at));
+    case IndexPool::Kind::kSub: return b.CreateSub(index(n.a, at), index(n.b, at));
+    case IndexPool::Kind::kMul: return b.CreateMul(index(n.a, at), index(n.b, at));
+    case IndexPool::Kind::kFloorDiv:
+    case IndexPool::Kind::kMod: {
+      llvm::Value* a = index(n.a, at);
+      llvm::Value* d = index(n.b, at);
+      const IndexPool::Node& divisor = kernel_.indices.node(n.b);
+      const bool positive_constant = divisor.kind == IndexPool::Kind::kConst && divisor.value > 0;
+      // A divisor that may be 0 (never in valid kernels) is replaced by 1 rather than being UB.
+      if (!positive_constant) d = b.CreateSelect(b.CreateICmpEQ(d, b.getInt64(0)), b.getInt64(1), d);
+      llvm::Value* q = b.CreateSDiv(a, d);
+      llvm::Value* r = b.CreateSRem(a, d);
+      // Truncation rounds toward 0; floor differs when the remainder's sign is not the divisor's.
+      llvm::Value* adjust = positive_constant
+                                ? b.CreateICmpSLT(r, b.getInt64(0))
+                                : b.CreateAnd(b.CreateICmpNE(r, b.getInt64(0)),
+                                              b.CreateICmpNE(b.CreateICmpSLT(r, b.getInt64(0)),
+                                                             b.CreateICmpSLT(d, b.getInt64(0))));
+      if (n.kind == IndexPool::Kind::kFloorDiv) return b.CreateSub(q, bool_value(adjust));
+      return b.CreateAdd(r, b.CreateSelect(adjust, d, b.getInt64(0)));
+    }
+    case IndexPool::Kind::kMin: return b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, index(n.a, at), index(n.b, at));
+    case IndexPool::Kind::kMax: return b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, index(n.a, at), index(n.b, at));
+    case IndexPool::Kind::kSelect: return b.CreateSelect(truth(n.a), index(n.b, at), index(n.c, at));
+    case IndexPool::Kind::kLt: return bool_value(b.CreateICmpSLT(index(n.a, at), index(n.b, at)));
+    case IndexPool::Kind::kLe: return bool_value(b.CreateICmpSLE(index(n.a, at), index(n.b, at)));
+    case IndexPool::Kind::kEq: return bool_value(b.CreateICmpEQ(index(n.a, at), index(n.b, at)));
+    case IndexPool::Kind::kAnd: return bool_value(b.CreateAnd(truth(n.a), truth(n.b)));
+    case IndexPool::Kind::kOr: return bool_value(b.CreateOr(truth(n.a), truth(n.b)));
+    case IndexPool::Kind::kNot: return bool_value(b.CreateNot(truth(n.a)));
+  }
+  throw LowerError("kernel " + kernel_.name + ": unknown index node");
+}
+
+namespace {
+// A constant of `dtype` holding `value` converted as the reference does.
+llvm::Value* constant_of(llvm::IRBuilder<>& b, double value, DType dtype) {
+  ir::Scalar s = ir::scalar_from_real(value, dtype);
+  if (ir::is_float(dtype)) return llvm::ConstantFP::get(b.getFloatTy(), static_cast<float>(s.real));
+  if (dtype == DType::Bool) return b.getInt1(s.integer != 0);
+  return llvm::ConstantInt::get(register_type(b.getContext(), dtype), static_cast<uint64_t>(s.integer), true);
+}
+}  // namespace
+
+llvm::Value* KernelEmitter::round_float(llvm::Value* v, DType dtype) {
+  llvm::IRBuilder<>& b = builder_;
+  if (dtype == DType::F16) return b.CreateFPExt(b.CreateFPTrunc(v, b.getHalfTy()), b.getFloatTy());
+  if (dtype != DType::BF16) return v;
+  // Round to nearest even on the bits (ir/dtype.cpp f32_to_bf16_bits), NaN kept quiet.
+  llvm::Value* bits = b.CreateBitCast(v, b.getInt32Ty());
+  llvm::Value* lsb = b.CreateAnd(b.CreateLShr(bits, 16), b.getInt32(1));
+  llvm::Value* rounded = b.CreateAdd(bits, b.CreateAdd(b.getInt32(0x7fff), lsb));
+  llvm::Value* is_nan = b.CreateICmpUGT(b.CreateAnd(bits, b.getInt32(0x7fffffff)), b.getInt32(0x7f800000));
+  llvm::Value* quiet = b.CreateOr(bits, b.getInt32(0x00400000));
+  llvm::Value* result = b.CreateAnd(b.CreateSelect(is_nan, quiet, rounded), b.getInt32(0xffff0000u));
+  return b.CreateBitCast(result, b.getFloatTy());
+}
+
+llvm::Value* KernelEmitter::convert(llvm::Value* v, DType from, DType to) {
+  llvm::IRBuilder<>& b = builder_;
+  if (from == to) return v;
+  llvm::Type* target = register_type(b.getContext(), to);
+  if (ir::is_float(from)) {
+    if (ir::is_float(to)) return round_float(v, to);
+    if (to == DType::Bool) return b.CreateFCmpUNE(v, llvm::ConstantFP::get(b.getFloatTy(), 0.0));
+    // Truncate toward 0, NaN → 0, saturate to int64, then wrap (ir/scalar.cpp).
+    llvm::Value* wide = b.CreateIntrinsic(llvm::Intrinsic::fptosi_sat, {b.getInt64Ty(), b.getFloatTy()}, {v});
+    return b.CreateTrunc(wide, target);
+  }
+  if (from == DType::Bool) {
+    if (ir::is_float(to)) return b.CreateUIToFP(v, target);
+    return b.CreateZExt(v, target);
+  }
+  if (ir::is_float(to)) return round_float(b.CreateSIToFP(v, b.getFloatTy()), to);
+  if (to == DType::Bool) return b.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
+  return b.CreateSExtOrTrunc(v, target);
+}
+
+llvm::Value* KernelEmitter::load_element(int buffer, llvm::Value* offset) {
+  llvm::IRBuilder<>& b = builder_;
+  const DType dtype = program_.buffers.at(buffer).type.dtype;
+  llvm::Value* base = buffers_.at(buffer);
+  if (!base) throw LowerError("kernel " + kernel_.name + ": buffer " + std::to_string(buffer) + " has no pointer");
+  llvm::Type* stored = memory_type(b.getContext(), dtype);
+  llvm::Value* address = b.CreateInBoundsGEP(stored, base, offset);
+  auto* load = b.CreateLoad(stored, address);
+  annotate_access(load, buffer);
+  switch (dtype) {
+    case DType::F16: return b.CreateFPExt(b.CreateBitCast(load, b.getHalfTy()), b.getFloatTy());
+    case DType::BF16:
+      return b.CreateBitCast(b.CreateShl(b.CreateZExt(load, b.getInt32Ty()), 16), b.getFloatTy());
+    case DType::Bool: return b.CreateICmpNE(load, b.getInt8(0));
+    default: return load;
+  }
+}
+
+void KernelEmitter::store_element(int buffer, llvm::Value* offset, llvm::Value* value) {
+  llvm::IRBuilder<>& b = builder_;
+  const DType dtype = program_.buffers.at(buffer).type.dtype;
+  llvm::Value* base = buffers_.at(buffer);
+  if (!base) throw LowerError("kernel " + kernel_.name + ": buffer " + std::to_string(buffer) + " has no pointer");
+  llvm::Type* stored = memory_type(b.getContext(), dtype);
+  llvm::Value* bits = value;
+  switch (dtype) {
+    case DType::F16: bits = b.CreateBitCast(b.CreateFPTrunc(value, b.getHalfTy()), b.getInt16Ty()); break;
+    case DType::BF16:
+      bits = b.CreateTrunc(b.CreateLShr(b.CreateBitCast(round_float(value, DType::BF16), b.getInt32Ty()), 16),
+                           b.getInt16Ty());
+      break;
+    case DType::Bool: bits = b.CreateZExt(value, b.getInt8Ty()); break;
+    default: break;
+  }
+  auto* store = b.CreateStore(bits, b.CreateInBoundsGEP(stored, base, offset));
+  annotate_access(store, buffer);
+}
+
+llvm::Value* KernelEmitter::emit_load(const KernelExpr& e, const NodeValues& at) {
+  llvm::IRBuilder<>& b = builder_;
+  const ir::Buffer& buffer = program_.buffers.at(e.buffer);
+  llvm::Value* pad = constant_of(b, e.value, e.dtype);
+  // An empty buffer has nothing to read: a well-formed kernel masks every such load.
+  if (ir::numel(buffer.type.shape) == 0) return pad;
+  llvm::Value* mask = e.valid == ir::kNoIndex ? nullptr : b.CreateICmpNE(index(e.valid, at), b.getInt64(0));
+  llvm::Value* offset = b.getInt64(0);
+  for (size_t axis = 0; axis < buffer.type.shape.size(); ++axis)
+    offset = b.CreateAdd(b.CreateMul(offset, b.getInt64(static_cast<uint64_t>(buffer.type.shape[axis]))),
+                         index(e.index[axis], at));
+  // Outside the mask the address is element 0, which exists: the load never
+  // leaves the buffer, and its value is discarded for the pad.
+  if (mask) offset = b.CreateSelect(mask, offset, b.getInt64(0));
+  llvm::Value* v = convert(load_element(e.buffer, offset), buffer.type.dtype, e.dtype);
+  return mask ? b.CreateSelect(mask, v, pad) : v;
+}
+
+llvm::Value* KernelEmitter::emit_elementwise(const KernelExpr& e, NodeValues& at) {
+  llvm::IRBuilder<>& b = builder_;
+  std::vector<llvm::Value*> x;
+  for (int operand : e.operands) x.push_back(emit_node(operand, at));
+  const DType operand_type = kernel_.exprs.at(e.operands.at(e.op == Op::Where ? 1 : 0)).dtype;
+  if (e.op == Op::Cast) return convert(x[0], operand_type, e.dtype);
+  if (e.op == Op::Where) return b.CreateSelect(x[0], x[1], x[2]);
+  auto arity = [&](size_t n) {
+    if (x.size() != n)
+      throw LowerError("kernel " + kernel_.name + ": " + std::string(ir::op_name(e.op)) + " with " +
+                       std::to_string(x.size()) + " operands");
+  };
+  arity(ir::op_info(e.op).arity);
+  if (ir::is_float(operand_type)) {
+    auto f = [&](double c) { return llvm::ConstantFP::get(b.getFloatTy(), c); };
+    llvm::Value* r = nullptr;
+    switch (e.op) {
+      case Op::Neg: r = b.CreateFNeg(x[0]); break;
+      case Op::Exp: case Op::Exp2: case Op::Log: case Op::Log2: case Op::Sin: case Op::Cos: case Op::Tanh:
+      case Op::Sqrt: case Op::Erf: r = math_.unary(b, e.op, x[0]); break;
+      case Op::Rsqrt: r = b.CreateFDiv(f(1), math_.unary(b, Op::Sqrt, x[0])); break;
+      case Op::Recip: r = b.CreateFDiv(f(1), x[0]); break;
+      case Op::Abs: r = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x[0]); break;
+      // x > 0 or NaN keeps x: "unordered or greater than".
+      case Op::Relu: r = b.CreateSelect(b.CreateFCmpUGT(x[0], f(0)), x[0], f(0)); break;
+      case Op::Sigmoid: r = b.CreateFDiv(f(1), b.CreateFAdd(f(1), math_.unary(b, Op::Exp, b.CreateFNeg(x[0])))); break;
+      case Op::Gelu:
+        r = b.CreateFMul(b.CreateFMul(f(0.5), x[0]),
+                         b.CreateFAdd(f(1), math_.unary(b, Op::Erf, b.CreateFMul(x[0], f(0.70710678118654752440)))));
+        break;
+      case Op::Add: r = b.CreateFAdd(x[0], x[1]); break;
+      case Op::Sub: r = b.CreateFSub(x[0], x[1]); break;
+      case Op::Mul: r = b.CreateFMul(x[0], x[1]); break;
+      case Op::Div: r = b.CreateFDiv(x[0], x[1]); break;
+      case Op::Max: r = b.CreateBinaryIntrinsic(llvm::Intrinsic::maximum, x[0], x[1]); break;
+      case Op::Min: r = b.CreateBinaryIntrinsic(llvm::Intrinsic::minimum, x[0], x[1]); break;
+      case Op::Pow: r = math_.pow(b, x[0], x[1]); break;
+      case Op::Lt: return b.CreateFCmpOLT(x[0], x[1]);
+      case Op::Le: return b.CreateFCmpOLE(x[0], x[1]);
+      case Op::Eq: return b.CreateFCmpOEQ(x[0], x[1]);
+      default: throw LowerError("kernel " + kernel_.name + ": " + std::string(ir::op_name(e.op)) + " is not elementwise");
+    }
+    return convert(r, DType::F32, e.dtype);  // rounds to f16 / bf16 like the reference
+  }
+  // Integer domain (i32, i64; bool for eq): two's complement wrapping.
+  llvm::Type* type = x[0]->getType();
+  auto c = [&](int64_t v) { return llvm::ConstantInt::get(type, static_cast<uint64_t>(v), true); };
+  llvm::Value* r = nullptr;
+  switch (e.op) {
+    case Op::Neg: r = b.CreateNeg(x[0]); break;
+    case Op::Abs: r = b.CreateSelect(b.CreateICmpSLT(x[0], c(0)), b.CreateNeg(x[0]), x[0]); break;
+    case Op::Relu: r = b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, x[0], c(0)); break;
+    case Op::Add: r = b.CreateAdd(x[0], x[1]); break;
+    case Op::Sub: r = b.CreateSub(x[0], x[1]); break;
+    case Op::Mul: r = b.CreateMul(x[0], x[1]); break;
+    case Op::Div: {
+      // x / 0 = 0; x / -1 = -x (wraps: MIN / -1 = MIN); neither reaches sdiv.
+      llvm::Value* zero = b.CreateICmpEQ(x[1], c(0));
+      llvm::Value* minus_one = b.CreateICmpEQ(x[1], c(-1));
+      llvm::Value* safe = b.CreateSelect(b.CreateOr(zero, minus_one), c(1), x[1]);
+      llvm::Value* q = b.CreateSDiv(x[0], safe);
+      r = b.CreateSelect(zero, c(0), b.CreateSelect(minus_one, b.CreateNeg(x[0]), q));
+      break;
+    }
+    case Op::Max: r = b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, x[0], x[1]); break;
+    case Op::Min: r = b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, x[0], x[1]); break;
+    case Op::Lt: return b.CreateICmpSLT(x[0], x[1]);
+    case Op::Le: return b.CreateICmpSLE(x[0], x[1]);
+    case Op::Eq: return b.CreateICmpEQ(x[0], x[1]);
+    default:
+      throw LowerError("kernel " + kernel_.name + ": " + std::string(ir::op_name(e.op)) +
+                       " has no integer semantics");
+  }
+  return convert(r, operand_type, e.dtype);
+}
+
+llvm::Value* KernelEmitter::emit_node(int node, NodeValues& at) {
+  if (llvm::Value* known = at.get(node)) return known;
+  const KernelExpr& e = kernel_.exprs.at(static_cast<size_t>(node));
+  llvm::Value* v = nullptr;
+  switch (e.kind) {
+    case KernelExpr::Kind::kLoad: v = emit_load(e, at); break;
+    case KernelExpr::Kind::kConstant: v = constant_of(builder_, e.value, e.dtype); break;
+    case KernelExpr::Kind::kIndex: v = convert(index(e.index.at(0), at), DType::I64, e.dtype); break;
+    case KernelExpr::Kind::kElementwise: v = emit_elementwise(e, at); break;
+    case KernelExpr::Kind::kReduce: v = emit_reduce_loop(node, at); break;
+  }
+  at.set(node, v);
+  return v;
+}
+
+void KernelEmitter::store_outputs(NodeValues& at, llvm::Value* linear) {
+  for (const ir::KernelOutput& out : kernel_.outputs) {
+    llvm::Value* v = emit_node(out.expr, at);
+    store_element(out.buffer, linear, convert(v, kernel_.exprs[out.expr].dtype, program_.buffers[out.buffer].type.dtype));
+  }
+}
+
+// ---- reductions --------------------------------------------------------------------
+
+llvm::Value* KernelEmitter::reduce_identity(int reduce) {
+  const KernelExpr& e = kernel_.exprs.at(reduce);
+  const bool is_sum = e.op == Op::ReduceSum;
+  llvm::IRBuilder<>& b = builder_;
+  if (ir::is_float(e.dtype))
+    return llvm::ConstantFP::get(b.getFloatTy(), is_sum ? 0.0 : -std::numeric_limits<double>::infinity());
+  if (e.dtype == DType::I32) return b.getInt32(is_sum ? 0 : static_cast<uint32_t>(INT32_MIN));
+  if (e.dtype == DType::I64) return b.getInt64(is_sum ? 0 : static_cast<uint64_t>(INT64_MIN));
+  throw LowerError("kernel " + kernel_.name + ": reduce over " + std::string(ir::dtype_name(e.dtype)));
+}
+
+llvm::Value* KernelEmitter::reduce_combine(int reduce, llvm::Value* accumulator, llvm::Value* value) {
+  const KernelExpr& e = kernel_.exprs.at(reduce);
+  llvm::IRBuilder<>& b = builder_;
+  if (ir::is_float(e.dtype)) {
+    if (e.op == Op::ReduceMax) return b.CreateBinaryIntrinsic(llvm::Intrinsic::maximum, accumulator, value);
+    // Reassociation lets LLVM keep several partial sums (vectorized); the
+    // reference sums in double, f32 partial sums stay within its tolerance.
+    auto* sum = llvm::cast<llvm::Instruction>(b.CreateFAdd(accumulator, value));
+    sum->setHasAllowReassoc(true);
+    return sum;
+  }
+  if (e.op == Op::ReduceMax) return b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, accumulator, value);
+  return b.CreateAdd(accumulator, value);
+}
+
+llvm::Value* KernelEmitter::reduce_finish(int reduce, llvm::Value* accumulator) {
+  const KernelExpr& e = kernel_.exprs.at(reduce);
+  return ir::is_float(e.dtype) ? round_float(accumulator, e.dtype) : accumulator;
+}
+
+llvm::Value* KernelEmitter::emit_reduce_loop(int node, NodeValues& at) {
+  llvm::IRBuilder<>& b = builder_;
+  const KernelExpr& e = kernel_.exprs.at(node);
+  const int operand = e.operands.at(0);
+  // The reduce body's cone; its outer (per-element) nodes are emitted here,
+  // before the loop, like the reference does.
+  std::vector<bool> cone(kernel_.exprs.size(), false);
+  cone[operand] = true;
+  for (int j = operand; j >= 0; --j) {
+    if (!cone[j]) continue;
+    if (kernel_.exprs[j].kind == KernelExpr::Kind::kReduce)
+      throw LowerError("kernel " + kernel_.name + ": a reduce inside another reduce's body");
+    if (inner_[j]) for (int o : kernel_.exprs[j].operands) cone[o] = true;
+  }
+  for (int j = 0; j <= operand; ++j)
+    if (cone[j] && !inner_[j]) emit_node(j, at);
+
+  // The accumulator lives in an entry-block slot that SROA promotes to a register.
+  llvm::Function* function = b.GetInsertBlock()->getParent();
+  llvm::IRBuilder<> entry(&function->getEntryBlock(), function->getEntryBlock().begin());
+  llvm::Value* identity = reduce_identity(node);
+  const llvm::DataLayout& layout = function->getParent()->getDataLayout();
+  llvm::AllocaInst* slot = entry.CreateAlloca(identity->getType(), layout.getAllocaAddrSpace(), nullptr, "acc");
+  b.CreateStore(identity, slot);
+
+  const size_t first = kernel_.space.size();
+  std::vector<llvm::Value*> vars = at.vars();
+  std::function<void(size_t)> nest = [&](size_t dim) {
+    if (dim == kernel_.reduction.size()) {
+      NodeValues step(kernel_, vars);
+      step.index_cache_ = at.index_cache_;  // values from before the loop dominate its body
+      for (auto it = step.index_cache_.begin(); it != step.index_cache_.end();)
+        it = ir::uses_var_at_least(kernel_.indices, it->first, static_cast<int>(first)) ? step.index_cache_.erase(it) : std::next(it);
+      for (size_t j = 0; j < kernel_.exprs.size(); ++j)
+        if (!inner_[j] && at.get(static_cast<int>(j))) step.set(static_cast<int>(j), at.get(static_cast<int>(j)));
+      llvm::Value* v = emit_node(operand, step);
+      const DType from = kernel_.exprs[operand].dtype;
+      if (ir::is_float(from) != ir::is_float(e.dtype)) v = convert(v, from, e.dtype);
+      b.CreateStore(reduce_combine(node, b.CreateLoad(identity->getType(), slot), v), slot);
+      return;
+    }
+    emit_loop(b, b.getInt64(0), b.getInt64(static_cast<uint64_t>(kernel_.reduction[dim])),
+              [&](llvm::Value* r) {
+                vars[first + dim] = r;
+                nest(dim + 1);
+              },
+              "r");
+  };
+  nest(0);
+  return reduce_finish(node, b.CreateLoad(identity->getType(), slot));
+}
+
+}  // namespace lower

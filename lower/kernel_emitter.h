@@ -1,0 +1,155 @@
+#pragma once
+// The target-neutral half of lowering: what one kernel computes at one point
+// of its iteration space, as LLVM IR. Private to lower/ (LLVM types appear
+// here; only lower/*.cpp include it).
+//
+// The split between targets:
+//  - this emitter (kernel_emitter.cpp) emits, at the builder's insertion point
+//    and for given i64 values of the kernel's variables: index expressions
+//    (IndexPool's floor-div / mod exactly), masked loads (no memory access
+//    outside the mask), every elementwise op with the reference semantics of
+//    ir/scalar.cpp, dtype conversions, reduce accumulation, output stores.
+//    A kReduce node that the caller has not given a value (NodeValues::set) is
+//    emitted as a sequential loop over the reduction domain at that point — the
+//    reference's inner-node split (kernel_interpreter.cpp) included; correct on
+//    every target, fast on none but the host.
+//  - the loop structure is the target's: host_kernel.cpp emits the host loop
+//    nest (parallel units = rows, innermost loop over the contiguous last dim
+//    so LLVM vectorizes it); the GPU files emit grid-stride loops / block
+//    reductions around the same per-element emitter; host_contraction.cpp (and
+//    host_matmul.cpp, tiled) emit contraction kernels, evaluating the A-side
+//    and B-side subtrees of a contraction's operand with emit_node at chosen
+//    variable values and the epilogue with the reduces' values preset.
+//  - math functions go through MathHooks: host = LLVM intrinsics / libm,
+//    NVPTX = libdevice __nv_*, AMDGPU = ocml (the GPU files define theirs).
+//
+// Values in registers: every float dtype is an LLVM `float` (f16 / bf16 values
+// are f32 values already rounded to the dtype: each op's result is rounded,
+// as the reference rounds each op), i32 → i32, i64 → i64, bool → i1.
+// In memory: f32 float, f16 `half` bits (i16), bf16 i16 (upper half of an f32),
+// i32, i64, bool i8 (0/1).
+#include <functional>
+#include <unordered_map>
+#include <vector>
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/MDBuilder.h>
+#include <llvm/IR/Module.h>
+
+#include "ir/kernel.h"
+
+namespace lower {
+
+llvm::Type* register_type(llvm::LLVMContext& context, ir::DType dtype);
+llvm::Type* memory_type(llvm::LLVMContext& context, ir::DType dtype);
+
+// Target math functions on f32 scalars (the emitter never passes vectors).
+struct MathHooks {
+  virtual ~MathHooks() = default;
+  // op ∈ {Exp, Exp2, Log, Log2, Sin, Cos, Tanh, Sqrt, Erf}: f32 → f32.
+  virtual llvm::Value* unary(llvm::IRBuilder<>& builder, ir::Op op, llvm::Value* x) const = 0;
+  virtual llvm::Value* pow(llvm::IRBuilder<>& builder, llvm::Value* x, llvm::Value* y) const = 0;
+};
+
+// Host: llvm.exp/exp2/log/log2/sin/cos/sqrt/pow intrinsics (vectorized through
+// glibc's libmvec where present), tanh / erf composed from exp (composed_math.h).
+class HostMathHooks : public MathHooks {
+ public:
+  llvm::Value* unary(llvm::IRBuilder<>& builder, ir::Op op, llvm::Value* x) const override;
+  llvm::Value* pow(llvm::IRBuilder<>& builder, llvm::Value* x, llvm::Value* y) const override;
+};
+
+// Which nodes run inside the reduction loop: kernel_interpreter.cpp's split
+// (nodes using a reduction variable, and loop-invariant nodes used only inside
+// reduce bodies). Throws LowerError when a reduce feeds another reduce's body.
+std::vector<bool> inner_nodes(const ir::Kernel& kernel);
+
+// One evaluation point: i64 values of the kernel's variables (index = variable
+// number: the space's, then the reduction's; null = not available here, e.g.
+// the reduction variables outside a reduce loop or the row variable on a
+// matmul's B side) and the node values emitted so far at this point.
+// Values emitted for one NodeValues are reused by later emissions with it, so
+// use one only at points its earlier emissions dominate.
+class NodeValues {
+ public:
+  NodeValues(const ir::Kernel& kernel, std::vector<llvm::Value*> vars);
+  // Gives node `node` a value here, e.g. a reduce's result computed by the caller
+  // (in the register type of the node's dtype, see KernelEmitter::reduce_finish).
+  void set(int node, llvm::Value* value) { values_.at(static_cast<size_t>(node)) = value; }
+  llvm::Value* get(int node) const { return values_.at(static_cast<size_t>(node)); }
+  const std::vector<llvm::Value*>& vars() const { return vars_; }
+  llvm::Value* var(int number) const { return vars_.at(static_cast<size_t>(number)); }
+
+ private:
+  friend class KernelEmitter;
+  std::vector<llvm::Value*> vars_;
+  std::vector<llvm::Value*> values_;
+  mutable std::unordered_map<ir::IndexRef, llvm::Value*> index_cache_;
+};
+
+class KernelEmitter {
+ public:
+  // `buffers`: one pointer per KernelProgram buffer (already loaded from the
+  // ABI's buffer array; null for buffers the kernel does not touch).
+  KernelEmitter(llvm::IRBuilder<>& builder, const ir::KernelProgram& program, size_t kernel,
+                const MathHooks& math, std::vector<llvm::Value*> buffers);
+
+  const ir::Kernel& kernel() const { return kernel_; }
+  const std::vector<bool>& inner() const { return inner_; }
+  llvm::IRBuilder<>& builder() { return builder_; }
+
+  // An index expression (i64) at `at`'s variables. Throws LowerError when it
+  // uses a variable that is null there.
+  llvm::Value* index(ir::IndexRef ref, const NodeValues& at);
+  // Node `node`'s value at `at`, emitting it and whatever operands `at` does not
+  // hold yet (memoized in `at`). A kReduce without a value is emitted as a
+  // sequential loop over the reduction domain (see the top of this file).
+  llvm::Value* emit_node(int node, NodeValues& at);
+  // Stores every kernel output at row-major element `linear` of the space.
+  void store_outputs(NodeValues& at, llvm::Value* linear);
+
+  // Reduce accumulation for node `reduce` (a kReduce): accumulators are f32 for
+  // float dtypes, else the integer register type; sums wrap, max propagates NaN.
+  llvm::Value* reduce_identity(int reduce);
+  llvm::Value* reduce_combine(int reduce, llvm::Value* accumulator, llvm::Value* value);
+  llvm::Value* reduce_finish(int reduce, llvm::Value* accumulator);  // rounded to the dtype
+
+  // Element access to buffer `buffer` at element offset `offset` (i64), in register types.
+  llvm::Value* load_element(int buffer, llvm::Value* offset);
+  void store_element(int buffer, llvm::Value* offset, llvm::Value* value);
+
+  // A value converted between dtypes (cast semantics of ir/scalar.cpp) and a
+  // float rounded to a float dtype (f16 / bf16; f32 unchanged).
+  llvm::Value* convert(llvm::Value* value, ir::DType from, ir::DType to);
+  llvm::Value* round_float(llvm::Value* f32_value, ir::DType dtype);
+
+ private:
+  llvm::Value* emit_index(ir::IndexRef ref, const NodeValues& at);
+  llvm::Value* emit_load(const ir::KernelExpr& e, const NodeValues& at);
+  llvm::Value* emit_elementwise(const ir::KernelExpr& e, NodeValues& at);
+  llvm::Value* emit_reduce_loop(int node, NodeValues& at);
+  void annotate_access(llvm::Instruction* access, int buffer);
+
+  llvm::IRBuilder<>& builder_;
+  const ir::KernelProgram& program_;
+  const ir::Kernel& kernel_;
+  const MathHooks& math_;
+  std::vector<llvm::Value*> buffers_;
+  std::vector<bool> inner_;
+  std::vector<llvm::MDNode*> alias_scope_;  // per buffer: its own scope / every other scope
+  std::vector<llvm::MDNode*> no_alias_;
+};
+
+// `for (i = begin; i < end; ++i) body(i)` with i64 bounds, at the builder's
+// insertion point; afterwards the builder is positioned after the loop.
+void emit_loop(llvm::IRBuilder<>& builder, llvm::Value* begin, llvm::Value* end,
+               const std::function<void(llvm::Value*)>& body, const char* name = "i");
+
+// The kernel ABI's buffer pointers for the KernelEmitter: at the builder's
+// insertion point, loads from `buffer_array` (one pointer per KernelProgram
+// buffer, of buffer_array's pointer type) those kernel `kernel` reads or writes;
+// null for the others.
+std::vector<llvm::Value*> load_kernel_buffers(llvm::IRBuilder<>& builder, const ir::KernelProgram& program,
+                                              size_t kernel, llvm::Value* buffer_array);
+
+}  // namespace lower

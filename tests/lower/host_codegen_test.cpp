@@ -1,0 +1,127 @@
+// The shape of the host code: vectorized inner loops, object files and
+// assembly with the kernel symbols, the work split, and clear errors.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <regex>
+
+#include "ir/builder.h"
+#include "ir/lower_to_kernels.h"
+#include "lower/lower.h"
+
+namespace {
+
+using ir::DType;
+
+ir::KernelProgram fused(const ir::Graph& g) { return ir::lower_to_kernels(g, std::vector<bool>(g.size(), false)); }
+
+ir::KernelProgram elementwise_chain() {
+  ir::Graph g("chain");
+  auto x = ir::input(g, "x", DType::F32, {64, 1024});
+  auto a = ir::input(g, "a", DType::F32, {64, 1024});
+  auto b = ir::input(g, "b", DType::F32, {64, 1024});
+  g.add_output(ir::relu(x * a + b) - ir::max(a, b));
+  return fused(g);
+}
+
+TEST(HostCodegen, ElementwiseChainIsVectorizedOverTheContiguousDim) {
+  const ir::KernelProgram p = elementwise_chain();
+  ASSERT_EQ(p.kernels.size(), 1u);
+  const std::string text = lower::emit_llvm_ir(p, {});
+  EXPECT_TRUE(std::regex_search(text, std::regex(R"(load <(8|16) x float>)"))) << text;
+  EXPECT_TRUE(std::regex_search(text, std::regex(R"(store <(8|16) x float>)"))) << text;
+  EXPECT_NE(text.find("define void @" + lower::kernel_symbol(p, 0) + "("), std::string::npos);
+}
+
+TEST(HostCodegen, ContiguousReductionIsVectorized) {
+  ir::Graph g("rowsum");
+  auto x = ir::input(g, "x", DType::F32, {64, 1024});
+  g.add_output(ir::reduce_sum(ir::exp(x) * x, {1}));
+  const std::string text = lower::emit_llvm_ir(fused(g), {});
+  EXPECT_TRUE(std::regex_search(text, std::regex(R"(load <(8|16) x float>)"))) << text;
+}
+
+TEST(HostCodegen, ExpIsVectorizedThroughGlibcVectorMath) {
+  if (!std::filesystem::exists("/lib/x86_64-linux-gnu/libmvec.so.1")) GTEST_SKIP() << "no libmvec here";
+  ir::Graph g("silu");
+  auto x = ir::input(g, "x", DType::F32, {64, 1024});
+  g.add_output(x * ir::sigmoid(x));
+  const std::string text = lower::emit_llvm_ir(fused(g), {});
+  EXPECT_TRUE(std::regex_search(text, std::regex(R"(call <(8|16) x float> @_ZGV[a-z]N(8|16)v_expf)"))) << text;
+}
+
+TEST(HostCodegen, ObjectFileAndAssemblyCarryEveryKernelSymbol) {
+  ir::Graph g("two");
+  auto x = ir::input(g, "x", DType::F32, {8, 8});
+  g.add_output(ir::exp(x));
+  g.add_output(ir::reduce_sum(x, {0}));
+  const ir::KernelProgram p = ir::lower_to_kernels(g, ir::materialize_everything(g));
+  ASSERT_GE(p.kernels.size(), 2u);
+  const std::vector<uint8_t> object = lower::emit_binary(p, {});
+  ASSERT_GT(object.size(), 4u);
+  EXPECT_EQ(std::string(object.begin(), object.begin() + 4), "\x7f" "ELF");
+  const std::string object_text(object.begin(), object.end());
+  const std::string assembly = lower::emit_assembly(p, {});
+  for (size_t k = 0; k < p.kernels.size(); ++k) {
+    EXPECT_NE(object_text.find(lower::kernel_symbol(p, k)), std::string::npos);
+    EXPECT_NE(assembly.find(lower::kernel_symbol(p, k) + ":"), std::string::npos);
+  }
+}
+
+TEST(HostCodegen, NamedCpuIsHonoured) {
+  lower::TargetOptions options;
+  options.arch = "x86-64";  // baseline SSE2: 4-wide vectors at most
+  const std::string text = lower::emit_llvm_ir(elementwise_chain(), options);
+  EXPECT_NE(text.find("\"target-cpu\"=\"x86-64\""), std::string::npos);
+  EXPECT_EQ(text.find("<16 x float>"), std::string::npos);
+}
+
+TEST(HostCodegen, ParallelUnitsAreRowsOrChunks) {
+  ir::Kernel k;
+  k.space = {3, 4, 5};
+  EXPECT_EQ(lower::parallel_units(k), 12);
+  k.space = {};
+  EXPECT_EQ(lower::parallel_units(k), 1);
+  k.space = {lower::kHostRank1Chunk * 2 + 1};
+  EXPECT_EQ(lower::parallel_units(k), 3);
+  k.space = {0};
+  EXPECT_EQ(lower::parallel_units(k), 0);
+  k.space = {7, 0};
+  EXPECT_EQ(lower::parallel_units(k), 7);
+}
+
+TEST(HostCodegen, KernelSymbolsAreUniqueAndAssemblerSafe) {
+  ir::KernelProgram p;
+  p.kernels.resize(2);
+  p.kernels[0].name = "a.b c";
+  p.kernels[1].name = "a.b c";
+  EXPECT_EQ(lower::kernel_symbol(p, 0), "smelt_k0_a_b_c");
+  EXPECT_NE(lower::kernel_symbol(p, 0), lower::kernel_symbol(p, 1));
+  EXPECT_THROW(lower::kernel_symbol(p, 2), lower::LowerError);
+}
+
+TEST(HostCodegen, BadInputsAreClearErrors) {
+  ir::KernelProgram broken = elementwise_chain();
+  broken.kernels[0].exprs[0].buffer = 99;
+  EXPECT_THROW(lower::HostJit::compile(broken), lower::LowerError);
+  EXPECT_THROW(lower::emit_llvm_ir(broken, {}), lower::LowerError);
+  lower::TargetOptions unknown_cpu;
+  unknown_cpu.arch = "no-such-cpu";
+  try {
+    lower::emit_assembly(elementwise_chain(), unknown_cpu);
+    ADD_FAILURE() << "an unknown CPU was accepted";
+  } catch (const lower::LowerError& e) {
+    EXPECT_NE(std::string(e.what()).find("no-such-cpu"), std::string::npos) << e.what();
+  }
+  const auto jit = lower::HostJit::compile(elementwise_chain());
+  EXPECT_EQ(jit->num_kernels(), 1u);
+  EXPECT_THROW(jit->kernel(1), lower::LowerError);
+  lower::TargetOptions host;
+  EXPECT_THROW(lower::launch_config(elementwise_chain().kernels[0], host), lower::LowerError);
+  lower::TargetOptions bad_gpu;
+  bad_gpu.target = lower::Target::kCuda;
+  bad_gpu.arch = "sm_1";
+  EXPECT_THROW(lower::emit_assembly(elementwise_chain(), bad_gpu), lower::LowerError);
+}
+
+}  // namespace

@@ -1,0 +1,312 @@
+// The host JIT's elementwise, load and reduction semantics on the edge cases
+// the reference interpreter defines (docs/ops.md, ir/scalar.cpp): each graph
+// is run fused (one kernel where legal) and unfused, compared with the
+// reference, and the defining values are also checked literally.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "ir/builder.h"
+#include "ir/interpreter.h"
+#include "ir/kernel_interpreter.h"
+#include "ir/lower_to_kernels.h"
+#include "ir/tensor_compare.h"
+#include "lower/lower.h"
+#include "tests/lower/jit_runner.h"
+
+namespace {
+
+using ir::DType;
+using ir::HostTensor;
+using smelt::testing::run_on_host_jit;
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+HostTensor tensor(DType dtype, ir::Shape shape, const std::vector<double>& values) {
+  return HostTensor::from_values({dtype, std::move(shape)}, values);
+}
+
+// The fused program's outputs, after checking that both the fused and the
+// unfused program match the reference.
+std::vector<HostTensor> run_checked(const ir::Graph& g, const std::vector<HostTensor>& inputs) {
+  const std::vector<HostTensor> want = ir::interpret(g, inputs);
+  const ir::KernelProgram fused = ir::lower_to_kernels(g, std::vector<bool>(g.size(), false));
+  const ir::KernelProgram unfused = ir::lower_to_kernels(g, ir::materialize_everything(g));
+  std::vector<HostTensor> got = run_on_host_jit(fused, inputs);
+  EXPECT_EQ(ir::compare_outputs(want, got), "") << "fused\n" << ir::print_program(fused);
+  EXPECT_EQ(ir::compare_outputs(want, run_on_host_jit(unfused, inputs)), "") << "unfused";
+  return got;
+}
+
+std::vector<double> values_of(const HostTensor& t) {
+  std::vector<double> v;
+  for (int64_t i = 0; i < t.numel(); ++i) v.push_back(t.get(i));
+  return v;
+}
+
+TEST(HostSemantics, IntegerDivisionByZeroAndMinByMinusOne) {
+  for (DType dtype : {DType::I32, DType::I64}) {
+    const double min = dtype == DType::I32 ? INT32_MIN : -9007199254740992.0;  // i64 literals stop at 2^53
+    ir::Graph g("div");
+    auto a = ir::input(g, "a", dtype, {6});
+    auto b = ir::input(g, "b", dtype, {6});
+    g.add_output(a / b);
+    auto out = run_checked(g, {tensor(dtype, {6}, {7, -7, 5, min, min, 0}), tensor(dtype, {6}, {0, 2, -1, -1, 1, 3})});
+    EXPECT_EQ(values_of(out[0]), (std::vector<double>{0, -3, -5, dtype == DType::I32 ? min : -min, min, 0}));
+  }
+}
+
+TEST(HostSemantics, IntegerArithmeticWraps) {
+  ir::Graph g("wrap");
+  auto a = ir::input(g, "a", DType::I32, {3});
+  g.add_output(a + a);
+  g.add_output(a * a);
+  g.add_output(ir::abs(a));
+  g.add_output(-a);
+  auto out = run_checked(g, {tensor(DType::I32, {3}, {INT32_MAX, INT32_MIN, -3})});
+  EXPECT_EQ(values_of(out[0]), (std::vector<double>{-2, 0, -6}));
+  EXPECT_EQ(values_of(out[2]), (std::vector<double>{INT32_MAX, INT32_MIN, 3}));
+  EXPECT_EQ(values_of(out[3]), (std::vector<double>{INT32_MIN + 1.0, INT32_MIN, 3}));
+}
+
+TEST(HostSemantics, MaxMinReluAndReduceMaxPropagateNaN) {
+  ir::Graph g("nan");
+  auto a = ir::input(g, "a", DType::F32, {2, 3});
+  auto b = ir::input(g, "b", DType::F32, {2, 3});
+  g.add_output(ir::max(a, b));
+  g.add_output(ir::min(a, b));
+  g.add_output(ir::relu(a));
+  g.add_output(ir::reduce_max(a, {1}));
+  auto out = run_checked(g, {tensor(DType::F32, {2, 3}, {kNaN, 1, -2, 3, -kInf, 0.5}),
+                             tensor(DType::F32, {2, 3}, {1, kNaN, 5, -1, 2, 0.25})});
+  EXPECT_TRUE(std::isnan(out[0].reals[0]) && std::isnan(out[0].reals[1]));
+  EXPECT_EQ(out[0].reals[2], 5);
+  EXPECT_TRUE(std::isnan(out[1].reals[0]) && std::isnan(out[1].reals[1]));
+  EXPECT_TRUE(std::isnan(out[2].reals[0]));
+  EXPECT_EQ(out[2].reals[2], 0);
+  EXPECT_TRUE(std::isnan(out[3].reals[0]));
+  EXPECT_EQ(out[3].reals[1], 3);
+}
+
+TEST(HostSemantics, FloatToIntCastsTruncateSaturateAndWrap) {
+  ir::Graph g("cast");
+  auto a = ir::input(g, "a", DType::F32, {7});
+  g.add_output(ir::cast(a, DType::I32));
+  g.add_output(ir::cast(a, DType::I64));
+  g.add_output(ir::cast(a, DType::Bool));
+  auto out = run_checked(g, {tensor(DType::F32, {7}, {3.9, -3.9, kNaN, 1e20, -1e20, 3e9, -0.0})});
+  // 3e9 does not fit i32: truncated in int64, then wrapped.
+  EXPECT_EQ(values_of(out[0]), (std::vector<double>{3, -3, 0, -1, 0, 3e9 - 4294967296.0, 0}));
+  EXPECT_EQ(out[1].ints[3], INT64_MAX);
+  EXPECT_EQ(out[1].ints[4], INT64_MIN);
+  EXPECT_EQ(values_of(out[2]), (std::vector<double>{1, 1, 1, 1, 1, 1, 0}));
+}
+
+TEST(HostSemantics, IntegerAndBoolCasts) {
+  ir::Graph g("icast");
+  auto a = ir::input(g, "a", DType::I64, {4});
+  g.add_output(ir::cast(a, DType::I32));
+  g.add_output(ir::cast(a, DType::Bool));
+  g.add_output(ir::cast(ir::cast(a, DType::Bool), DType::F32));
+  g.add_output(ir::cast(a, DType::F16));
+  auto out = run_checked(g, {tensor(DType::I64, {4}, {4294967297.0, 0, -5, 70000})});
+  EXPECT_EQ(values_of(out[0]), (std::vector<double>{1, 0, -5, 70000}));
+  EXPECT_EQ(values_of(out[1]), (std::vector<double>{1, 0, 1, 1}));
+  EXPECT_EQ(values_of(out[2]), (std::vector<double>{1, 0, 1, 1}));
+  EXPECT_EQ(out[3].reals[3], kInf);  // beyond f16's 65504
+}
+
+TEST(HostSemantics, HalfAndBfloatRoundToNearestEvenAfterEveryOp) {
+  ir::Graph g("round");
+  auto a = ir::input(g, "a", DType::F32, {6});
+  auto h = ir::cast(a, DType::F16);
+  auto bf = ir::cast(a, DType::BF16);
+  g.add_output(h);
+  g.add_output(bf);
+  g.add_output(h + h + h);
+  g.add_output(bf * bf);
+  // 1 + 2^-11 is halfway between two f16 values: ties to even (1); 1 + 3·2^-11 rounds up.
+  auto out = run_checked(g, {tensor(DType::F32, {6}, {1.00048828125, 1.00146484375, 65520, 1e-8, kNaN, 1.00390625})});
+  EXPECT_EQ(out[0].reals[0], 1.0);
+  EXPECT_EQ(out[0].reals[1], 1.001953125);
+  EXPECT_EQ(out[0].reals[2], kInf);
+  EXPECT_TRUE(std::isnan(out[0].reals[4]));
+  EXPECT_EQ(out[1].reals[5], 1.0);  // 1 + 2^-8 is bf16's tie: to even
+  EXPECT_TRUE(std::isnan(out[1].reals[4]));
+}
+
+TEST(HostSemantics, TranscendentalsInEveryFloatDtype) {
+  for (DType dtype : {DType::F32, DType::F16, DType::BF16}) {
+    ir::Graph g("math");
+    auto a = ir::input(g, "a", dtype, {4, 33});
+    auto b = ir::input(g, "b", dtype, {4, 33});
+    auto positive = ir::abs(a) + ir::full(g, {4, 33}, 0.5, dtype);
+    g.add_output(ir::exp(a) + ir::exp2(b) + ir::log(positive) + ir::log2(positive));
+    g.add_output(ir::sin(a) * ir::cos(b) + ir::tanh(a) + ir::erf(b));
+    g.add_output(ir::gelu(a) + ir::sigmoid(b) + ir::sqrt(positive) + ir::rsqrt(positive) + ir::recip(positive));
+    g.add_output(ir::pow(positive, b) / positive - ir::neg(a));
+    std::mt19937_64 rng(3);
+    run_checked(g, {ir::random_tensor({dtype, {4, 33}}, rng), ir::random_tensor({dtype, {4, 33}}, rng)});
+  }
+}
+
+TEST(HostSemantics, ComparisonsWhereAndBools) {
+  ir::Graph g("where");
+  auto a = ir::input(g, "a", DType::F32, {5});
+  auto zero = ir::full(g, {5}, 0);
+  // The untaken branch (log of a negative: NaN) never leaks.
+  g.add_output(ir::where(ir::lt(zero, a), ir::log(a), zero));
+  g.add_output(ir::eq(ir::le(a, zero), ir::lt(a, zero)));
+  auto i = ir::input(g, "i", DType::I32, {5});
+  g.add_output(ir::where(ir::eq(i, ir::full(g, {5}, 0, DType::I32)), i, i / i));
+  auto out = run_checked(g, {tensor(DType::F32, {5}, {-1, 0, kNaN, 1, -kInf}), tensor(DType::I32, {5}, {0, 1, -4, 0, 9})});
+  EXPECT_EQ(values_of(out[0])[0], 0);
+  EXPECT_EQ(values_of(out[0])[3], 0);
+  EXPECT_EQ(values_of(out[1]), (std::vector<double>{1, 0, 1, 1, 1}));
+  EXPECT_EQ(values_of(out[2]), (std::vector<double>{0, 1, 1, 0, 1}));
+}
+
+TEST(HostSemantics, PadsSlicesAndConcatsReadPadValues) {
+  ir::Graph g("views");
+  auto x = ir::input(g, "x", DType::F32, {3, 4});
+  auto padded = ir::pad(ir::cos(ir::slice_axis(x, 1, 1, 4, 2)), {1, 0}, {0, 2}, -7);
+  g.add_output(padded);
+  g.add_output(ir::concat({x, ir::slice_axis(x, 1, 3, 0, -1)}, 1));
+  g.add_output(ir::permute(ir::reshape(x, {2, 6}), {1, 0}));
+  std::mt19937_64 rng(5);
+  auto out = run_checked(g, {ir::random_tensor({DType::F32, {3, 4}}, rng)});
+  EXPECT_EQ(out[0].reals[0], -7);  // row 0 is padding
+}
+
+// Rows long enough for the vectorized loop bodies (and their remainders):
+// masked and strided loads become gathers / selects there.
+TEST(HostSemantics, ViewsOverLongRows) {
+  for (DType dtype : {DType::F32, DType::F16, DType::I32, DType::Bool}) {
+    ir::Graph g("long_views");
+    auto x = ir::input(g, "x", dtype, {6, 70});
+    auto y = ir::input(g, "y", dtype, {70, 6});
+    g.add_output(ir::pad(ir::slice_axis(x, 1, 3, 70, 2), {1, 5}, {2, 9}, 1));
+    g.add_output(ir::concat({x, ir::slice_axis(x, 1, 69, 0, -1), ir::permute(y, {1, 0})}, 1));
+    g.add_output(ir::reshape(ir::permute(ir::reshape(x, {6, 7, 10}), {0, 2, 1}), {60, 7}));
+    g.add_output(ir::broadcast(ir::slice_axis(x, 0, 2, 3), {4, 6, 70}));
+    if (dtype != DType::Bool) g.add_output(ir::reduce_sum(ir::pad(x, {0, 3}, {0, 0}, 1), {1}));
+    std::mt19937_64 rng(19);
+    run_checked(g, {ir::random_tensor({dtype, {6, 70}}, rng), ir::random_tensor({dtype, {70, 6}}, rng)});
+  }
+}
+
+// A load whose index lies far outside its buffer wherever its mask is false:
+// reading there would fault; the pad value must come back instead.
+TEST(HostSemantics, MaskedLoadsNeverTouchMemoryOutsideTheMask) {
+  ir::KernelProgram p;
+  p.buffers.push_back({"x", {DType::F32, {4}}, ir::BufferKind::kInput, 0, {}});
+  p.buffers.push_back({"y", {DType::F32, {64}}, ir::BufferKind::kOutput, 0, {}});
+  ir::Kernel k;
+  k.name = "masked";
+  k.space = {64};
+  ir::IndexRef i = k.indices.var(0);
+  ir::IndexRef inside = k.indices.lt(i, k.indices.constant(4));
+  ir::IndexRef far = k.indices.mul(k.indices.logical_not(inside), k.indices.constant(int64_t{1} << 40));
+  k.exprs.push_back(ir::make_load(0, {k.indices.add(i, far)}, DType::F32, inside, 2.5));
+  k.outputs.push_back({1, 0});
+  p.kernels.push_back(k);
+  const HostTensor x = tensor(DType::F32, {4}, {1, 2, 3, 4});
+  const auto got = run_on_host_jit(p, {x});
+  EXPECT_EQ(ir::compare_outputs(ir::run_kernels(p, {x}), got), "");
+  EXPECT_EQ(got[0].reals[3], 4);
+  EXPECT_EQ(got[0].reals[63], 2.5);
+}
+
+TEST(HostSemantics, FloorDivisionAndModOfNegativeIndices) {
+  // y[i] = x[(i - 5) floordiv 3 + 2] * 10 + ((i - 5) mod 3): exercises negative numerators.
+  ir::KernelProgram p;
+  p.buffers.push_back({"x", {DType::I64, {5}}, ir::BufferKind::kInput, 0, {}});
+  p.buffers.push_back({"y", {DType::I64, {12}}, ir::BufferKind::kOutput, 0, {}});
+  ir::Kernel k;
+  k.name = "floor";
+  k.space = {12};
+  ir::IndexPool& ix = k.indices;
+  ir::IndexRef shifted = ix.sub(ix.var(0), ix.constant(5));
+  ir::IndexRef q = ix.add(ix.floor_div(shifted, ix.constant(3)), ix.constant(2));
+  k.exprs.push_back(ir::make_load(0, {q}, DType::I64));
+  k.exprs.push_back(ir::make_constant(10, DType::I64));
+  k.exprs.push_back(ir::make_elementwise(ir::Op::Mul, {0, 1}, DType::I64));
+  k.exprs.push_back(ir::make_index_value(ix.mod(shifted, ix.constant(3)), DType::I64));
+  k.exprs.push_back(ir::make_elementwise(ir::Op::Add, {2, 3}, DType::I64));
+  k.outputs.push_back({1, 4});
+  p.kernels.push_back(k);
+  const HostTensor x = tensor(DType::I64, {5}, {100, 200, 300, 400, 500});
+  EXPECT_EQ(ir::compare_outputs(ir::run_kernels(p, {x}), run_on_host_jit(p, {x})), "");
+}
+
+TEST(HostSemantics, EmptyReductionDomainGivesTheIdentity) {
+  ir::Graph g("empty_reduce");
+  auto a = ir::input(g, "a", DType::F32, {3, 0});
+  auto n = ir::input(g, "n", DType::I32, {2, 0});
+  g.add_output(ir::reduce_sum(a, {1}));
+  g.add_output(ir::reduce_max(a, {1}));
+  g.add_output(ir::reduce_max(n, {1}));
+  g.add_output(ir::exp(ir::reduce_sum(a, {1})));
+  auto out = run_checked(g, {tensor(DType::F32, {3, 0}, {}), tensor(DType::I32, {2, 0}, {})});
+  EXPECT_EQ(values_of(out[0]), (std::vector<double>{0, 0, 0}));
+  EXPECT_EQ(out[1].reals[0], -kInf);
+  EXPECT_EQ(out[2].ints[0], INT32_MIN);
+}
+
+TEST(HostSemantics, RankZeroAndZeroSizeTensors) {
+  ir::Graph g("shapes");
+  auto s = ir::input(g, "s", DType::F32, {});
+  auto m = ir::input(g, "m", DType::F32, {4, 5});
+  auto z = ir::input(g, "z", DType::F32, {0, 5});
+  auto z1 = ir::input(g, "z1", DType::I32, {0});
+  g.add_output(ir::exp(s));
+  g.add_output(ir::reduce_sum(m, {0, 1}));
+  g.add_output(ir::relu(z));
+  g.add_output(z1 + z1);
+  g.add_output(ir::broadcast(s, {3, 2}));
+  std::mt19937_64 rng(11);
+  auto out = run_checked(g, {ir::random_tensor({DType::F32, {}}, rng), ir::random_tensor({DType::F32, {4, 5}}, rng),
+                             tensor(DType::F32, {0, 5}, {}), tensor(DType::I32, {0}, {})});
+  EXPECT_EQ(out[2].numel(), 0);
+  EXPECT_EQ(out[3].numel(), 0);
+}
+
+TEST(HostSemantics, ReductionsWithPrologueAndEpilogue) {
+  ir::Graph g("softmax");
+  auto x = ir::input(g, "x", DType::F32, {5, 37});
+  auto m = ir::reduce_max(x, {1}, true);
+  auto e = ir::exp(x - ir::broadcast(m, {5, 37}));
+  auto s = ir::reduce_sum(e, {1}, true);
+  g.add_output(e / ir::broadcast(s, {5, 37}));
+  g.add_output(ir::reduce_sum(ir::cast(x, DType::BF16), {0}));
+  auto i = ir::input(g, "i", DType::I64, {3, 4, 5});
+  g.add_output(ir::reduce_sum(i * i, {0, 2}));
+  std::mt19937_64 rng(13);
+  run_checked(g, {ir::random_tensor({DType::F32, {5, 37}}, rng), ir::random_tensor({DType::I64, {3, 4, 5}}, rng)});
+}
+
+TEST(HostSemantics, MatmulWithPrologueAndEpilogue) {
+  ir::Graph g("mm");
+  auto a = ir::input(g, "a", DType::F16, {2, 7, 9});
+  auto b = ir::input(g, "b", DType::F16, {9, 5});
+  auto bias = ir::input(g, "bias", DType::F16, {5});
+  auto y = ir::matmul(ir::exp(a), b) + ir::broadcast(bias, {2, 7, 5});
+  g.add_output(y * ir::sigmoid(y));
+  auto ai = ir::input(g, "ai", DType::I32, {3, 4});
+  g.add_output(ir::matmul(ai, ai.type().shape == ir::Shape{3, 4} ? ir::permute(ai, {1, 0}) : ai));
+  std::mt19937_64 rng(17);
+  run_checked(g, {ir::random_tensor({DType::F16, {2, 7, 9}}, rng), ir::random_tensor({DType::F16, {9, 5}}, rng),
+                  ir::random_tensor({DType::F16, {5}}, rng), ir::random_tensor({DType::I32, {3, 4}}, rng)});
+}
+
+TEST(HostSemantics, IotaValues) {
+  ir::Graph g("iota");
+  g.add_output(ir::cast(ir::iota(g, {3, 5}, 1, DType::I64), DType::F32) * ir::full(g, {3, 5}, 0.5));
+  g.add_output(ir::iota(g, {2, 3}, 0, DType::BF16));
+  auto out = run_checked(g, {});
+  EXPECT_EQ(out[0].reals[4], 2.0);
+  EXPECT_EQ(out[1].reals[5], 1.0);
+}
+
+}  // namespace

@@ -1,0 +1,77 @@
+// Every example, unfused and fused: PTX for sm_80 and sm_90 that ptxas
+// accepts, and a gfx90a code object whose notes list every kernel.
+#include <gtest/gtest.h>
+
+#include <future>
+#include <string>
+#include <vector>
+
+#include "gpu_test_util.h"
+#include "lower/lower.h"
+
+namespace {
+
+using gpu_testing::example_programs;
+using gpu_testing::ExampleProgram;
+using gpu_testing::run_tool;
+using gpu_testing::ScratchDir;
+
+std::string ptx_of(const ir::KernelProgram& program, const std::string& arch) {
+  const std::vector<uint8_t> bytes = lower::emit_binary(program, {lower::Target::kCuda, arch});
+  return std::string(bytes.begin(), bytes.end());
+}
+
+TEST(GpuExamples, PtxOfEveryExamplePassesPtxasForSm80AndSm90) {
+  const std::string ptxas = gpu_testing::find_ptxas();
+  if (ptxas.empty()) GTEST_SKIP() << "ptxas not installed";
+  ScratchDir scratch;
+  struct Check {
+    std::string label;
+    std::future<gpu_testing::ToolResult> result;
+  };
+  std::vector<Check> checks;
+  for (const ExampleProgram& example : example_programs()) {
+    for (const std::string arch : {"sm_80", "sm_90"}) {
+      const std::string ptx = ptx_of(example.program, arch);
+      EXPECT_NE(ptx.find(".target " + arch), std::string::npos) << example.name;
+      for (size_t k = 0; k < example.program.kernels.size(); ++k)
+        EXPECT_NE(ptx.find(".entry " + lower::kernel_symbol(example.program, k)), std::string::npos)
+            << example.name << ": kernel " << k << " is not an entry";
+      // libdevice is linked and inlined: no call leaves the module.
+      EXPECT_EQ(ptx.find("__nv_"), std::string::npos) << example.name;
+      const std::string label = example.name + "." + arch;
+      const std::string file = scratch.write(label + ".ptx", ptx).string();
+      checks.push_back({label, std::async(std::launch::async, run_tool,
+                                          ptxas + " -arch=" + arch + " " + file + " -o " + file + ".cubin")});
+      // Two ptxas at a time: the machine is shared.
+      if (checks.size() % 2 == 0) checks[checks.size() - 2].result.wait();
+    }
+  }
+  ASSERT_EQ(checks.size(), example_programs().size() * 2);
+  for (Check& check : checks) {
+    const gpu_testing::ToolResult result = check.result.get();
+    EXPECT_EQ(result.exit_code, 0) << check.label << ": ptxas said\n" << result.output;
+  }
+}
+
+TEST(GpuExamples, CodeObjectOfEveryExampleForGfx90aListsItsKernels) {
+  const std::string readelf = gpu_testing::find_readelf();
+  if (readelf.empty()) GTEST_SKIP() << "llvm-readelf-19 not installed";
+  ScratchDir scratch;
+  for (const ExampleProgram& example : example_programs()) {
+    const std::vector<uint8_t> code = lower::emit_binary(example.program, {lower::Target::kHip, "gfx90a"});
+    const std::string file = scratch.write(example.name + ".hsaco", std::string(code.begin(), code.end())).string();
+    const gpu_testing::ToolResult notes = run_tool(readelf + " --notes " + file);
+    ASSERT_EQ(notes.exit_code, 0) << example.name << ": " << notes.output;
+    EXPECT_NE(notes.output.find("amdhsa.target:   amdgcn-amd-amdhsa--gfx90a"), std::string::npos)
+        << example.name << ":\n" << notes.output;
+    for (size_t k = 0; k < example.program.kernels.size(); ++k) {
+      const std::string symbol = lower::kernel_symbol(example.program, k);
+      EXPECT_NE(notes.output.find(".name:           " + symbol + "\n"), std::string::npos)
+          << example.name << ": kernel " << symbol << " missing from the notes";
+      EXPECT_NE(notes.output.find(".symbol:         " + symbol + ".kd"), std::string::npos) << example.name;
+    }
+  }
+}
+
+}  // namespace

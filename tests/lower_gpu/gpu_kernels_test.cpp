@@ -1,0 +1,288 @@
+// The GPU kernel shapes (grid-stride elementwise, block reduction, tiled
+// matmul), their launch configurations, math libraries and error messages.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "gpu_test_util.h"
+#include "ir/lower_to_kernels.h"
+#include "ir/text_format.h"
+#include "lower/lower.h"
+
+namespace {
+
+using gpu_testing::run_tool;
+using gpu_testing::ScratchDir;
+using lower::Target;
+
+ir::KernelProgram program_of(const std::string& graph_text) {
+  const ir::Graph g = ir::parse_graph(graph_text);
+  return ir::lower_to_kernels(g, ir::materialize_outputs(g));
+}
+
+std::string ptx_of(const ir::KernelProgram& program, const std::string& arch = "sm_80") {
+  const std::vector<uint8_t> bytes = lower::emit_binary(program, {Target::kCuda, arch});
+  return std::string(bytes.begin(), bytes.end());
+}
+
+// ptxas's verdict on `ptx` ("" when it accepts it or is not installed).
+std::string ptxas_errors(const std::string& ptx, const std::string& arch) {
+  const std::string ptxas = gpu_testing::find_ptxas();
+  if (ptxas.empty()) return "";
+  ScratchDir scratch;
+  const std::string file = scratch.write("k.ptx", ptx).string();
+  const gpu_testing::ToolResult result = run_tool(ptxas + " -arch=" + arch + " " + file + " -o " + file + ".cubin");
+  return result.exit_code == 0 ? "" : "ptxas failed:\n" + result.output;
+}
+
+// llvm-readelf-19 `flags` output on the hip code object of `program`.
+std::string readelf_of(const ir::KernelProgram& program, const std::string& arch, const std::string& flags) {
+  const std::string readelf = gpu_testing::find_readelf();
+  if (readelf.empty()) return "";
+  const std::vector<uint8_t> code = lower::emit_binary(program, {Target::kHip, arch});
+  ScratchDir scratch;
+  const std::string file = scratch.write("k.hsaco", std::string(code.begin(), code.end())).string();
+  const gpu_testing::ToolResult result = run_tool(readelf + " " + flags + " " + file);
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  return result.output;
+}
+
+const char* kElementwise = R"(graph ew
+x = input() : f32[1000]
+y = exp(x)
+output y
+)";
+
+const char* kRowMax = R"(graph rowmax
+x = input() : f32[8,1000]
+y = reduce_max(x, axes=[1], keepdims=false) : f32[8]
+output y
+)";
+
+const char* kMatmulBias = R"(graph mm
+a = input() : f32[100,70]
+b = input() : f32[70,130]
+bias = input() : f32[130]
+d = matmul(a, b) : f32[100,130]
+bb = broadcast(bias, shape=[100,130]) : f32[100,130]
+y = add(d, bb) : f32[100,130]
+output y
+)";
+
+TEST(GpuKernels, ElementwiseKernelIsAGridStrideLoopWithLibdeviceInlined) {
+  const ir::KernelProgram program = program_of(kElementwise);
+  ASSERT_EQ(program.kernels.size(), 1u);
+  const std::string ptx = ptx_of(program);
+  EXPECT_NE(ptx.find(".version 8.0"), std::string::npos);
+  EXPECT_NE(ptx.find(".target sm_80"), std::string::npos);
+  EXPECT_NE(ptx.find(".entry " + lower::kernel_symbol(program, 0)), std::string::npos);
+  EXPECT_NE(ptx.find(".maxntid 256, 1, 1"), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find("%nctaid.x"), std::string::npos) << "no grid stride:\n" << ptx;
+  EXPECT_EQ(ptx.find("__nv_expf"), std::string::npos) << "libdevice's expf is not inlined:\n" << ptx;
+  EXPECT_EQ(ptx.find("call."), std::string::npos) << ptx;
+  EXPECT_EQ(ptxas_errors(ptx, "sm_80"), "");
+
+  const lower::LaunchConfig launch = lower::launch_config(program.kernels[0], {Target::kCuda, "sm_80"});
+  EXPECT_EQ(launch.block[0], 256u);
+  EXPECT_EQ(launch.grid[0], 4u);  // ceil(1000 / 256)
+  EXPECT_EQ(launch.grid[1] * launch.grid[2] * launch.block[1] * launch.block[2], 1u);
+}
+
+TEST(GpuKernels, LibdeviceReflectAnswersNoFlushToZero) {
+  const std::string ir_text = lower::emit_llvm_ir(program_of(kElementwise), {Target::kCuda, "sm_80"});
+  EXPECT_EQ(ir_text.find("__nvvm_reflect"), std::string::npos) << "unanswered reflect queries";
+  // __nv_expf picks its saturate by __CUDA_FTZ: the IEEE one, since flush-to-zero is off.
+  EXPECT_NE(ir_text.find("@llvm.nvvm.saturate.f("), std::string::npos) << ir_text;
+  EXPECT_EQ(ir_text.find("saturate.ftz"), std::string::npos) << "libdevice took its flush-to-zero path:\n" << ir_text;
+  EXPECT_NE(ir_text.find("ptx_kernel"), std::string::npos);
+}
+
+TEST(GpuKernels, ReductionIsABlockTreeInSharedMemory) {
+  const ir::KernelProgram program = program_of(kRowMax);
+  const std::string ptx = ptx_of(program, "sm_90");
+  EXPECT_NE(ptx.find(".shared"), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find("bar.sync"), std::string::npos) << ptx;
+  EXPECT_EQ(ptxas_errors(ptx, "sm_90"), "");
+  const lower::LaunchConfig launch = lower::launch_config(program.kernels[0], {Target::kCuda, "sm_90"});
+  EXPECT_EQ(launch.grid[0], 8u);  // one block per output element
+  EXPECT_EQ(launch.block[0], 256u);
+
+  // A short reduction gets a smaller block: one warp.
+  const ir::KernelProgram small = program_of(R"(graph s
+x = input() : i32[5,10]
+y = reduce_sum(x, axes=[1], keepdims=true) : i32[5,1]
+output y
+)");
+  EXPECT_EQ(lower::launch_config(small.kernels[0], {Target::kHip, "gfx90a"}).block[0], 32u);
+  EXPECT_EQ(ptxas_errors(ptx_of(small), "sm_80"), "");
+}
+
+TEST(GpuKernels, ContractionIsATiledMatmulWithFusedEpilogue) {
+  const ir::KernelProgram program = program_of(kMatmulBias);
+  ASSERT_EQ(program.kernels.size(), 1u);
+  const std::string ir_text = lower::emit_llvm_ir(program, {Target::kCuda, "sm_80"});
+  EXPECT_NE(ir_text.find("smelt_a_tiles"), std::string::npos);
+  EXPECT_NE(ir_text.find("smelt_b_tiles"), std::string::npos);
+  const lower::LaunchConfig launch = lower::launch_config(program.kernels[0], {Target::kCuda, "sm_80"});
+  EXPECT_EQ(launch.grid[0], 6u);  // ceil(100 / 64) · ceil(130 / 64) tiles
+  EXPECT_EQ(launch.block[0], 256u);
+  for (const std::string arch : {"sm_80", "sm_90"}) EXPECT_EQ(ptxas_errors(ptx_of(program, arch), arch), "");
+  const std::string notes = readelf_of(program, "gfx90a", "--notes");
+  if (!notes.empty()) {
+    // Two 16×64 f32 slabs (A and B) of LDS.
+    EXPECT_NE(notes.find(".group_segment_fixed_size: 8192"), std::string::npos) << notes;
+    // The block size launch_config gives is the most the code object accepts.
+    EXPECT_NE(notes.find(".max_flat_workgroup_size: 256"), std::string::npos) << notes;
+  }
+}
+
+TEST(GpuKernels, IntegerMatmulFallsBackToBlockReduction) {
+  const ir::KernelProgram program = program_of(R"(graph im
+a = input() : i32[3,40]
+b = input() : i32[40,5]
+y = matmul(a, b) : i32[3,5]
+output y
+)");
+  const lower::LaunchConfig launch = lower::launch_config(program.kernels[0], {Target::kCuda, ""});
+  EXPECT_EQ(launch.grid[0], 15u);  // one block per output element
+  EXPECT_EQ(launch.block[0], 64u);
+  EXPECT_EQ(ptxas_errors(ptx_of(program), "sm_80"), "");
+}
+
+// Every math op and every dtype conversion, on both targets: nothing is left
+// for a library that is not linked.
+TEST(GpuKernels, EveryMathOpAndDtypeLowersWithoutExternalCalls) {
+  const ir::KernelProgram program = program_of(R"(graph math
+x = input() : f32[33]
+h = input() : f16[33]
+z = input() : bf16[33]
+n = input() : i64[33]
+e = exp(x)
+e2 = exp2(e)
+l = log(e2)
+l2 = log2(l)
+s = sin(l2)
+c = cos(s)
+t = tanh(c)
+q = sqrt(t)
+r = rsqrt(q)
+rc = recip(r)
+sg = sigmoid(rc)
+g = gelu(sg)
+er = erf(g)
+p = pow(er, x)
+hf = cast(h, to=f32)
+zf = cast(z, to=f32)
+nf = cast(n, to=f32)
+a1 = add(p, hf)
+a2 = mul(a1, zf)
+a3 = div(a2, nf)
+y = cast(a3, to=f16)
+w = cast(a3, to=i32)
+output y
+output w
+)");
+  const std::string ptx = ptx_of(program);
+  EXPECT_EQ(ptx.find("call."), std::string::npos) << "a call left in the PTX:\n" << ptx;
+  EXPECT_EQ(ptxas_errors(ptx, "sm_80"), "");
+  const std::string symbols = readelf_of(program, "gfx90a", "--dyn-syms");
+  EXPECT_EQ(symbols.find(" UND "), symbols.find(" UND \n")) << "undefined symbols:\n" << symbols;
+  for (const char* missing : {"powf", "tanhf", "erff", "expf", "ocml"})
+    EXPECT_EQ(symbols.find(missing), std::string::npos) << missing << " in\n" << symbols;
+}
+
+TEST(GpuKernels, Gfx942AndSm90AreTargetedWhenAsked) {
+  const ir::KernelProgram program = program_of(kRowMax);
+  const std::string notes = readelf_of(program, "gfx942", "--notes");
+  if (!notes.empty()) {
+    EXPECT_NE(notes.find("amdhsa.target:   amdgcn-amd-amdhsa--gfx942"), std::string::npos) << notes;
+  }
+  const std::string assembly = lower::emit_assembly(program, {Target::kHip, "gfx942"});
+  EXPECT_NE(assembly.find(".amdhsa_kernel " + lower::kernel_symbol(program, 0)), std::string::npos);
+  EXPECT_NE(lower::emit_assembly(program, {Target::kCuda, "sm_90"}).find(".target sm_90"), std::string::npos);
+  // Defaults: sm_80 and gfx90a.
+  EXPECT_NE(lower::emit_assembly(program, {Target::kCuda, ""}).find(".target sm_80"), std::string::npos);
+  EXPECT_NE(lower::emit_assembly(program, {Target::kHip, ""}).find("gfx90a"), std::string::npos);
+}
+
+TEST(GpuKernels, EmptyTensorsLaunchOneBlockThatDoesNothing) {
+  const ir::KernelProgram program = program_of(R"(graph empty
+x = input() : f32[0,4]
+y = neg(x)
+s = reduce_sum(x, axes=[0], keepdims=false) : f32[4]
+output y
+output s
+)");
+  ASSERT_EQ(program.kernels.size(), 2u);
+  for (const ir::Kernel& kernel : program.kernels) {
+    // neg over no elements: one block; the sum over an empty axis: 4 zeros, a block each.
+    const uint32_t want = kernel.space == ir::Shape{4} ? 4u : 1u;
+    EXPECT_EQ(lower::launch_config(kernel, {Target::kCuda, ""}).grid[0], want) << kernel.name;
+  }
+  EXPECT_EQ(ptxas_errors(ptx_of(program), "sm_80"), "");
+  EXPECT_FALSE(lower::emit_binary(program, {Target::kHip, ""}).empty());
+}
+
+TEST(GpuKernels, UnknownArchIsAClearError) {
+  const ir::KernelProgram program = program_of(kElementwise);
+  try {
+    lower::emit_binary(program, {Target::kCuda, "sm_75"});
+    FAIL() << "sm_75 accepted";
+  } catch (const lower::LowerError& e) {
+    EXPECT_NE(std::string(e.what()).find("supported: sm_80, sm_90"), std::string::npos) << e.what();
+  }
+  try {
+    lower::emit_assembly(program, {Target::kHip, "gfx1100"});
+    FAIL() << "gfx1100 accepted";
+  } catch (const lower::LowerError& e) {
+    EXPECT_NE(std::string(e.what()).find("supported: gfx90a, gfx942"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(lower::launch_config(program.kernels[0], {Target::kCuda, "sm_70"}), lower::LowerError);
+  EXPECT_THROW(lower::launch_config(program.kernels[0], {Target::kHost, ""}), lower::LowerError);
+}
+
+// Sets an environment variable for one scope.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    ::setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (old_.empty()) ::unsetenv(name_);
+    else ::setenv(name_, old_.c_str(), 1);
+  }
+
+ private:
+  const char* name_;
+  std::string old_;
+};
+
+TEST(GpuKernels, MissingLinkerIsAClearError) {
+  ScopedEnv linker("SMELT_LD_LLD", "/nonexistent/ld.lld-19");
+  try {
+    lower::emit_binary(program_of(kElementwise), {Target::kHip, ""});
+    FAIL() << "linked without a linker";
+  } catch (const lower::LowerError& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot run /nonexistent/ld.lld-19"), std::string::npos) << e.what();
+  }
+  // The assembly needs no linker.
+  EXPECT_FALSE(lower::emit_assembly(program_of(kElementwise), {Target::kHip, ""}).empty());
+}
+
+TEST(GpuKernels, MissingLibdeviceIsAClearError) {
+  ScopedEnv libdevice("SMELT_LIBDEVICE", "/nonexistent/libdevice.10.bc");
+  try {
+    lower::emit_binary(program_of(kElementwise), {Target::kCuda, ""});
+    FAIL() << "compiled exp without libdevice";
+  } catch (const lower::LowerError& e) {
+    EXPECT_NE(std::string(e.what()).find("libdevice not found at /nonexistent/libdevice.10.bc"), std::string::npos)
+        << e.what();
+  }
+  // A kernel without math needs no libdevice.
+  EXPECT_FALSE(ptx_of(program_of(kRowMax)).empty());
+}
+
+}  // namespace
