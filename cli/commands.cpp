@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/format.h"
+#include "cli/run_command.h"
 #include "smelt/smelt.h"
 
 namespace cli {
@@ -68,8 +69,13 @@ int check_command(const CheckOptions& options) {
 }
 
 int run_command(const RunOptions& options) {
+  if (options.target == "reference" && options.check) {
+    std::cerr << "error: --check compares a compiled target with the reference; use --target host|cuda|hip\n";
+    return kUsage;
+  }
+  if (options.target != "reference") return run_compiled_command(options);
   ir::Graph g = smelt::load_graph(options.file);
-  std::vector<ir::HostTensor> inputs = smelt::random_inputs(g, options.seed);
+  std::vector<ir::HostTensor> inputs = run_inputs(g, options);
   auto start = std::chrono::steady_clock::now();
   std::vector<ir::HostTensor> outputs = smelt::run_reference(g, inputs);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -90,7 +96,8 @@ int run_command(const RunOptions& options) {
       std::cout << value_name(g, g.outputs()[i]) << ": " << ir::type_str(outputs[i].type)
                 << " checksum=" << format_double(ir::checksum(outputs[i])) << "\n";
     std::cout << "ran " << g.size() << " ops on the reference interpreter in "
-              << format_seconds(seconds) << " s (inputs: random, seed " << options.seed << ")\n";
+              << format_seconds(seconds) << " s (inputs: "
+              << (options.inputs == "random" ? "random, seed " + std::to_string(options.seed) : options.inputs) << ")\n";
   }
   return kOk;
 }

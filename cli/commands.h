@@ -19,6 +19,12 @@ struct RunOptions {
   std::string inputs = "random";
   uint64_t seed = 0;
   bool json = false;
+  // Compiled runs (cli/run_command.h); "reference" runs the interpreter.
+  std::string target = "host";  // host | cuda | hip | reference
+  std::string arch;             // cuda / hip code-generation architecture; "" = the device's
+  bool check = false;           // compare every output with the reference interpreter
+  bool no_fusion = false;
+  unsigned threads = 0;         // host threads; 0 = every core
 };
 int run_command(const RunOptions& options);
 

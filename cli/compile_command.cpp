@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/emit_command.h"
 #include "cli/format.h"
 #include "smelt/smelt.h"
 
@@ -44,6 +45,7 @@ void print_report(const smelt::FusionResult& r, const std::string& file) {
 }  // namespace
 
 int compile_command(const CompileOptions& options) {
+  if (int usage = check_emit_options(options); usage != kOk) return usage;
   const ir::Graph g = smelt::load_graph(options.file);
   smelt::FuseOptions fuse;
   if (!options.profile.empty()) {
@@ -59,6 +61,7 @@ int compile_command(const CompileOptions& options) {
   fuse.exact = options.exact;
   fuse.time_limit_s = options.time_limit_s;
   const smelt::FusionResult r = smelt::fuse(g, fuse);
+  if (!options.emit.empty()) return emit_command(r, options);
 
   if (options.json) {
     nlohmann::ordered_json out = {{"kernels_before", r.kernels_before},

@@ -15,6 +15,11 @@ struct CompileOptions {
   bool no_rewrites = false;
   bool exact = false;
   double time_limit_s = 2;
+  // --emit (cli/emit_command.h): the fused program as code for a target.
+  std::string target = "host";  // host | cuda | hip
+  std::string arch;             // "" = the target's default (cuda sm_80, hip gfx90a, host this CPU)
+  std::string emit;             // kernels | llvm | asm | ptx | hsaco; "" = the fusion summary
+  std::string output;           // -o: a file; "" or "-" = stdout
 };
 
 // Without --report or --json: one summary line. A profile that cannot be read

@@ -49,7 +49,8 @@ FusionResult fuse(const ir::Graph& g, const FuseOptions& options) {
   const std::span<const rules::CompiledRule> rules =
       options.rewrites ? std::span<const rules::CompiledRule>(default_compiled_rules())
                        : std::span<const rules::CompiledRule>();
-  rules::Saturation sat = rules::saturate(g, rules);
+  rules::Saturation sat =
+      rules::saturate(g, rules, options.saturation_limits ? *options.saturation_limits : rules::default_limits());
   r.stop_reason = std::string(egraph::to_string(sat.report.stop_reason));
   r.iterations = sat.report.iterations.size();
   r.egraph_nodes = sat.egraph.num_nodes();

@@ -1,0 +1,25 @@
+#pragma once
+// NumPy .npy files (format version 1, also 2 and 3), for `smelt run --inputs DIR`:
+// little-endian, C order. dtypes: f32 '<f4', f16 '<f2', bf16 '<u2' (the raw
+// bits), i32 '<i4', i64 '<i8', bool '|b1'.
+#include <stdexcept>
+#include <string>
+
+#include "ir/host_tensor.h"
+
+namespace cli {
+
+// A file that cannot be read as the tensor asked for; the message starts with the path.
+class NpyError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The descr string that stands for `dtype` ("<f4", ...).
+std::string npy_descr(ir::DType dtype);
+
+// Reads `path` as a tensor of exactly `expected` (dtype and shape); `what`
+// names it in errors ("input x"). Throws NpyError.
+ir::HostTensor read_npy(const std::string& path, const ir::TensorType& expected, const std::string& what);
+
+}  // namespace cli

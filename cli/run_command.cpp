@@ -1,0 +1,130 @@
+#include "cli/run_command.h"
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "cli/format.h"
+#include "cli/npy.h"
+#include "ir/tensor_compare.h"
+#include "smelt/compile.h"
+#include "smelt/smelt.h"
+
+namespace cli {
+namespace {
+
+using nlohmann::ordered_json;
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+std::string value_name(const ir::Graph& g, ir::ValueId v) {
+  const std::string& name = g.node(v).name;
+  return name.empty() ? "%" + std::to_string(v) : name;
+}
+
+std::string bytes_text(size_t bytes) {
+  if (bytes >= (1u << 20)) return formatted("%.1f MiB", bytes / 1048576.0);
+  if (bytes >= (1u << 10)) return formatted("%.1f KiB", bytes / 1024.0);
+  return std::to_string(bytes) + " B";
+}
+
+}  // namespace
+
+std::vector<ir::HostTensor> run_inputs(const ir::Graph& g, const RunOptions& options) {
+  if (options.inputs == "random") return smelt::random_inputs(g, options.seed);
+  std::vector<ir::HostTensor> inputs;
+  for (ir::ValueId v : g.inputs()) {
+    const std::string name = value_name(g, v);
+    const std::string path = (std::filesystem::path(options.inputs) / (name + ".npy")).string();
+    if (!std::filesystem::exists(path)) throw NpyError(path + ": missing (input " + name + " is " + ir::type_str(g.type(v)) + ")");
+    inputs.push_back(read_npy(path, g.type(v), "input " + name));
+  }
+  return inputs;
+}
+
+int run_compiled_command(const RunOptions& options) {
+  const ir::Graph g = smelt::load_graph(options.file);
+  const std::vector<ir::HostTensor> inputs = run_inputs(g, options);
+
+  smelt::CompileOptions compile_options;
+  compile_options.target = *smelt::parse_target(options.target);
+  compile_options.arch = options.arch;
+  compile_options.fusion = !options.no_fusion;
+  compile_options.threads = options.threads;
+  const auto compile_start = std::chrono::steady_clock::now();
+  smelt::Program program = smelt::compile(g, compile_options);  // a missing device: DeviceUnavailable, exit 1
+  const double compile_s = seconds_since(compile_start);
+  const auto run_start = std::chrono::steady_clock::now();
+  const std::vector<ir::HostTensor> outputs = program.run(inputs);
+  const double run_s = seconds_since(run_start);
+
+  std::vector<ir::OutputDifference> errors;
+  bool all_ok = true;
+  if (options.check) {
+    const std::vector<ir::HostTensor> want = smelt::run_reference(g, inputs);
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      errors.push_back(ir::compare_output(want[i], outputs[i]));
+      all_ok = all_ok && errors.back().ok;
+    }
+  }
+
+  const std::string inputs_text = options.inputs == "random" ? "random, seed " + std::to_string(options.seed) : options.inputs;
+  if (options.json) {
+    ordered_json list = ordered_json::array();
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      ordered_json entry = {{"name", value_name(g, g.outputs()[i])},
+                            {"dtype", std::string(ir::dtype_name(outputs[i].type.dtype))},
+                            {"shape", outputs[i].type.shape},
+                            {"checksum", ir::checksum(outputs[i])}};
+      if (options.check) {
+        entry["max_abs_error"] = errors[i].max_abs;
+        entry["max_rel_error"] = errors[i].max_rel;
+        entry["scale"] = errors[i].scale;
+        entry["tolerance"] = errors[i].tolerance;
+        entry["ok"] = errors[i].ok;
+      }
+      list.push_back(entry);
+    }
+    ordered_json out = {{"file", options.file},
+                        {"graph", g.name()},
+                        {"target", options.target},
+                        {"device", program.device()},
+                        {"inputs", options.inputs},
+                        {"seed", options.seed},
+                        {"fusion", !options.no_fusion},
+                        {"kernels", program.kernels().kernels.size()},
+                        {"peak_bytes_before", program.peak_bytes_before()},
+                        {"peak_bytes_after", program.peak_bytes_after()},
+                        {"compile_seconds", compile_s},
+                        {"seconds", run_s},
+                        {"outputs", list}};
+    if (options.check) out["check"] = all_ok ? "ok" : "mismatch";
+    std::cout << out.dump() << "\n";
+  } else {
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      std::cout << value_name(g, g.outputs()[i]) << ": " << ir::type_str(outputs[i].type)
+                << " checksum=" << formatted("%.9g", ir::checksum(outputs[i]));
+      if (options.check)
+        std::cout << formatted("  max abs err %.3g", errors[i].max_abs) << formatted(", max rel err %.3g", errors[i].max_rel) << formatted(" (of scale %.3g)", errors[i].scale)
+                  << formatted(", tolerance %g", errors[i].tolerance) << (errors[i].ok ? ": ok" : ": MISMATCH");
+      std::cout << "\n";
+    }
+    const size_t kernels = program.kernels().kernels.size();
+    std::cout << "ran " << kernels << (kernels == 1 ? " kernel" : " kernels") << (options.no_fusion ? " (unfused)" : "")
+              << " on " << program.device() << " in " << formatted("%.3f ms", run_s * 1e3) << " (compiled in "
+              << formatted("%.3f s", compile_s) << "; inputs: " << inputs_text << ")\n"
+              << "intermediate memory: " << bytes_text(program.peak_bytes_before()) << " without reuse, "
+              << bytes_text(program.peak_bytes_after()) << " planned\n";
+    if (options.check)
+      std::cout << (all_ok ? "check: every output matches the reference interpreter\n"
+                           : "check: MISMATCH with the reference interpreter\n");
+  }
+  return all_ok ? kOk : kBadInput;
+}
+
+}  // namespace cli

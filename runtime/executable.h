@@ -1,0 +1,52 @@
+#pragma once
+// A KernelProgram ready to run on one device: its buffer plan, its compiled
+// code and its memory. Inputs and outputs are ir::HostTensors.
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "ir/host_tensor.h"
+#include "ir/kernel.h"
+#include "runtime/buffer_plan.h"
+#include "runtime/device.h"
+
+namespace runtime {
+
+// Inputs that do not fit the program: a wrong count or type; the message says
+// which input and what was expected.
+class InputError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+class Executable {
+ public:
+  // Plans the buffers and loads the program on `device` (kept alive by the
+  // executable). Throws lower::LowerError or DeviceError.
+  Executable(ir::KernelProgram program, std::shared_ptr<Device> device);
+
+  // Runs the program; inputs in the order of the program's inputs (io_index),
+  // outputs likewise. Throws InputError for inputs that do not fit.
+  std::vector<ir::HostTensor> run(const std::vector<ir::HostTensor>& inputs);
+  // Copies the inputs in once, runs once to warm up, then `reps` times; the
+  // seconds of each rep's kernels (host: wall clock; GPU: events).
+  std::vector<double> benchmark(const std::vector<ir::HostTensor>& inputs, int reps);
+
+  const ir::KernelProgram& program() const { return program_; }
+  const BufferPlan& plan() const { return plan_; }
+  const Device& device() const { return *device_; }
+  std::vector<ir::TensorType> input_types() const;
+  std::vector<ir::TensorType> output_types() const;
+
+ private:
+  void write_inputs(const std::vector<ir::HostTensor>& inputs);
+
+  ir::KernelProgram program_;
+  std::shared_ptr<Device> device_;
+  BufferPlan plan_;
+  std::unique_ptr<LoadedProgram> loaded_;
+  std::vector<int> input_buffers_, output_buffers_;  // buffer index by io_index
+};
+
+}  // namespace runtime

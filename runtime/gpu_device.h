@@ -1,0 +1,24 @@
+#pragma once
+// A CUDA or HIP device: the program's code emitted by lower::emit_binary,
+// loaded as a module, one launch per kernel, timed with events.
+#include <memory>
+
+#include "runtime/device.h"
+#include "runtime/gpu_driver.h"
+
+namespace runtime {
+
+class GpuDevice : public Device {
+ public:
+  GpuDevice(lower::Target target, std::shared_ptr<GpuDriver> driver);
+  lower::Target target() const override { return target_; }
+  std::string description() const override;
+  lower::TargetOptions target_options() const override { return {target_, driver_->arch()}; }
+  std::unique_ptr<LoadedProgram> load(const ir::KernelProgram& program, const BufferPlan& plan) override;
+
+ private:
+  lower::Target target_;
+  std::shared_ptr<GpuDriver> driver_;
+};
+
+}  // namespace runtime

@@ -1,0 +1,96 @@
+#include "runtime/host_device.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+
+#include "runtime/aligned_buffer.h"
+#include "runtime/tensor_bytes.h"
+
+namespace runtime {
+namespace {
+
+constexpr int64_t kMinWorkPerChunk = 16 * 1024;
+
+class HostProgram : public LoadedProgram {
+ public:
+  HostProgram(const ir::KernelProgram& program, const BufferPlan& plan, std::shared_ptr<ThreadPool> pool)
+      : jit_(lower::HostJit::compile(program)), pool_(std::move(pool)), arena_(plan.arena_bytes) {
+    pointers_.resize(program.buffers.size());
+    own_.resize(program.buffers.size());
+    for (size_t b = 0; b < program.buffers.size(); ++b) {
+      const ir::Buffer& buffer = program.buffers[b];
+      const BufferSlot& slot = plan.slots[b];
+      if (slot.pooled) {
+        pointers_[b] = arena_.data() + slot.offset;
+        continue;
+      }
+      own_[b] = AlignedBuffer(slot.bytes);
+      pointers_[b] = own_[b].data();
+      if (buffer.kind == ir::BufferKind::kConstant)
+        write_tensor(ir::HostTensor::from_values(buffer.type, buffer.values), {own_[b].data(), slot.bytes});
+    }
+    for (size_t k = 0; k < program.kernels.size(); ++k) {
+      const int64_t units = lower::parallel_units(program.kernels[k]);
+      kernels_.push_back({jit_->kernel(k), units, min_units_per_chunk(program.kernels[k], units, pool_->threads())});
+    }
+  }
+
+  void write_input(size_t buffer, std::span<const uint8_t> bytes) override {
+    std::memcpy(own_.at(buffer).data(), bytes.data(), std::min(bytes.size(), own_[buffer].size()));
+  }
+
+  double run_kernels() override {
+    const auto start = std::chrono::steady_clock::now();
+    void* const* buffers = pointers_.data();
+    for (const KernelLaunch& k : kernels_) {
+      lower::HostJit::KernelFn fn = k.fn;
+      pool_->parallel_for(k.units, k.min_chunk, [fn, buffers](int64_t begin, int64_t end) { fn(buffers, begin, end); });
+    }
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+
+  void read_output(size_t buffer, std::span<uint8_t> bytes) override {
+    std::memcpy(bytes.data(), own_.at(buffer).data(), std::min(bytes.size(), own_[buffer].size()));
+  }
+
+ private:
+  struct KernelLaunch {
+    lower::HostJit::KernelFn fn;
+    int64_t units, min_chunk;
+  };
+  std::unique_ptr<lower::HostJit> jit_;
+  std::shared_ptr<ThreadPool> pool_;
+  AlignedBuffer arena_;
+  std::vector<AlignedBuffer> own_;  // by buffer; empty for pooled ones
+  std::vector<void*> pointers_;     // by buffer: what the kernels see
+  std::vector<KernelLaunch> kernels_;
+};
+
+}  // namespace
+
+int64_t min_units_per_chunk(const ir::Kernel& kernel, int64_t units, unsigned threads) {
+  if (units <= 0) return 1;
+  const int64_t work = std::max<int64_t>(1, ir::numel(kernel.space)) * std::max<int64_t>(1, ir::numel(kernel.reduction));
+  const int64_t work_per_unit = std::max<int64_t>(1, work / units);
+  const int64_t by_work = std::max<int64_t>(1, (kMinWorkPerChunk + work_per_unit - 1) / work_per_unit);
+  const bool contraction = std::any_of(kernel.exprs.begin(), kernel.exprs.end(), [](const ir::KernelExpr& e) {
+    return e.kind == ir::KernelExpr::Kind::kReduce && e.contraction;
+  });
+  if (!contraction) return by_work;
+  const int64_t per_thread = (units + std::max(1u, threads) - 1) / std::max(1u, threads);
+  return std::max(by_work, per_thread);
+}
+
+HostDevice::HostDevice(unsigned threads) : pool_(std::make_shared<ThreadPool>(threads)) {}
+
+std::string HostDevice::description() const {
+  const unsigned n = pool_->threads();
+  return "host (" + std::to_string(n) + (n == 1 ? " thread)" : " threads)");
+}
+
+std::unique_ptr<LoadedProgram> HostDevice::load(const ir::KernelProgram& program, const BufferPlan& plan) {
+  return std::make_unique<HostProgram>(program, plan, pool_);
+}
+
+}  // namespace runtime

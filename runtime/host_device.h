@@ -1,0 +1,29 @@
+#pragma once
+// The host: kernels compiled by lower::HostJit, each kernel's parallel units
+// split over a thread pool. Always available.
+#include <memory>
+
+#include "runtime/device.h"
+#include "runtime/thread_pool.h"
+
+namespace runtime {
+
+class HostDevice : public Device {
+ public:
+  explicit HostDevice(unsigned threads = 0);
+  lower::Target target() const override { return lower::Target::kHost; }
+  std::string description() const override;
+  lower::TargetOptions target_options() const override { return {lower::Target::kHost, ""}; }
+  std::unique_ptr<LoadedProgram> load(const ir::KernelProgram& program, const BufferPlan& plan) override;
+
+ private:
+  std::shared_ptr<ThreadPool> pool_;
+};
+
+// Units of a kernel's parallel range one thread should take at least, so a
+// chunk amortizes the hand-off (about 16K element evaluations); a kernel with
+// less work than two such chunks runs inline on the caller. A contraction
+// kernel packs its B panels once per call, so it takes one chunk per thread.
+int64_t min_units_per_chunk(const ir::Kernel& kernel, int64_t units, unsigned threads);
+
+}  // namespace runtime

@@ -1,0 +1,90 @@
+#include "runtime/thread_pool.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace runtime {
+
+ThreadPool::ThreadPool(unsigned threads) {
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  for (unsigned i = 1; i < threads; ++i) workers_.emplace_back([this] { worker_loop(); });
+}
+
+ThreadPool::~ThreadPool() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  for (std::thread& t : workers_) t.join();
+}
+
+void ThreadPool::parallel_for(int64_t units, int64_t min_chunk, const RangeFn& fn) {
+  if (units <= 0) return;
+  min_chunk = std::max<int64_t>(1, min_chunk);
+  // About four chunks per thread balances uneven chunks without much overhead.
+  const int64_t target_chunks = static_cast<int64_t>(threads()) * 4;
+  const int64_t chunk = std::max(min_chunk, (units + target_chunks - 1) / target_chunks);
+  const int64_t chunks = (units + chunk - 1) / chunk;
+  if (workers_.empty() || chunks <= 1) {
+    fn(0, units);
+    return;
+  }
+  {
+    std::lock_guard lock(mutex_);
+    fn_ = &fn;
+    units_ = units;
+    chunk_ = chunk;
+    chunks_ = chunks;
+    next_chunk_ = 0;
+    finished_chunks_ = 0;
+    error_ = nullptr;
+    ++generation_;
+  }
+  wake_.notify_all();
+  run_chunks();
+  std::unique_lock lock(mutex_);
+  // Wait for every chunk and for every worker to have left the job, so fn_
+  // is not touched after we return.
+  done_.wait(lock, [&] { return finished_chunks_ == chunks_ && busy_workers_ == 0; });
+  fn_ = nullptr;
+  if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+}
+
+void ThreadPool::run_chunks() {
+  std::unique_lock lock(mutex_);
+  while (next_chunk_ < chunks_) {
+    const int64_t c = next_chunk_++;
+    const int64_t begin = c * chunk_, end = std::min(units_, begin + chunk_);
+    const RangeFn* fn = fn_;
+    lock.unlock();
+    std::exception_ptr error;
+    try {
+      (*fn)(begin, end);
+    } catch (...) {
+      error = std::current_exception();
+    }
+    lock.lock();
+    if (error && !error_) error_ = error;
+    ++finished_chunks_;
+  }
+  if (finished_chunks_ == chunks_) done_.notify_all();
+}
+
+void ThreadPool::worker_loop() {
+  uint64_t seen = 0;
+  std::unique_lock lock(mutex_);
+  while (true) {
+    wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+    if (stopping_) return;
+    seen = generation_;
+    ++busy_workers_;
+    lock.unlock();
+    run_chunks();
+    lock.lock();
+    --busy_workers_;
+    if (busy_workers_ == 0) done_.notify_all();
+  }
+}
+
+}  // namespace runtime

@@ -1,0 +1,50 @@
+#pragma once
+// A fixed set of worker threads that split a range of work units between them
+// and the calling thread. Kept alive across calls: a kernel launch must not pay
+// for thread creation.
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace runtime {
+
+class ThreadPool {
+ public:
+  using RangeFn = std::function<void(int64_t begin, int64_t end)>;
+
+  // `threads` counts the caller; 0 = std::thread::hardware_concurrency().
+  explicit ThreadPool(unsigned threads = 0);
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  unsigned threads() const { return static_cast<unsigned>(workers_.size()) + 1; }
+
+  // Calls fn over disjoint [begin, end) chunks covering [0, units), each chunk
+  // at least `min_chunk` units (the last may be smaller), and returns when all
+  // are done. With one thread, or when the range is a single chunk, fn runs
+  // inline on the caller. The first exception thrown by fn is rethrown here.
+  // Not reentrant: fn must not call parallel_for on the same pool.
+  void parallel_for(int64_t units, int64_t min_chunk, const RangeFn& fn);
+
+ private:
+  void worker_loop();
+  void run_chunks();
+
+  std::vector<std::thread> workers_;
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  uint64_t generation_ = 0;
+  bool stopping_ = false;
+  // The job in progress (guarded by mutex_ except next_chunk_'s claims).
+  const RangeFn* fn_ = nullptr;
+  int64_t units_ = 0, chunk_ = 1, chunks_ = 0, next_chunk_ = 0, finished_chunks_ = 0;
+  unsigned busy_workers_ = 0;
+  std::exception_ptr error_;
+};
+
+}  // namespace runtime

@@ -1,0 +1,82 @@
+#include "smelt/compile.h"
+
+#include "smelt/smelt.h"
+
+namespace smelt {
+
+std::vector<ir::HostTensor> Program::run(const std::vector<ir::HostTensor>& inputs) { return executable_->run(inputs); }
+
+std::vector<double> Program::benchmark(const std::vector<ir::HostTensor>& inputs, int reps) {
+  return executable_->benchmark(inputs, reps);
+}
+
+Program compile(const ir::Graph& graph, const CompileOptions& options) {
+  // The device first: a missing GPU is reported before seconds of optimization.
+  std::shared_ptr<runtime::Device> device =
+      runtime::open_device(options.target, {.threads = options.threads, .arch = options.arch});
+  FuseOptions fuse_options;
+  fuse_options.profile = options.profile;
+  fuse_options.fusion = options.fusion;
+  fuse_options.rewrites = options.rewrites;
+  fuse_options.exact = options.exact;
+  fuse_options.time_limit_s = options.limits.extraction_s;
+  fuse_options.saturation_limits = egraph::RunnerLimits{};
+  fuse_options.saturation_limits->iterations = options.limits.iterations;
+  fuse_options.saturation_limits->nodes = options.limits.nodes;
+  fuse_options.saturation_limits->seconds = options.limits.saturation_s;
+  Program program;
+  auto fusion = std::make_shared<FusionResult>(fuse(graph, fuse_options));
+  program.executable_ = std::make_shared<runtime::Executable>(fusion->after, std::move(device));
+  program.fusion_ = std::move(fusion);
+  return program;
+}
+
+}  // namespace smelt
+
+namespace smelt {
+
+std::string emit_kind_name(EmitKind kind) {
+  switch (kind) {
+    case EmitKind::kKernels: return "kernels";
+    case EmitKind::kLlvm: return "llvm";
+    case EmitKind::kAsm: return "asm";
+    case EmitKind::kPtx: return "ptx";
+    case EmitKind::kHsaco: return "hsaco";
+  }
+  return "?";
+}
+
+std::optional<EmitKind> parse_emit_kind(const std::string& name) {
+  for (EmitKind k : {EmitKind::kKernels, EmitKind::kLlvm, EmitKind::kAsm, EmitKind::kPtx, EmitKind::kHsaco})
+    if (emit_kind_name(k) == name) return k;
+  return std::nullopt;
+}
+
+bool emit_kind_fits(EmitKind kind, lower::Target target) {
+  if (kind == EmitKind::kPtx) return target == lower::Target::kCuda;
+  if (kind == EmitKind::kHsaco) return target == lower::Target::kHip;
+  return true;
+}
+
+std::optional<lower::Target> parse_target(const std::string& name) {
+  for (lower::Target t : {lower::Target::kHost, lower::Target::kCuda, lower::Target::kHip})
+    if (runtime::target_name(t) == name) return t;
+  return std::nullopt;
+}
+
+std::vector<uint8_t> emit(const ir::KernelProgram& program, const lower::TargetOptions& target, EmitKind kind) {
+  if (!emit_kind_fits(kind, target.target))
+    throw std::invalid_argument("--emit " + emit_kind_name(kind) + " is for --target " +
+                                (kind == EmitKind::kPtx ? "cuda" : "hip") + ", not " + runtime::target_name(target.target));
+  auto text = [](const std::string& s) { return std::vector<uint8_t>(s.begin(), s.end()); };
+  switch (kind) {
+    case EmitKind::kKernels: return text(ir::print_program(program));
+    case EmitKind::kLlvm: return text(lower::emit_llvm_ir(program, target));
+    case EmitKind::kAsm:
+    case EmitKind::kPtx: return text(lower::emit_assembly(program, target));
+    case EmitKind::kHsaco: return lower::emit_binary(program, target);
+  }
+  return {};
+}
+
+}  // namespace smelt

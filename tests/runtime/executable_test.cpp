@@ -1,0 +1,123 @@
+// Executable on the host: compiled programs equal the reference interpreter,
+// bad inputs are clear errors, intermediates share memory where they may.
+#include "runtime/executable.h"
+
+#include <gtest/gtest.h>
+
+#include "ir/tensor_compare.h"
+#include "runtime/host_device.h"
+#include "smelt/smelt.h"
+#include "tests/fusion/fusion_test_util.h"
+
+namespace {
+
+std::shared_ptr<runtime::Device> host(unsigned threads = 2) { return runtime::open_device(lower::Target::kHost, {.threads = threads}); }
+
+// The gemm-heavy examples run scaled down (fusion_testing::scaled_example): at
+// full size their f32 sums through chained gemms differ from the reference's
+// double sums by more than the f32 tolerance where outputs cancel (see
+// tests/lower/host_examples_test.cpp, which compares them fused vs unfused).
+TEST(Executable, EveryExampleFusedAndUnfusedMatchesTheReference) {
+  auto device = host();
+  int count = 0;
+  for (const std::string& name : fusion_testing::example_names()) {
+    ++count;
+    SCOPED_TRACE(name);
+    const ir::Graph g = fusion_testing::scaled_example(name);
+    const auto inputs = smelt::random_inputs(g, 5);
+    const auto want = smelt::run_reference(g, inputs);
+    smelt::FuseOptions options;
+    options.time_limit_s = 0.5;
+    const smelt::FusionResult r = smelt::fuse(g, options);
+    for (const ir::KernelProgram* program : {&r.after, &r.before}) {
+      runtime::Executable exe(*program, device);
+      EXPECT_EQ(ir::compare_outputs(want, exe.run(inputs)), "") << (program == &r.after ? "fused" : "unfused");
+    }
+  }
+  EXPECT_GE(count, 10);
+}
+
+TEST(Executable, ThreadCountDoesNotChangeResults) {
+  const ir::Graph g = smelt::load_graph(std::string(SMELT_SOURCE_DIR) + "/examples/llama_mlp_swiglu.sg");
+  const auto inputs = smelt::random_inputs(g, 2);
+  const ir::KernelProgram program = smelt::fuse(g).after;
+  const auto one = runtime::Executable(program, host(1)).run(inputs);
+  const auto four = runtime::Executable(program, host(4)).run(inputs);
+  ASSERT_EQ(one.size(), four.size());
+  for (size_t i = 0; i < one.size(); ++i) {
+    EXPECT_EQ(one[i].reals, four[i].reals);
+    EXPECT_EQ(one[i].ints, four[i].ints);
+  }
+}
+
+TEST(Executable, RunsAgainWithNewInputs) {
+  const ir::Graph g = smelt::load_graph(std::string(SMELT_SOURCE_DIR) + "/examples/luminal_fusion.sg");
+  runtime::Executable exe(smelt::fuse(g).after, host());
+  for (uint64_t seed : {1, 2, 3}) {
+    const auto inputs = smelt::random_inputs(g, seed);
+    EXPECT_EQ(ir::compare_outputs(smelt::run_reference(g, inputs), exe.run(inputs)), "") << seed;
+  }
+}
+
+TEST(Executable, WrongInputsAreClearErrors) {
+  const ir::Graph g = smelt::load_graph(std::string(SMELT_SOURCE_DIR) + "/examples/luminal_fusion.sg");
+  runtime::Executable exe(smelt::fuse(g).after, host());
+  auto inputs = smelt::random_inputs(g, 1);
+  inputs.pop_back();
+  try {
+    exe.run(inputs);
+    FAIL() << "no error";
+  } catch (const runtime::InputError& e) {
+    EXPECT_STREQ(e.what(), "the program takes 3 inputs, got 2");
+  }
+  inputs = smelt::random_inputs(g, 1);
+  inputs[1] = ir::HostTensor::zeros({ir::DType::F16, {10}});
+  try {
+    exe.run(inputs);
+    FAIL() << "no error";
+  } catch (const runtime::InputError& e) {
+    EXPECT_STREQ(e.what(), "input 1 (b): expected f32[10], got f16[10]");
+  }
+}
+
+TEST(Executable, BenchmarkTimesEveryRep) {
+  const ir::Graph g = smelt::load_graph(std::string(SMELT_SOURCE_DIR) + "/examples/ratchet_permute.sg");
+  runtime::Executable exe(smelt::fuse(g).after, host());
+  const auto times = exe.benchmark(smelt::random_inputs(g, 1), 5);
+  ASSERT_EQ(times.size(), 5u);
+  for (double t : times) EXPECT_GT(t, 0);
+  EXPECT_THROW(exe.benchmark(smelt::random_inputs(g, 1), 0), std::invalid_argument);
+}
+
+TEST(Executable, ReportsThePlansPeakBytes) {
+  const ir::Graph g = smelt::load_graph(std::string(SMELT_SOURCE_DIR) + "/examples/nvfuser_rope_bwd.sg");
+  const smelt::FusionResult r = smelt::fuse(g);
+  runtime::Executable exe(r.before, host());
+  EXPECT_GT(exe.plan().unpooled_bytes, 0u);
+  EXPECT_LT(exe.plan().arena_bytes, exe.plan().unpooled_bytes);
+  EXPECT_EQ(exe.input_types().size(), g.inputs().size());
+  EXPECT_EQ(exe.output_types().size(), g.outputs().size());
+}
+
+TEST(HostDevice, SmallKernelsTakeOneChunk) {
+  ir::Kernel k;
+  k.space = {4, 8};
+  EXPECT_GE(runtime::min_units_per_chunk(k, 4, 2), 4);  // 32 elements: inline
+  k.space = {4096, 4096};
+  EXPECT_LT(runtime::min_units_per_chunk(k, 4096, 2), 4096 / 2);  // 16M elements: split
+}
+
+TEST(HostDevice, ContractionKernelsTakeOneChunkPerThread) {
+  // Each call packs the shared B panels again, so more chunks than threads only repeat that work.
+  ir::Kernel k;
+  k.space = {64, 2048};
+  k.reduction = {1024};
+  k.exprs.push_back(ir::make_constant(1, ir::DType::F32));
+  k.exprs.push_back(ir::make_reduce(ir::Op::ReduceSum, 0, ir::DType::F32, /*contraction=*/true));
+  EXPECT_EQ(runtime::min_units_per_chunk(k, 64, 2), 32);
+  EXPECT_EQ(runtime::min_units_per_chunk(k, 64, 3), 22);
+  k.exprs[1].contraction = false;  // a plain reduction splits by work
+  EXPECT_LT(runtime::min_units_per_chunk(k, 64, 2), 32);
+}
+
+}  // namespace
