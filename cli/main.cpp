@@ -6,7 +6,12 @@
 #include "cli/commands.h"
 #include "cli/compile_command.h"
 #include "cli/extract_command.h"
+#include "cli/npy.h"
+#include "cli/run_command.h"
+#include "cli/import_command.h"
+#include "cli/onnx_test_command.h"
 #include "cli/verify_command.h"
+#include "smelt/compile.h"
 #include "smelt/smelt.h"
 
 namespace {
@@ -30,13 +35,25 @@ int main(int argc, char** argv) {
 
   cli::RunOptions run;
   CLI::App* run_cmd = app.add_subcommand(
-      "run", "Run a .sg graph on the reference interpreter; print each output's type and checksum");
+      "run", "Compile a .sg graph and run it (default: on the host); print each output's type and checksum");
   run_cmd->add_option("file", run.file, "The graph (.sg)")->required();
-  run_cmd->add_option("--inputs", run.inputs, "Where inputs come from (this version: random)")
-      ->check(CLI::IsMember({"random"}))
+  run_cmd->add_option("--inputs", run.inputs,
+                      "Where inputs come from: random, or a folder with one <input name>.npy per graph input")
+      ->check(CLI::IsMember({"random"}) | CLI::ExistingDirectory)
       ->default_val("random");
   run_cmd->add_option("--seed", run.seed, "Seed of the random inputs")->default_val(0);
   run_cmd->add_flag("--json", run.json, "Print one JSON object instead of text");
+  run_cmd->add_option("--target", run.target,
+                      "host (compiled, the default), cuda, hip, or reference (the interpreter, no compilation)")
+      ->check(CLI::IsMember({"host", "cuda", "hip", "reference"}))
+      ->default_val("host");
+  run_cmd->add_option("--arch", run.arch, "cuda: sm_80 | sm_90, hip: gfx90a | gfx942 (default: the device's)");
+  run_cmd->add_flag("--check", run.check,
+                    "Compare every output with the reference interpreter (tolerance by dtype); exit 1 on a mismatch");
+  run_cmd->add_flag("--no-fusion", run.no_fusion, "Run unfused: one kernel per op");
+  run_cmd->add_option("--threads", run.threads, "Host threads (0: every core)")
+      ->check(CLI::Range(0u, 1024u))
+      ->default_val(0);
 
   cli::ExtractOptions extract;
   CLI::App* extract_cmd = app.add_subcommand(
@@ -63,6 +80,17 @@ int main(int argc, char** argv) {
   compile_cmd->add_option("--time-limit", compile.time_limit_s, "Seconds the extraction may search")
       ->check(CLI::PositiveNumber)
       ->default_val(2);
+  compile_cmd->add_option("--target", compile.target, "Target of --emit: host, cuda or hip")
+      ->check(CLI::IsMember({"host", "cuda", "hip"}))
+      ->default_val("host");
+  compile_cmd->add_option("--arch", compile.arch, "cuda: sm_80 | sm_90, hip: gfx90a | gfx942 (default: the first)");
+  compile_cmd
+      ->add_option("--emit", compile.emit,
+                   "Write the fused program as kernels (readable), llvm (IR), asm (host asm | PTX | AMDGPU asm), "
+                   "ptx (cuda) or hsaco (hip code object)")
+      ->check(CLI::IsMember({"kernels", "llvm", "asm", "ptx", "hsaco"}))
+      ->excludes(report_flag);
+  compile_cmd->add_option("-o,--output", compile.output, "Where --emit writes (default or -: stdout; hsaco: a file)");
 
   cli::VerifyRulesOptions verify_rules;
   CLI::App* verify_cmd = app.add_subcommand(
@@ -75,6 +103,23 @@ int main(int argc, char** argv) {
   verify_cmd->add_option("--timeout", verify_rules.timeout_ms, "Milliseconds per Z3 query (a timeout is UNKNOWN)")
       ->check(CLI::PositiveNumber)
       ->default_val(10000);
+
+  cli::ImportOptions import_options;
+  CLI::App* import_cmd = app.add_subcommand("import", "Import an ONNX model (opset 13+) and write it as a .sg graph");
+  import_cmd->add_option("file", import_options.file, "The model (.onnx)")->required();
+  import_cmd->add_option("-o,--output", import_options.output, "The .sg file to write (default: stdout)");
+  import_cmd->add_flag("--initializers-as-inputs", import_options.initializers_as_inputs,
+                       "Initializers become graph inputs instead of constants");
+
+  cli::OnnxTestCommandOptions onnx_test;
+  CLI::App* test_cmd = app.add_subcommand(
+      "test", "Run one ONNX backend test directory (model.onnx + test_data_set_*); per output the max errors");
+  test_cmd->add_option("dir", onnx_test.dir, "The test directory")->required();
+  test_cmd->add_option("--target", onnx_test.target, "Where to run: reference, host or all")
+      ->check(CLI::IsMember({"reference", "host", "all"}))
+      ->default_val("all");
+  test_cmd->add_option("--rtol", onnx_test.rtol, "Relative tolerance")->check(CLI::NonNegativeNumber)->default_val(1e-3);
+  test_cmd->add_option("--atol", onnx_test.atol, "Absolute tolerance")->check(CLI::NonNegativeNumber)->default_val(1e-7);
 
   try {
     app.parse(argc, argv);
@@ -89,10 +134,21 @@ int main(int argc, char** argv) {
     if (extract_cmd->parsed()) return cli::extract_command(extract);
     if (compile_cmd->parsed()) return cli::compile_command(compile);
     if (verify_cmd->parsed()) return cli::verify_rules_command(verify_rules);
+    if (import_cmd->parsed()) return cli::import_command(import_options);
+    if (test_cmd->parsed()) return cli::onnx_test_command(onnx_test);
   } catch (const ir::ParseError& e) {
     std::cerr << e.what() << "\n";
     return cli::kBadInput;
   } catch (const ir::InterpretError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return cli::kBadInput;
+  } catch (const cli::NpyError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return cli::kBadInput;
+  } catch (const runtime::DeviceUnavailable& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return cli::kBadInput;
+  } catch (const importer::ImportError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return cli::kBadInput;
   } catch (const std::exception& e) {

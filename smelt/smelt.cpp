@@ -4,7 +4,10 @@
 
 namespace smelt {
 
-ir::Graph load_graph(const std::string& path) { return ir::parse_graph_file(path); }
+ir::Graph load_graph(const std::string& path) {
+  if (path.ends_with(".onnx")) return import_onnx(path);  // smelt/onnx.cpp
+  return ir::parse_graph_file(path);
+}
 
 std::vector<ir::HostTensor> random_inputs(const ir::Graph& g, uint64_t seed) {
   std::mt19937_64 rng(seed);

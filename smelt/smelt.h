@@ -9,18 +9,21 @@
 
 #include "cost/device_profile.h"
 #include "cost/predict.h"
+#include "egraph/runner.h"
 #include "ir/builder.h"
 #include "ir/graph.h"
 #include "ir/host_tensor.h"
 #include "ir/interpreter.h"
 #include "ir/kernel.h"
 #include "ir/text_format.h"
+#include "smelt/onnx.h"
 #include "verify/index_validation.h"
 #include "verify/rule_prover.h"
 
 namespace smelt {
 
 // Loads a graph from a .sg file. Throws ir::ParseError (FILE:LINE:COL) on bad input.
+// A .onnx file is imported (smelt::import_onnx; throws importer::ImportError).
 ir::Graph load_graph(const std::string& path);
 
 // One random tensor per graph input, reproducible from `seed`.
@@ -69,6 +72,8 @@ struct FuseOptions {
   // Simplify every kernel's index maps and masks, each simplification proved
   // equal to the composed form by Z3 (unproved ones keep the composed form).
   bool simplify_indices = true;
+  // Limits of the equality saturation; empty: rules::default_limits().
+  std::optional<egraph::RunnerLimits> saturation_limits;
 };
 
 struct FusionResult {
@@ -111,3 +116,6 @@ std::vector<verify::RuleResult> verify_rules(const std::vector<std::string>& fil
                                              const verify::ProgressFn& on_progress = {});
 
 }  // namespace smelt
+
+// smelt::compile, smelt::Program: fused, lowered and loaded on a device.
+#include "smelt/compile.h"  // IWYU pragma: export

@@ -1,0 +1,13 @@
+#pragma once
+// `smelt import MODEL.onnx -o MODEL.sg`: an ONNX model written as a .sg graph.
+#include <string>
+
+namespace cli {
+
+struct ImportOptions {
+  std::string file, output;
+  bool initializers_as_inputs = false;
+};
+int import_command(const ImportOptions& options);
+
+}  // namespace cli

@@ -1,0 +1,45 @@
+#include "cli/onnx_test_command.h"
+
+#include <algorithm>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "cli/format.h"
+#include "smelt/smelt.h"
+
+namespace cli {
+
+int onnx_test_command(const OnnxTestCommandOptions& options) {
+  smelt::OnnxTestOptions test_options;
+  test_options.rtol = options.rtol;
+  test_options.atol = options.atol;
+  const std::vector<std::string> available = smelt::onnx_test_target_names();
+  if (options.target != "all") {
+    if (std::find(available.begin(), available.end(), options.target) == available.end()) {
+      std::cerr << "error: unknown target '" << options.target << "'\n";
+      return kBadInput;
+    }
+    test_options.targets = {options.target};
+  }
+  smelt::OnnxTestResult result = smelt::run_onnx_test(options.dir, test_options);
+  for (const smelt::OnnxOutputCheck& check : result.checks) {
+    std::cout << result.name << " " << check.data_set << " " << check.target << " " << check.output << ": ";
+    if (!check.problem.empty())
+      std::cout << check.problem;
+    else
+      std::cout << "max abs error " << formatted("%.3g", check.max_abs_error) << ", max rel error "
+                << formatted("%.3g", check.max_rel_error);
+    std::cout << (check.ok ? "  ok" : "  MISMATCH") << "\n";
+  }
+  if (!result.bound_inputs.empty()) {
+    std::cout << result.name << ": inputs bound as constants (they feed shapes):";
+    for (const std::string& name : result.bound_inputs) std::cout << " " << name;
+    std::cout << "\n";
+  }
+  std::cout << result.name << ": " << smelt::onnx_test_status_name(result.status) << "\n";
+  if (result.status == smelt::OnnxTestStatus::Passed) return kOk;
+  std::cerr << "error: " << result.reason << "\n";
+  return kBadInput;
+}
+
+}  // namespace cli

@@ -1,0 +1,15 @@
+#pragma once
+// `smelt test DIR`: one ONNX backend-style test directory, run and compared with
+// its shipped outputs; per output the max absolute and relative error.
+#include <string>
+
+namespace cli {
+
+struct OnnxTestCommandOptions {
+  std::string dir;
+  std::string target = "all";  // reference | host | all (every target this build has)
+  double rtol = 1e-3, atol = 1e-7;
+};
+int onnx_test_command(const OnnxTestCommandOptions& options);
+
+}  // namespace cli

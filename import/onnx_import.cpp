@@ -1,0 +1,203 @@
+#include "import/onnx_import.h"
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "import/context.h"
+#include "import/graph_prune.h"
+#include "import/op_versions.h"
+#include "import/tensor_proto.h"
+
+namespace importer {
+namespace {
+
+const ConverterTable& converters() {
+  static const ConverterTable table = [] {
+    ConverterTable t;
+    add_elementwise_converters(t);
+    add_shape_converters(t);
+    add_reduction_converters(t);
+    add_nn_converters(t);
+    add_index_converters(t);
+    add_loss_converters(t);
+    return t;
+  }();
+  return table;
+}
+
+onnx::ModelProto parse_model(const std::string& bytes, const std::string& filename) {
+  onnx::ModelProto model;
+  if (!model.ParseFromString(bytes)) throw ImportError(filename + ": not an ONNX model (protobuf parse failed)");
+  if (!model.has_graph()) throw ImportError(filename + ": the model has no graph");
+  return model;
+}
+
+// The model's version of the default ONNX domain (none when it imports none).
+std::optional<int64_t> default_opset(const onnx::ModelProto& model) {
+  for (const onnx::OperatorSetIdProto& opset : model.opset_import())
+    if (opset.domain().empty() || opset.domain() == "ai.onnx") return opset.version();
+  return std::nullopt;
+}
+
+// A value's declared tensor type; UnsupportedError for non-tensors, dtypes smelt
+// lacks and dimensions that are not numbers.
+ir::TensorType declared_type(const onnx::ValueInfoProto& info, const std::string& role) {
+  const std::string what = role + " '" + info.name() + "'";
+  if (!info.type().has_tensor_type()) throw UnsupportedError(what + " is not a tensor (sequence, map or optional)");
+  const onnx::TypeProto::Tensor& tensor = info.type().tensor_type();
+  std::optional<ir::DType> dtype = dtype_from_onnx(tensor.elem_type());
+  if (!dtype)
+    throw UnsupportedError(what + " has element type " + onnx_type_name(tensor.elem_type()) +
+                           " (smelt has f32, f16, bf16, i32, i64, bool)");
+  if (!tensor.has_shape()) throw UnsupportedError(what + " has no shape");
+  ir::TensorType type{*dtype, {}};
+  for (const onnx::TensorShapeProto::Dimension& d : tensor.shape().dim()) {
+    if (!d.has_dim_value())
+      throw UnsupportedError(what + " has a dynamic dimension '" + d.dim_param() + "'; smelt needs static shapes");
+    type.shape.push_back(d.dim_value());
+  }
+  return type;
+}
+
+// Value names in .sg files: [A-Za-z_][A-Za-z0-9_.]*, unique, not a keyword or dtype.
+std::string sg_name(const std::string& onnx_name, const ir::Graph& g) {
+  std::string name;
+  for (char c : onnx_name) name += std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' ? c : '_';
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0])) || name[0] == '.') name = "v_" + name;
+  static const std::set<std::string> reserved = {"graph", "output", "true", "false", "inf", "nan",
+                                                 "f32",   "f16",    "bf16", "i32",   "i64", "bool"};
+  if (reserved.count(name)) name += "_";
+  std::string unique = name;
+  for (int n = 2; g.find(unique) >= 0; ++n) unique = name + "_" + std::to_string(n);
+  return unique;
+}
+
+ImportResult import_graph(const onnx::ModelProto& model, const std::string& filename, const ImportOptions& options) {
+  const std::optional<int64_t> opset = default_opset(model);
+  const onnx::GraphProto& onnx_graph = model.graph();
+  ImportResult result{ir::Graph(onnx_graph.name().empty() ? "onnx" : sg_name(onnx_graph.name(), ir::Graph())), {}, {}};
+  ir::Graph& g = result.graph;
+  Context ctx(g, options);
+
+  std::set<std::string> initializer_names;
+  for (const onnx::TensorProto& init : onnx_graph.initializer()) initializer_names.insert(init.name());
+  if (onnx_graph.sparse_initializer_size() > 0) throw UnsupportedError(filename + ": sparse initializers");
+
+  for (const onnx::ValueInfoProto& info : onnx_graph.input()) {
+    if (initializer_names.count(info.name())) continue;
+    const ir::TensorType type = declared_type(info, "graph input");
+    Value v;
+    v.type = type;
+    auto bound = options.static_inputs.find(info.name());
+    if (bound != options.static_inputs.end()) {
+      if (bound->second.type != type)
+        throw ImportError(filename + ": the value bound to input '" + info.name() + "' is " +
+                          ir::type_str(bound->second.type) + ", the input is " + ir::type_str(type));
+      v.constant = bound->second;
+    } else {
+      v.id = ir::input(g, sg_name(info.name(), g), type.dtype, type.shape);
+      v.graph_input = true;
+      result.input_names.push_back(info.name());
+    }
+    ctx.define(info.name(), std::move(v));
+  }
+  for (const onnx::TensorProto& init : onnx_graph.initializer()) {
+    Value v;
+    ir::HostTensor t = tensor_from_proto(init, "initializer '" + init.name() + "'");
+    v.type = t.type;
+    if (options.initializers_as_inputs) {
+      v.id = ir::input(g, sg_name(init.name(), g), t.type.dtype, t.type.shape);
+      v.graph_input = true;
+      result.input_names.push_back(init.name());
+    } else {
+      v.constant = std::move(t);
+    }
+    ctx.define(init.name(), std::move(v));
+  }
+
+  for (int i = 0; i < onnx_graph.node_size(); ++i) {
+    const onnx::NodeProto& node = onnx_graph.node(i);
+    ctx.begin_node(node, i);
+    if (!node.domain().empty() && node.domain() != "ai.onnx")
+      ctx.unsupported("op domain '" + node.domain() + "' is not supported");
+    auto converter = converters().find(node.op_type());
+    if (converter == converters().end()) ctx.unsupported("op " + node.op_type() + " is not supported");
+    if (!opset) ctx.fail("the model imports no version of the default ONNX domain");
+    if (*opset < min_opset_for(node.op_type()))
+      ctx.unsupported("the model's opset " + std::to_string(*opset) + " defines " + node.op_type() +
+                      " differently; smelt imports its definition from opset " +
+                      std::to_string(min_opset_for(node.op_type())) + " on");
+    try {
+      converter->second(ctx);
+    } catch (const ir::ShapeError& e) {
+      ctx.fail(e.what());
+    }
+    ctx.check_attributes_understood();
+    ctx.check_outputs_set();
+  }
+
+  std::vector<ir::ValueId> outputs;
+  for (const onnx::ValueInfoProto& info : onnx_graph.output()) {
+    const ir::TensorType declared = declared_type(info, "graph output");
+    if (!ctx.defined(info.name()))
+      throw ImportError(filename + ": graph output '" + info.name() + "' is never computed");
+    Value& v = ctx.value(info.name());
+    ir::Tensor t = ctx.materialize(v);
+    if (t.type() != declared)
+      throw ImportError(filename + ": graph output '" + info.name() + "' is declared " + ir::type_str(declared) +
+                        " but the imported graph computes " + ir::type_str(t.type()));
+    outputs.push_back(t.id);
+    result.output_names.push_back(info.name());
+  }
+  if (outputs.empty()) throw ImportError(filename + ": the graph has no outputs");
+  std::vector<std::string> output_sg_names;
+  for (const std::string& name : result.output_names) output_sg_names.push_back(sg_name(name, ir::Graph()));
+  result.graph = prune_dead_values(g, outputs, output_sg_names);
+  return result;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ImportError(path + ": cannot open");
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+}  // namespace
+
+ImportResult import_model_bytes(const std::string& bytes, const std::string& filename, const ImportOptions& options) {
+  return import_graph(parse_model(bytes, filename), filename, options);
+}
+
+ImportResult import_model_file(const std::string& path, const ImportOptions& options) {
+  return import_model_bytes(read_file(path), path, options);
+}
+
+std::vector<std::string> supported_op_types() {
+  std::vector<std::string> ops;
+  for (const auto& entry : converters()) ops.push_back(entry.first);
+  std::sort(ops.begin(), ops.end());
+  return ops;
+}
+
+ModelSummary summarize_model(const std::string& path) {
+  onnx::ModelProto model = parse_model(read_file(path), path);
+  std::set<std::string> initializer_names;
+  for (const onnx::TensorProto& init : model.graph().initializer()) initializer_names.insert(init.name());
+  ModelSummary summary;
+  for (const onnx::ValueInfoProto& info : model.graph().input())
+    if (!initializer_names.count(info.name())) summary.input_names.push_back(info.name());
+  for (const onnx::NodeProto& node : model.graph().node()) summary.op_types.push_back(node.op_type());
+  try {
+    for (const onnx::ValueInfoProto& info : model.graph().input()) declared_type(info, "graph input");
+    for (const onnx::ValueInfoProto& info : model.graph().output()) declared_type(info, "graph output");
+  } catch (const UnsupportedError& e) {
+    summary.unsupported_signature = e.what();
+  }
+  return summary;
+}
+
+}  // namespace importer

@@ -1,0 +1,13 @@
+#pragma once
+// The oldest opset whose definition of each op has the semantics the importer
+// implements. ONNX models name one opset for all their ops; a node whose op is
+// defined differently at the model's opset (Softmax before 13 flattened to 2-D,
+// Add before 7 had no numpy broadcasting, ...) is rejected rather than mis-imported.
+#include <string>
+
+namespace importer {
+
+// The default for an op missing from the table is 13, the importer's baseline.
+int min_opset_for(const std::string& op_type);
+
+}  // namespace importer

@@ -1,0 +1,225 @@
+// ONNX import and backend-style test directories (smelt/onnx.h).
+#include "smelt/onnx.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+#include "import/onnx_test_case.h"
+#include "ir/interpreter.h"
+#include "smelt/compile.h"
+#include "smelt/smelt.h"
+
+namespace smelt {
+namespace {
+
+using importer::ImportError;
+using importer::UnsupportedError;
+
+std::string lowercase(const std::string& s) {
+  std::string lower;
+  for (char c : s) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower;
+}
+
+// The longest of `ops` that the squashed test name starts with ("" if none).
+std::string longest_prefix_op(const std::string& squashed, const std::vector<std::string>& ops) {
+  std::string best;
+  for (const std::string& op : ops)
+    if (squashed.rfind(lowercase(op), 0) == 0 && op.size() > best.size()) best = op;
+  return best;
+}
+
+// The op a test is about, for grouping: "test_layer_normalization_2d_axis0" ->
+// LayerNormalization, "test_tril_neg" -> Trilu; "_expanded" tests (the op written
+// out as a function body) get their own group.
+std::string primary_op(const std::string& test_name, const std::vector<std::string>& op_types) {
+  const std::string name = test_name.rfind("test_", 0) == 0 ? test_name.substr(5) : test_name;
+  const bool expanded = name.find("_expanded") != std::string::npos;
+  const std::string suffix = expanded ? " (expanded)" : "";
+  std::string squashed;
+  for (char c : lowercase(name))
+    if (c != '_') squashed += c;
+  const std::string first_word = lowercase(name.substr(0, name.find('_')));
+  std::vector<std::string> candidates = op_types;
+  if (expanded) {  // the op itself is not in the model: any op smelt knows may be it
+    std::vector<std::string> known = importer::supported_op_types();
+    candidates.insert(candidates.end(), known.begin(), known.end());
+  }
+  std::string op = longest_prefix_op(squashed, candidates);
+  if (op.empty())
+    for (const std::string& candidate : op_types)
+      if (lowercase(candidate).rfind(first_word, 0) == 0) op = candidate;
+  if (op.empty() && !op_types.empty() &&
+      std::all_of(op_types.begin(), op_types.end(), [&](const std::string& t) { return t == op_types[0]; }))
+    op = op_types[0];
+  if (op.empty()) op = longest_prefix_op(squashed, importer::supported_op_types());
+  return (op.empty() ? first_word : op) + suffix;
+}
+
+// numpy.testing.assert_allclose: |got - want| <= atol + rtol * |want|, NaN equals NaN.
+OnnxOutputCheck compare(const ir::HostTensor& want, const ir::HostTensor& got, double rtol, double atol) {
+  OnnxOutputCheck check;
+  if (want.type != got.type) {
+    check.problem = "expected " + ir::type_str(want.type) + ", got " + ir::type_str(got.type);
+    return check;
+  }
+  check.ok = true;
+  for (int64_t i = 0; i < want.numel(); ++i) {
+    const double w = want.get(i), g = got.get(i);
+    if (std::isnan(w) || std::isnan(g)) {
+      if (std::isnan(w) != std::isnan(g)) check.ok = false, check.max_abs_error = INFINITY;
+      continue;
+    }
+    if (std::isinf(w) || std::isinf(g)) {
+      if (w != g) check.ok = false, check.max_abs_error = INFINITY;
+      continue;
+    }
+    const double err = std::fabs(g - w);
+    check.max_abs_error = std::max(check.max_abs_error, err);
+    if (w != 0) check.max_rel_error = std::max(check.max_rel_error, err / std::fabs(w));
+    if (err > atol + rtol * std::fabs(w)) check.ok = false;
+  }
+  return check;
+}
+
+CompileOptions quick_compile_options() {
+  CompileOptions options;
+  options.target = lower::Target::kHost;
+  options.limits.iterations = 4;
+  options.limits.nodes = 5'000;
+  options.limits.saturation_s = 0.25;
+  options.limits.extraction_s = 0.25;
+  options.threads = 1;
+  return options;
+}
+
+// The one place a target is run. "host" is the compiled path (smelt::compile).
+std::vector<ir::HostTensor> run_on_target(const ir::Graph& g, const std::string& target,
+                                          const std::vector<ir::HostTensor>& inputs, const OnnxTestOptions& options) {
+  if (target == "reference") return run_reference(g, inputs);
+  if (target == "host") {
+    Program program = compile(g, options.quick_compile ? quick_compile_options() : CompileOptions{});
+    return program.run(inputs);
+  }
+  throw std::invalid_argument("unknown target '" + target + "' (reference, host)");
+}
+
+// Imports the model for one data set, binding the inputs it needs as shapes.
+importer::ImportResult import_for(const importer::OnnxTestCase& test, const importer::ModelSummary& summary,
+                                  const importer::OnnxDataSet& data, std::vector<std::string>& bound) {
+  importer::ImportOptions options;
+  for (const std::string& name : bound) {
+    auto at = std::find(summary.input_names.begin(), summary.input_names.end(), name);
+    options.static_inputs[name] = data.inputs.at(static_cast<size_t>(at - summary.input_names.begin()));
+  }
+  for (;;) {
+    try {
+      return importer::import_model_file(test.model_path, options);
+    } catch (const UnsupportedError& e) {
+      auto at = std::find(summary.input_names.begin(), summary.input_names.end(), e.static_input());
+      if (e.static_input().empty() || at == summary.input_names.end() || options.static_inputs.count(e.static_input()))
+        throw;
+      options.static_inputs[e.static_input()] = data.inputs.at(static_cast<size_t>(at - summary.input_names.begin()));
+      bound.push_back(e.static_input());
+    }
+  }
+}
+
+void run_data_set(const importer::OnnxTestCase& test, const importer::ModelSummary& summary,
+                  const importer::OnnxDataSet& data, const OnnxTestOptions& options, OnnxTestResult& result) {
+  const std::string set_name = data.dir.substr(data.dir.find_last_of('/') + 1);
+  if (data.inputs.size() != summary.input_names.size())
+    throw ImportError(data.dir + ": " + std::to_string(data.inputs.size()) + " input files for a model with " +
+                      std::to_string(summary.input_names.size()) + " inputs");
+  importer::ImportResult imported = import_for(test, summary, data, result.bound_inputs);
+  std::vector<ir::HostTensor> inputs;
+  const std::vector<ir::ValueId> graph_inputs = imported.graph.inputs();
+  for (size_t i = 0; i < imported.input_names.size(); ++i) {
+    auto at = std::find(summary.input_names.begin(), summary.input_names.end(), imported.input_names[i]);
+    const ir::HostTensor& t = data.inputs.at(static_cast<size_t>(at - summary.input_names.begin()));
+    if (t.type != imported.graph.type(graph_inputs[i]))
+      throw ImportError(data.dir + ": input '" + imported.input_names[i] + "' holds " + ir::type_str(t.type) +
+                        ", the model declares " + ir::type_str(imported.graph.type(graph_inputs[i])));
+    inputs.push_back(t);
+  }
+  if (data.outputs.size() != imported.output_names.size())
+    throw ImportError(data.dir + ": " + std::to_string(data.outputs.size()) + " output files for a model with " +
+                      std::to_string(imported.output_names.size()) + " outputs");
+  for (const std::string& target : options.targets) {
+    std::vector<ir::HostTensor> outputs;
+    std::string run_error;
+    try {
+      outputs = run_on_target(imported.graph, target, inputs, options);
+    } catch (const std::exception& e) {
+      run_error = e.what();
+    }
+    for (size_t i = 0; i < data.outputs.size(); ++i) {
+      OnnxOutputCheck check =
+          run_error.empty() ? compare(data.outputs[i], outputs.at(i), options.rtol, options.atol) : OnnxOutputCheck{};
+      if (!run_error.empty()) check.problem = run_error;
+      check.target = target;
+      check.output = imported.output_names[i];
+      check.data_set = set_name;
+      result.checks.push_back(std::move(check));
+    }
+  }
+}
+
+}  // namespace
+
+ir::Graph import_onnx(const std::string& path, const importer::ImportOptions& options) {
+  return importer::import_model_file(path, options).graph;
+}
+
+std::vector<std::string> onnx_test_target_names() { return {"reference", "host"}; }
+
+std::string_view onnx_test_status_name(OnnxTestStatus s) {
+  switch (s) {
+    case OnnxTestStatus::Passed:
+      return "passed";
+    case OnnxTestStatus::Failed:
+      return "failed";
+    case OnnxTestStatus::Skipped:
+      return "skipped";
+  }
+  return "?";
+}
+
+OnnxTestResult run_onnx_test(const std::string& dir, const OnnxTestOptions& options) {
+  OnnxTestResult result;
+  result.dir = dir;
+  std::string trimmed = dir;
+  while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
+  result.name = trimmed.substr(trimmed.find_last_of('/') + 1);
+  result.op = result.name;
+  try {
+    importer::ModelSummary summary = importer::summarize_model(dir + "/model.onnx");
+    result.op_types = summary.op_types;
+    result.op = primary_op(result.name, summary.op_types);
+    if (!summary.unsupported_signature.empty()) throw UnsupportedError(summary.unsupported_signature);
+    importer::OnnxTestCase test = importer::load_test_case(dir);
+    for (const importer::OnnxDataSet& data : test.data_sets) run_data_set(test, summary, data, options, result);
+  } catch (const UnsupportedError& e) {
+    result.status = OnnxTestStatus::Skipped;
+    result.reason = e.what();
+    return result;
+  } catch (const std::exception& e) {
+    result.status = OnnxTestStatus::Failed;
+    result.reason = e.what();
+    return result;
+  }
+  result.status = OnnxTestStatus::Passed;
+  for (const OnnxOutputCheck& check : result.checks) {
+    if (check.ok) continue;
+    result.status = OnnxTestStatus::Failed;
+    if (result.reason.empty())
+      result.reason = check.target + " " + check.output + " (" + check.data_set + "): " +
+                      (check.problem.empty() ? "max abs error " + std::to_string(check.max_abs_error) +
+                                                   ", max rel error " + std::to_string(check.max_rel_error)
+                                             : check.problem);
+  }
+  return result;
+}
+
+}  // namespace smelt

@@ -1,0 +1,241 @@
+// The ONNX importer on small models built in memory: ONNX semantics that differ
+// from smelt's are translated exactly, and what smelt cannot express is an error
+// naming the node, the op and the attribute.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "import/import_error.h"
+#include "import/onnx_import.h"
+#include "import/tensor_proto.h"
+#include "ir/interpreter.h"
+#include "tests/onnx/model_builder.h"
+
+namespace {
+
+using importer::ImportError;
+using importer::UnsupportedError;
+using onnx::TensorProto;
+using onnx_testing::ModelBuilder;
+
+constexpr int kF32 = TensorProto::FLOAT, kI64 = TensorProto::INT64;
+
+ir::HostTensor f32(ir::Shape shape, std::vector<double> values) {
+  return ir::HostTensor::from_values({ir::DType::F32, std::move(shape)}, values);
+}
+
+std::vector<double> values_of(const ir::HostTensor& t) {
+  std::vector<double> v;
+  for (int64_t i = 0; i < t.numel(); ++i) v.push_back(t.get(i));
+  return v;
+}
+
+importer::ImportResult import(const ModelBuilder& m, const importer::ImportOptions& options = {}) {
+  return importer::import_model_bytes(m.bytes(), "test.onnx", options);
+}
+
+// The message of the UnsupportedError that importing `m` throws.
+std::string unsupported_message(const ModelBuilder& m) {
+  try {
+    import(m);
+  } catch (const UnsupportedError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "expected an UnsupportedError";
+  return {};
+}
+
+TEST(OnnxImport, SliceCountsNegativeIndicesFromTheEndAndClampsLikeOnnx) {
+  // x[-2:-100:-1] on a length-5 vector = [3, 2, 1, 0]; x[-3:INT64_MAX] = [2, 3, 4].
+  ModelBuilder m;
+  m.input("x", kF32, {5}).output("backward", kF32, {4}).output("tail", kF32, {3});
+  m.int64_initializer("s1", {-2}).int64_initializer("e1", {-100}).int64_initializer("a", {0});
+  m.int64_initializer("st1", {-1}).int64_initializer("s2", {-3}).int64_initializer("e2", {INT64_MAX});
+  m.node("Slice", {"x", "s1", "e1", "a", "st1"}, {"backward"});
+  m.node("Slice", {"x", "s2", "e2"}, {"tail"});
+  importer::ImportResult r = import(m);
+  auto out = ir::interpret(r.graph, {f32({5}, {0, 1, 2, 3, 4})});
+  EXPECT_EQ(values_of(out[0]), (std::vector<double>{3, 2, 1, 0}));
+  EXPECT_EQ(values_of(out[1]), (std::vector<double>{2, 3, 4}));
+}
+
+TEST(OnnxImport, BroadcastingBecomesExplicit) {
+  ModelBuilder m;
+  m.input("a", kF32, {2, 3}).input("b", kF32, {3}).output("y", kF32, {2, 3});
+  m.node("Add", {"a", "b"}, {"y"});
+  importer::ImportResult r = import(m);
+  bool has_broadcast = false;
+  for (const ir::Node& n : r.graph.nodes()) has_broadcast |= n.op == ir::Op::Broadcast;
+  EXPECT_TRUE(has_broadcast);
+  auto out = ir::interpret(r.graph, {f32({2, 3}, {1, 2, 3, 4, 5, 6}), f32({3}, {10, 20, 30})});
+  EXPECT_EQ(values_of(out[0]), (std::vector<double>{11, 22, 33, 14, 25, 36}));
+}
+
+TEST(OnnxImport, GemmHandlesAlphaBetaAndTransposes) {
+  // Y = 2 * A^T * B^T + 0.5 * C, A: [2,1] (A^T = [1,2]), B: [1,2] (B^T = [2,1]).
+  ModelBuilder m;
+  m.input("A", kF32, {2, 1}).input("B", kF32, {1, 2}).input("C", kF32, {1}).output("Y", kF32, {1, 1});
+  onnx::NodeProto& gemm = m.node("Gemm", {"A", "B", "C"}, {"Y"});
+  onnx_testing::add_float_attr(gemm, "alpha", 2);
+  onnx_testing::add_float_attr(gemm, "beta", 0.5);
+  onnx_testing::add_int_attr(gemm, "transA", 1);
+  onnx_testing::add_int_attr(gemm, "transB", 1);
+  importer::ImportResult r = import(m);
+  auto out = ir::interpret(r.graph, {f32({2, 1}, {1, 2}), f32({1, 2}, {3, 4}), f32({1}, {10})});
+  EXPECT_EQ(values_of(out[0]), (std::vector<double>{2 * (1 * 3 + 2 * 4) + 5}));
+}
+
+TEST(OnnxImport, ShapeOfAStaticShapeIsFoldedIntoReshape) {
+  ModelBuilder m;
+  m.input("x", kF32, {2, 3}).output("y", kF32, {3, 2});
+  m.node("Shape", {"x"}, {"s"});
+  m.int64_initializer("rev", {1, 0});
+  onnx::NodeProto& gather = m.node("Gather", {"s", "rev"}, {"t"});
+  onnx_testing::add_int_attr(gather, "axis", 0);
+  m.node("Reshape", {"x", "t"}, {"y"});
+  importer::ImportResult r = import(m);
+  // Only the input and the reshape remain: the shape arithmetic was folded.
+  ASSERT_EQ(r.graph.size(), 2u);
+  EXPECT_EQ(r.graph.type(r.graph.outputs()[0]).shape, (ir::Shape{3, 2}));
+}
+
+TEST(OnnxImport, SoftmaxIsDecomposedWithTheMaxSubtracted) {
+  ModelBuilder m;
+  m.input("x", kF32, {1, 3}).output("y", kF32, {1, 3});
+  m.node("Softmax", {"x"}, {"y"});
+  importer::ImportResult r = import(m);
+  // Large inputs: without the max subtracted exp would overflow to inf.
+  auto out = ir::interpret(r.graph, {f32({1, 3}, {1000, 1000, 1000})});
+  for (double v : values_of(out[0])) EXPECT_NEAR(v, 1.0 / 3, 1e-6);
+}
+
+TEST(OnnxImport, GatherElementsWithDataIndicesKeepsValuesExactly) {
+  // Indices are a graph input (known only at run time); -1 counts from the end,
+  // and the picked -0.0 and NaN come through unchanged.
+  ModelBuilder m;
+  m.input("x", kF32, {1, 3}).input("i", kI64, {1, 3}).output("y", kF32, {1, 3});
+  onnx::NodeProto& gather = m.node("GatherElements", {"x", "i"}, {"y"});
+  onnx_testing::add_int_attr(gather, "axis", 1);
+  importer::ImportResult r = import(m);
+  ir::HostTensor index = ir::HostTensor::zeros({ir::DType::I64, {1, 3}});
+  index.ints = {-1, 0, 1};
+  auto out = ir::interpret(r.graph, {f32({1, 3}, {-0.0, NAN, 7}), index});
+  EXPECT_EQ(out[0].reals[0], 7);
+  EXPECT_EQ(out[0].reals[1], 0.0);
+  EXPECT_TRUE(std::signbit(out[0].reals[1]));
+  EXPECT_TRUE(std::isnan(out[0].reals[2]));
+}
+
+TEST(OnnxImport, ArgMaxTakesTheFirstMaximumAndTheFirstNaN) {
+  ModelBuilder m;
+  m.input("x", kF32, {2, 4}).output("y", kI64, {2});
+  onnx::NodeProto& argmax = m.node("ArgMax", {"x"}, {"y"});
+  onnx_testing::add_int_attr(argmax, "axis", 1);
+  onnx_testing::add_int_attr(argmax, "keepdims", 0);
+  importer::ImportResult r = import(m);
+  auto out = ir::interpret(r.graph, {f32({2, 4}, {1, 5, 5, 2, 1, NAN, 9, NAN})});
+  EXPECT_EQ(out[0].ints, (std::vector<int64_t>{1, 1}));  // numpy.argmax
+}
+
+TEST(OnnxImport, UnsupportedOpNamesTheNodeAndTheOp) {
+  ModelBuilder m;
+  m.input("x", kF32, {4}).output("y", kF32, {4});
+  m.node("Floor", {"x"}, {"y"}, "my_floor");
+  const std::string message = unsupported_message(m);
+  EXPECT_NE(message.find("'my_floor'"), std::string::npos) << message;
+  EXPECT_NE(message.find("Floor"), std::string::npos) << message;
+}
+
+TEST(OnnxImport, UnsupportedAttributeValueNamesTheAttribute) {
+  ModelBuilder m;
+  m.input("x", kF32, {4}).output("y", kF32, {6});
+  m.int64_initializer("pads", {1, 1});
+  onnx::NodeProto& pad = m.node("Pad", {"x", "pads"}, {"y"}, "reflect_pad");
+  onnx_testing::add_string_attr(pad, "mode", "reflect");
+  const std::string message = unsupported_message(m);
+  EXPECT_NE(message.find("'reflect_pad' (Pad)"), std::string::npos) << message;
+  EXPECT_NE(message.find("'mode'"), std::string::npos) << message;
+}
+
+TEST(OnnxImport, UnknownAttributeIsAnErrorNotIgnored) {
+  ModelBuilder m;
+  m.input("x", kF32, {4}).output("y", kF32, {4});
+  onnx::NodeProto& relu = m.node("Relu", {"x"}, {"y"});
+  onnx_testing::add_int_attr(relu, "inplace", 1);
+  EXPECT_NE(unsupported_message(m).find("attribute 'inplace'"), std::string::npos);
+}
+
+TEST(OnnxImport, IntegerDivIsRejectedBecauseItsRoundingDiffers) {
+  ModelBuilder m;
+  m.input("a", kI64, {2}).input("b", kI64, {2}).output("y", kI64, {2});
+  m.node("Div", {"a", "b"}, {"y"});
+  EXPECT_NE(unsupported_message(m).find("Div"), std::string::npos);
+}
+
+TEST(OnnxImport, DtypeSmeltLacksIsUnsupported) {
+  ModelBuilder m;
+  m.input("x", TensorProto::DOUBLE, {2}).output("y", TensorProto::DOUBLE, {2});
+  m.node("Relu", {"x"}, {"y"});
+  EXPECT_NE(unsupported_message(m).find("DOUBLE"), std::string::npos);
+}
+
+TEST(OnnxImport, ShapeFedByAGraphInputNamesItAndCanBeBound) {
+  ModelBuilder m;
+  m.input("x", kF32, {2, 3}).input("shape", kI64, {2}).output("y", kF32, {3, 2});
+  m.node("Reshape", {"x", "shape"}, {"y"});
+  try {
+    import(m);
+    FAIL() << "expected an UnsupportedError";
+  } catch (const UnsupportedError& e) {
+    EXPECT_EQ(e.static_input(), "shape");
+  }
+  importer::ImportOptions options;
+  ir::HostTensor shape = ir::HostTensor::zeros({ir::DType::I64, {2}});
+  shape.ints = {3, 2};
+  options.static_inputs["shape"] = shape;
+  importer::ImportResult r = import(m, options);
+  EXPECT_EQ(r.input_names, (std::vector<std::string>{"x"}));
+  EXPECT_EQ(r.graph.type(r.graph.outputs()[0]).shape, (ir::Shape{3, 2}));
+}
+
+TEST(OnnxImport, OldOpsetWithDifferentSemanticsIsRejected) {
+  ModelBuilder m(/*opset=*/11);
+  m.input("x", kF32, {2, 3}).output("y", kF32, {2, 3});
+  m.node("Softmax", {"x"}, {"y"});  // before opset 13 Softmax flattened to 2-D
+  EXPECT_NE(unsupported_message(m).find("opset 11"), std::string::npos);
+}
+
+TEST(OnnxImport, MalformedBytesAreAnImportErrorNotUnsupported) {
+  try {
+    importer::import_model_bytes("definitely not protobuf \xff\xff", "bad.onnx");
+    FAIL() << "expected an ImportError";
+  } catch (const UnsupportedError&) {
+    FAIL() << "a malformed file is not 'unsupported'";
+  } catch (const ImportError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.onnx"), std::string::npos);
+  }
+}
+
+TEST(OnnxImport, OutputTypeThatDisagreesWithTheModelIsAnError) {
+  ModelBuilder m;
+  m.input("x", kF32, {2}).output("y", kF32, {3});  // Relu cannot produce [3]
+  m.node("Relu", {"x"}, {"y"});
+  EXPECT_THROW(import(m), ImportError);
+}
+
+TEST(TensorProto, RawDataAndTypedFieldsReadTheSame) {
+  TensorProto typed, raw;
+  for (TensorProto* p : {&typed, &raw}) {
+    p->set_data_type(TensorProto::FLOAT);
+    p->add_dims(3);
+  }
+  const float values[] = {1.5f, -2.0f, 3.25f};
+  for (float v : values) typed.add_float_data(v);
+  raw.set_raw_data(std::string(reinterpret_cast<const char*>(values), sizeof values));
+  EXPECT_EQ(values_of(importer::tensor_from_proto(typed, "typed")), (std::vector<double>{1.5, -2, 3.25}));
+  EXPECT_EQ(values_of(importer::tensor_from_proto(raw, "raw")), (std::vector<double>{1.5, -2, 3.25}));
+  raw.set_raw_data("xx");  // too short for 3 floats
+  EXPECT_THROW(importer::tensor_from_proto(raw, "short"), ImportError);
+}
+
+}  // namespace

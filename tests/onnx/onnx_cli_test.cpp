@@ -1,0 +1,95 @@
+// `smelt import`, `smelt test` and .onnx files in the other commands, run as a
+// user would, on models from Debian's libonnx-testdata.
+#include <filesystem>
+
+#include "tests/support/smelt_cli_fixture.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using smelt_testing::SmeltCliTest;
+
+const fs::path kNodeTests = "/usr/share/libonnx-testdata/data/node";
+
+class OnnxCliTest : public SmeltCliTest {
+ protected:
+  void SetUp() override {
+    if (!fs::exists(kNodeTests / "test_add")) GTEST_SKIP() << "libonnx-testdata is not installed";
+    SmeltCliTest::SetUp();
+  }
+  // A copy of a shipped test directory that the test may change.
+  fs::path copy_test(const std::string& name) {
+    const fs::path to = dir_ / name;
+    fs::copy(kNodeTests / name, to, fs::copy_options::recursive);
+    return to;
+  }
+};
+
+TEST_F(OnnxCliTest, ImportWritesAGraphThatChecksAndRuns) {
+  const fs::path sg = dir_ / "softmax.sg";
+  auto imported = smelt("import " + (kNodeTests / "test_softmax_axis_1/model.onnx").string() + " -o " + sg.string());
+  ASSERT_EQ(imported.exit_code, 0) << imported.err;
+  auto checked = smelt("check " + sg.string());
+  EXPECT_EQ(checked.exit_code, 0) << checked.err;
+  EXPECT_NE(checked.out.find("f32[3,4,5]"), std::string::npos) << checked.out;
+  EXPECT_NE(smelt_testing::read_text_file(sg).find("reduce_max"), std::string::npos);
+}
+
+TEST_F(OnnxCliTest, CommandsTakingAGraphTakeOnnxModels) {
+  const std::string model = (kNodeTests / "test_gemm_all_attributes/model.onnx").string();
+  auto checked = smelt("check " + model);
+  EXPECT_EQ(checked.exit_code, 0) << checked.err;
+  auto run = smelt("run " + model);
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+}
+
+TEST_F(OnnxCliTest, UnsupportedOpIsExitOneNamingTheOp) {
+  auto r = smelt("import " + (kNodeTests / "test_floor/model.onnx").string());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("Floor"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty());
+}
+
+TEST_F(OnnxCliTest, NotAModelIsExitOne) {
+  const fs::path bad = write("bad.onnx", "this is not protobuf \xff\xff\xff");
+  auto r = smelt("import " + bad.string());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("bad.onnx"), std::string::npos) << r.err;
+}
+
+TEST_F(OnnxCliTest, TestPassesAndPrintsErrorsPerOutput) {
+  auto r = smelt("test " + (kNodeTests / "test_layer_normalization_3d_axis1_epsilon").string() + " --target reference");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("max abs error"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("passed"), std::string::npos) << r.out;
+}
+
+TEST_F(OnnxCliTest, TestWithWrongExpectedOutputIsAMismatch) {
+  // test_add's model with test_sub's expected output: the numbers must differ.
+  const fs::path dir = copy_test("test_add");
+  fs::copy_file(kNodeTests / "test_sub/test_data_set_0/output_0.pb", dir / "test_data_set_0/output_0.pb",
+                fs::copy_options::overwrite_existing);
+  auto r = smelt("test " + dir.string() + " --target reference");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("MISMATCH"), std::string::npos) << r.out;
+}
+
+TEST_F(OnnxCliTest, ToleranceOptionsAreApplied) {
+  // Add is exact, so it passes with zero tolerance; a wrong expected output
+  // (a - b instead of a + b, inputs in [-3, 3]) passes only under a huge atol.
+  const fs::path dir = copy_test("test_add");
+  auto strict = smelt("test " + dir.string() + " --target reference --rtol 0 --atol 0");
+  EXPECT_EQ(strict.exit_code, 0) << strict.out;  // add is exact
+  fs::copy_file(kNodeTests / "test_sub/test_data_set_0/output_0.pb", dir / "test_data_set_0/output_0.pb",
+                fs::copy_options::overwrite_existing);
+  auto loose = smelt("test " + dir.string() + " --target reference --atol 1000");
+  EXPECT_EQ(loose.exit_code, 0) << loose.out;
+}
+
+TEST_F(OnnxCliTest, TestOnAMissingDirectoryIsExitOne) {
+  auto r = smelt("test " + (dir_ / "nope").string());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_FALSE(r.err.empty());
+}
+
+}  // namespace
