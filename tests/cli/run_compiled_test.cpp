@@ -95,8 +95,8 @@ TEST_F(RunCompiledTest, CheckMismatchIsExitOne) {
   x.back() = -1e8f;
   write_npy(dir / "x.npy", "<f4", "(4099,)", x.data(), x.size() * sizeof(float));
   Result r = smelt("run --check --inputs " + dir.string() + " " + graph.string());
-  if (r.exit_code == 0) GTEST_SKIP() << "the compiled sum is exact here (double accumulation?): " << r.out;
-  EXPECT_EQ(r.exit_code, 1) << r.err;
+  // Host reductions accumulate in f32 (lower/kernel_emitter.h), so the absorbed ones are lost.
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.out.find(": MISMATCH"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("check: MISMATCH with the reference interpreter"), std::string::npos) << r.out;
 }
