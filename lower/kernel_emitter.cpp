@@ -246,12 +246,23 @@ llvm::Value* KernelEmitter::convert(llvm::Value* v, DType from, DType to) {
 }
 
 llvm::Value* KernelEmitter::load_element(int buffer, llvm::Value* offset) {
+  return load_element_at(buffer, element_address(buffer, offset, 0));
+}
+
+llvm::Value* KernelEmitter::element_address(int buffer, llvm::Value* offset, int64_t constant_offset) {
   llvm::IRBuilder<>& b = builder_;
-  const DType dtype = program_.buffers.at(buffer).type.dtype;
   llvm::Value* base = buffers_.at(buffer);
   if (!base) throw LowerError("kernel " + kernel_.name + ": buffer " + std::to_string(buffer) + " has no pointer");
-  llvm::Type* stored = memory_type(b.getContext(), dtype);
+  llvm::Type* stored = memory_type(b.getContext(), program_.buffers.at(buffer).type.dtype);
   llvm::Value* address = b.CreateInBoundsGEP(stored, base, offset);
+  if (constant_offset != 0) address = b.CreateInBoundsGEP(stored, address, b.getInt64(static_cast<uint64_t>(constant_offset)));
+  return address;
+}
+
+llvm::Value* KernelEmitter::load_element_at(int buffer, llvm::Value* address) {
+  llvm::IRBuilder<>& b = builder_;
+  const DType dtype = program_.buffers.at(buffer).type.dtype;
+  llvm::Type* stored = memory_type(b.getContext(), dtype);
   auto* load = b.CreateLoad(stored, address);
   annotate_access(load, buffer);
   switch (dtype) {
@@ -283,6 +294,26 @@ void KernelEmitter::store_element(int buffer, llvm::Value* offset, llvm::Value* 
   annotate_access(store, buffer);
 }
 
+namespace {
+// An index expression as (terms whose sum it is) + a constant, peeling the
+// constants off its additions: `i + 64` is ({i}, 64).
+void split_constant(const IndexPool& pool, ir::IndexRef r, int64_t sign, std::vector<std::pair<ir::IndexRef, int64_t>>& terms,
+                    int64_t& constant) {
+  const IndexPool::Node& n = pool.node(r);
+  if (n.kind == IndexPool::Kind::kConst) {
+    constant += sign * n.value;
+  } else if (n.kind == IndexPool::Kind::kAdd) {
+    split_constant(pool, n.a, sign, terms, constant);
+    split_constant(pool, n.b, sign, terms, constant);
+  } else if (n.kind == IndexPool::Kind::kSub) {
+    split_constant(pool, n.a, sign, terms, constant);
+    split_constant(pool, n.b, -sign, terms, constant);
+  } else {
+    terms.emplace_back(r, sign);
+  }
+}
+}  // namespace
+
 llvm::Value* KernelEmitter::emit_load(const KernelExpr& e, const NodeValues& at) {
   llvm::IRBuilder<>& b = builder_;
   const ir::Buffer& buffer = program_.buffers.at(e.buffer);
@@ -290,14 +321,29 @@ llvm::Value* KernelEmitter::emit_load(const KernelExpr& e, const NodeValues& at)
   // An empty buffer has nothing to read: a well-formed kernel masks every such load.
   if (ir::numel(buffer.type.shape) == 0) return pad;
   llvm::Value* mask = e.valid == ir::kNoIndex ? nullptr : b.CreateICmpNE(index(e.valid, at), b.getInt64(0));
-  llvm::Value* offset = b.getInt64(0);
-  for (size_t axis = 0; axis < buffer.type.shape.size(); ++axis)
-    offset = b.CreateAdd(b.CreateMul(offset, b.getInt64(static_cast<uint64_t>(buffer.type.shape[axis]))),
-                         index(e.index[axis], at));
+  // The row-major offset as a variable part plus a constant, the constant in a
+  // GEP of its own: LLVM rewrites `row + (column + 64)` into an `or` that the
+  // loop vectorizer does not see as consecutive (gathers instead of vector loads).
+  const ir::Shape& shape = buffer.type.shape;
+  llvm::Value* offset = nullptr;
+  int64_t constant_offset = 0, stride = 1;
+  for (size_t axis = shape.size(); axis-- > 0;) {
+    std::vector<std::pair<ir::IndexRef, int64_t>> terms;
+    int64_t constant = 0;
+    split_constant(kernel_.indices, e.index[axis], 1, terms, constant);
+    constant_offset += constant * stride;
+    for (auto [term, sign] : terms) {
+      llvm::Value* v = b.CreateMul(index(term, at), b.getInt64(static_cast<uint64_t>(sign * stride)));
+      offset = offset ? b.CreateAdd(offset, v) : v;
+    }
+    stride *= shape[axis];
+  }
+  if (!offset) offset = b.getInt64(0);
+  llvm::Value* address = element_address(e.buffer, offset, constant_offset);
   // Outside the mask the address is element 0, which exists: the load never
   // leaves the buffer, and its value is discarded for the pad.
-  if (mask) offset = b.CreateSelect(mask, offset, b.getInt64(0));
-  llvm::Value* v = convert(load_element(e.buffer, offset), buffer.type.dtype, e.dtype);
+  if (mask) address = b.CreateSelect(mask, address, element_address(e.buffer, b.getInt64(0), 0));
+  llvm::Value* v = convert(load_element_at(e.buffer, address), buffer.type.dtype, e.dtype);
   return mask ? b.CreateSelect(mask, v, pad) : v;
 }
 

@@ -126,6 +126,9 @@ class KernelEmitter {
  private:
   llvm::Value* emit_index(ir::IndexRef ref, const NodeValues& at);
   llvm::Value* emit_load(const ir::KernelExpr& e, const NodeValues& at);
+  // &buffer[offset + constant_offset] (the constant in a GEP of its own), and a load from it.
+  llvm::Value* element_address(int buffer, llvm::Value* offset, int64_t constant_offset);
+  llvm::Value* load_element_at(int buffer, llvm::Value* address);
   llvm::Value* emit_elementwise(const ir::KernelExpr& e, NodeValues& at);
   llvm::Value* emit_reduce_loop(int node, NodeValues& at);
   void annotate_access(llvm::Instruction* access, int buffer);

@@ -33,6 +33,23 @@ TEST(HostCodegen, ElementwiseChainIsVectorizedOverTheContiguousDim) {
   EXPECT_NE(text.find("define void @" + lower::kernel_symbol(p, 0) + "("), std::string::npos);
 }
 
+TEST(HostCodegen, SliceLoadsAtAnOffsetAreVectorLoadsNotGathers) {
+  // migraphx_silu_slices' shape: column blocks of one row-major input. LLVM turns
+  // `row + (column + 64)` into an `or` the vectorizer cannot read as consecutive,
+  // unless the constant offset is a GEP of its own.
+  ir::Graph g("slices");
+  auto h = ir::input(g, "h", DType::F32, {32, 256});
+  for (int64_t block = 0; block < 4; ++block) {
+    auto s = ir::slice(h, {0, 64 * block}, {32, 64 * block + 64}, {1, 1});
+    g.add_output(s * ir::sigmoid(s));
+  }
+  const ir::KernelProgram p = fused(g);
+  ASSERT_EQ(p.kernels.size(), 1u);
+  const std::string text = lower::emit_llvm_ir(p, {});
+  EXPECT_EQ(text.find("masked.gather"), std::string::npos) << text;
+  EXPECT_TRUE(std::regex_search(text, std::regex(R"(load <(8|16) x float>)"))) << text;
+}
+
 TEST(HostCodegen, ContiguousReductionIsVectorized) {
   ir::Graph g("rowsum");
   auto x = ir::input(g, "x", DType::F32, {64, 1024});
