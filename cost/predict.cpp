@@ -1,5 +1,7 @@
 #include "cost/predict.h"
 
+#include "ir/kernel_branches.h"
+
 #include <algorithm>
 #include <cstdint>
 
@@ -8,12 +10,7 @@ namespace {
 
 using VarMask = uint64_t;  // bit v: depends on iteration variable v
 
-VarMask index_vars(const ir::IndexPool& pool, ir::IndexRef r) {
-  if (r == ir::kNoIndex) return 0;
-  const ir::IndexPool::Node& n = pool.node(r);
-  if (n.kind == ir::IndexPool::Kind::kVar) return VarMask{1} << n.value;
-  return index_vars(pool, n.a) | index_vars(pool, n.b) | index_vars(pool, n.c);
-}
+VarMask index_vars(const ir::IndexPool& pool, ir::IndexRef r) { return pool.vars_used(r); }
 
 // True when `r` is `var` plus terms that do not involve `var` (unit stride).
 bool unit_stride_in(const ir::IndexPool& pool, ir::IndexRef r, int var) {
@@ -66,6 +63,19 @@ std::vector<bool> contraction_bodies(const ir::Kernel& k) {
   return covered;
 }
 
+// Per node: the share of its evaluations that some version of the kernel runs
+// (ir/kernel_branches.h): a side of a per-region branch only where it is taken,
+// a node no output needs never.
+std::vector<double> evaluated_share(const ir::Kernel& k) {
+  const ir::BranchPlan plan = ir::plan_branches(k);
+  std::vector<double> share(k.exprs.size(), 0);
+  for (const ir::BranchPlan::Leaf& leaf : plan.leaves)
+    for (size_t i = 0; i < k.exprs.size(); ++i)
+      if (leaf.live[i] && !leaf.folds(k, static_cast<int>(i))) share[i] += leaf.fraction;
+  for (double& s : share) s = std::min(s, 1.0);
+  return share;
+}
+
 }  // namespace
 
 AccessKind classify_load(const ir::Kernel& kernel, const ir::KernelExpr& load, bool inside_reduction) {
@@ -88,13 +98,15 @@ KernelCost predict(const ir::KernelProgram& program, const ir::Kernel& k, const 
   cost.launch_us = profile.launch_overhead_us;
   const std::vector<VarMask> vars = node_vars(k);
   const std::vector<bool> covered = contraction_bodies(k);
+  const std::vector<double> share = evaluated_share(k);
   VarMask reduction_vars = 0;
   for (size_t r = 0; r < k.reduction.size(); ++r) reduction_vars |= VarMask{1} << (k.space.size() + r);
 
   double memory_ns = 0, compute_ns = 0;
   for (size_t i = 0; i < k.exprs.size(); ++i) {
     const ir::KernelExpr& e = k.exprs[i];
-    const double evaluations = extent_product(k, vars[i]);
+    if (share[i] == 0) continue;
+    const double evaluations = extent_product(k, vars[i]) * share[i];
     switch (e.kind) {
       case ir::KernelExpr::Kind::kLoad: {
         const ir::Buffer& buffer = program.buffers[e.buffer];

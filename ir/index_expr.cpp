@@ -14,7 +14,11 @@ size_t IndexPool::NodeHash::operator()(const Node& n) const {
 
 IndexRef IndexPool::intern(Node n) {
   auto [it, inserted] = index_.emplace(n, static_cast<IndexRef>(nodes_.size()));
-  if (inserted) nodes_.push_back(n);
+  if (inserted) {
+    nodes_.push_back(n);
+    vars_used_.push_back(n.kind == Kind::kVar ? uint64_t{1} << std::min<int64_t>(n.value, 63)
+                                              : vars_used(n.a) | vars_used(n.b) | vars_used(n.c));
+  }
   return it->second;
 }
 

@@ -49,6 +49,9 @@ class IndexPool {
   // True when r's value is always 0 or 1 (comparisons, logic, 0, 1, kNoIndex).
   bool is_boolean(IndexRef r) const;
 
+  // Bit v set: variable v occurs in r (variables 63 and above share bit 63).
+  uint64_t vars_used(IndexRef r) const { return r == kNoIndex ? 0 : vars_used_[static_cast<size_t>(r)]; }
+
   // Value for the given variable values (comparisons give 0 / 1).
   int64_t eval(IndexRef r, std::span<const int64_t> vars) const;
   // Readable form; variables are named by `var_names` (or v0, v1, ...).
@@ -60,6 +63,7 @@ class IndexPool {
     size_t operator()(const Node& n) const;
   };
   std::vector<Node> nodes_;
+  std::vector<uint64_t> vars_used_;  // per node
   std::unordered_map<Node, IndexRef, NodeHash> index_;
 };
 

@@ -6,29 +6,14 @@
 namespace lower {
 namespace {
 
-constexpr uint64_t kNotYet = ~uint64_t{0};
-
-// Bit v set: kernel variable v occurs in the index expression.
-uint64_t index_vars(const ir::IndexPool& pool, ir::IndexRef ref, std::vector<uint64_t>& memo) {
-  if (ref == ir::kNoIndex) return 0;
-  uint64_t& cached = memo.at(static_cast<size_t>(ref));
-  if (cached != kNotYet) return cached;
-  const ir::IndexPool::Node& node = pool.node(ref);
-  uint64_t vars = node.kind == ir::IndexPool::Kind::kVar ? uint64_t{1} << node.value
-                                                         : index_vars(pool, node.a, memo) | index_vars(pool, node.b, memo) |
-                                                               index_vars(pool, node.c, memo);
-  return cached = vars;
-}
-
 // Per expr node: the kernel variables its value depends on (through an index
 // map, a valid mask or an operand).
 std::vector<uint64_t> node_vars(const ir::Kernel& kernel) {
-  std::vector<uint64_t> memo(kernel.indices.size(), kNotYet);
   std::vector<uint64_t> vars(kernel.exprs.size(), 0);
   for (size_t i = 0; i < kernel.exprs.size(); ++i) {
     const ir::KernelExpr& e = kernel.exprs[i];
-    for (ir::IndexRef ref : e.index) vars[i] |= index_vars(kernel.indices, ref, memo);
-    vars[i] |= index_vars(kernel.indices, e.valid, memo);
+    for (ir::IndexRef ref : e.index) vars[i] |= kernel.indices.vars_used(ref);
+    vars[i] |= kernel.indices.vars_used(e.valid);
     for (int operand : e.operands) vars[i] |= vars[static_cast<size_t>(operand)];
   }
   return vars;

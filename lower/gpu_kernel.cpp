@@ -198,8 +198,11 @@ void emit_elementwise(GpuBuilder& gpu, KernelEmitter& emitter) {
   gpu.strided_loop(first, b.getInt64(static_cast<uint64_t>(ir::numel(kernel.space))), stride, [&](llvm::Value* linear) {
     std::vector<llvm::Value*> vars = gpu.delinearize(linear, kernel.space);
     vars.resize(static_cast<size_t>(kernel.num_vars()), nullptr);
-    NodeValues at(kernel, vars);
-    emitter.store_outputs(at, linear);
+    emitter.emit_versions(NodeValues(kernel, vars), [&](const ir::BranchPlan::Leaf& version) {
+      NodeValues at(kernel, vars);
+      at.assume(version);
+      emitter.store_outputs(at, linear);
+    });
   }, "element");
 }
 
@@ -230,15 +233,19 @@ void emit_block_reduce(GpuBuilder& gpu, KernelEmitter& emitter) {
                      [&](llvm::Value* step) {
       std::vector<llvm::Value*> vars = space_vars;
       for (llvm::Value* r : gpu.delinearize(step, kernel.reduction)) vars.push_back(r);
-      NodeValues at(kernel, vars);
-      for (size_t j = 0; j < reduces.size(); ++j) {
-        const ir::KernelExpr& e = kernel.exprs[reduces[j]];
-        llvm::Value* v = emitter.emit_node(e.operands[0], at);
-        const ir::DType from = kernel.exprs[e.operands[0]].dtype;
-        if (ir::is_float(from) != ir::is_float(e.dtype)) v = emitter.convert(v, from, e.dtype);
-        llvm::Type* type = accumulators[j]->getAllocatedType();
-        b.CreateStore(emitter.reduce_combine(reduces[j], b.CreateLoad(type, accumulators[j]), v), accumulators[j]);
-      }
+      // Versions are decided by space variables: the same for the whole block.
+      emitter.emit_versions(NodeValues(kernel, vars), [&](const ir::BranchPlan::Leaf& version) {
+        NodeValues at(kernel, vars);
+        at.assume(version);
+        for (size_t j = 0; j < reduces.size(); ++j) {
+          const ir::KernelExpr& e = kernel.exprs[reduces[j]];
+          llvm::Value* v = emitter.emit_node(e.operands[0], at);
+          const ir::DType from = kernel.exprs[e.operands[0]].dtype;
+          if (ir::is_float(from) != ir::is_float(e.dtype)) v = emitter.convert(v, from, e.dtype);
+          llvm::Type* type = accumulators[j]->getAllocatedType();
+          b.CreateStore(emitter.reduce_combine(reduces[j], b.CreateLoad(type, accumulators[j]), v), accumulators[j]);
+        }
+      });
     }, "step");
     for (size_t j = 0; j < reduces.size(); ++j)
       b.CreateStore(b.CreateLoad(accumulators[j]->getAllocatedType(), accumulators[j]),
@@ -259,13 +266,16 @@ void emit_block_reduce(GpuBuilder& gpu, KernelEmitter& emitter) {
     gpu.if_then(b.CreateICmpEQ(tid, b.getInt64(0)), [&] {
       std::vector<llvm::Value*> vars = space_vars;
       vars.resize(static_cast<size_t>(kernel.num_vars()), nullptr);
-      NodeValues at(kernel, vars);
-      for (size_t j = 0; j < reduces.size(); ++j) {
-        llvm::Type* type = accumulators[j]->getAllocatedType();
-        llvm::Value* total = b.CreateLoad(type, gpu.shared_element(partials[j], b.getInt64(0)));
-        at.set(reduces[j], emitter.reduce_finish(reduces[j], total));
-      }
-      emitter.store_outputs(at, out);
+      emitter.emit_versions(NodeValues(kernel, vars), [&](const ir::BranchPlan::Leaf& version) {
+        NodeValues at(kernel, vars);
+        at.assume(version);
+        for (size_t j = 0; j < reduces.size(); ++j) {
+          llvm::Type* type = accumulators[j]->getAllocatedType();
+          llvm::Value* total = b.CreateLoad(type, gpu.shared_element(partials[j], b.getInt64(0)));
+          at.set(reduces[j], emitter.reduce_finish(reduces[j], total));
+        }
+        emitter.store_outputs(at, out);
+      });
     }, "epilogue");
     // The next output's partials overwrite these: every thread waits for thread 0's reads.
     gpu.barrier();

@@ -75,8 +75,7 @@ class TiledMatmul {
     auto* merge = llvm::BasicBlock::Create(b_.getContext(), "side.done", function);
     b_.CreateCondBr(in_range, evaluate, merge);
     b_.SetInsertPoint(evaluate);
-    NodeValues at(kernel_, vars);
-    llvm::Value* value = emitter_.emit_node(side, at);
+    llvm::Value* value = emitter_.emit_node_versioned(side, vars);
     llvm::BasicBlock* evaluated = b_.GetInsertBlock();
     b_.CreateBr(merge);
     b_.SetInsertPoint(merge);
@@ -147,14 +146,18 @@ class TiledMatmul {
         llvm::Value* inside = b_.CreateAnd(b_.CreateICmpSLT(row, i64(plan_.m)), b_.CreateICmpSLT(col, i64(plan_.n)));
         gpu_.if_then(inside, [&] {
           std::vector<llvm::Value*> vars = side_vars(row, col, nullptr);
-          NodeValues at(kernel_, vars);
-          for (size_t t = 0; t < plan_.terms.size(); ++t) {
-            llvm::Value* sum = b_.CreateLoad(f32, accumulator(t * kOutputsPerThread + static_cast<uint64_t>(r * kThreadCols + c)));
-            at.set(plan_.terms[t].reduce, emitter_.reduce_finish(plan_.terms[t].reduce, sum));
-          }
           llvm::Value* linear =
               b_.CreateAdd(b_.CreateMul(b_.CreateAdd(b_.CreateMul(batch_index_, i64(plan_.m)), row), i64(plan_.n)), col);
-          emitter_.store_outputs(at, linear);
+          emitter_.emit_versions(NodeValues(kernel_, vars), [&](const ir::BranchPlan::Leaf& version) {
+            NodeValues at(kernel_, vars);
+            at.assume(version);
+            for (size_t t = 0; t < plan_.terms.size(); ++t) {
+              llvm::Value* sum =
+                  b_.CreateLoad(f32, accumulator(t * kOutputsPerThread + static_cast<uint64_t>(r * kThreadCols + c)));
+              at.set(plan_.terms[t].reduce, emitter_.reduce_finish(plan_.terms[t].reduce, sum));
+            }
+            emitter_.store_outputs(at, linear);
+          });
         }, "store");
       }
   }

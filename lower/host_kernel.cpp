@@ -62,11 +62,16 @@ void emit_host_rows(llvm::IRBuilder<>& builder, const HostFunction& host, Kernel
       last = constant(kernel.space[rank - 1]);
       row_base = builder.CreateMul(unit, last);
     }
-    emit_loop(builder, first, last, [&](llvm::Value* column) {
-      vars[rank - 1] = column;
-      NodeValues at(kernel, vars);
-      emitter.store_outputs(at, builder.CreateAdd(row_base, column));
-    }, "col");
+    // A row is one version: its per-region branches are decided before the
+    // column loop, which then computes only the taken sides and vectorizes.
+    emitter.emit_versions(NodeValues(kernel, vars), [&](const ir::BranchPlan::Leaf& version) {
+      emit_loop(builder, first, last, [&](llvm::Value* column) {
+        vars[rank - 1] = column;
+        NodeValues at(kernel, vars);
+        at.assume(version);
+        emitter.store_outputs(at, builder.CreateAdd(row_base, column));
+      }, "col");
+    });
   }, "unit");
   builder.CreateRetVoid();
 }

@@ -97,7 +97,8 @@ class TiledContraction {
     Value* linear;
   };
 
-  bool flat_rows() const { return !p_.b_sides_read_batch; }
+  // Versions (per-region branches, decided per batch element) need ranges of one batch element.
+  bool flat_rows() const { return !p_.b_sides_read_batch && !em_.versions().versioned(); }
   int64_t scratch_rows() const { return t_.rows_per_chunk + t_.mr; }
 
   std::vector<Value*> batch_variables(Value* batch_index) {
@@ -191,9 +192,17 @@ class TiledContraction {
     vars[rank_] = k;
     return vars;
   }
-  Value* operand(int expr, std::vector<Value*> vars) {
+  Value* operand(int expr, std::vector<Value*> vars, const ir::BranchPlan::Leaf& version) {
     NodeValues point(k_, std::move(vars));
+    point.assume(version);
     return em_.emit_node(expr, point);
+  }
+
+  // `body` once per version of the kernel (ir/kernel_branches.h), decided by the
+  // range's batch element: the packing and the epilogue compute only the taken
+  // sides; the micro-kernel between them is shared.
+  void versions(const Range& range, const std::function<void(const ir::BranchPlan::Leaf&)>& body) {
+    em_.emit_versions(NodeValues(k_, variables(range.batch_vars, nullptr, nullptr, nullptr)), body);
   }
 
   // Rows [r0, r1) of a range, in chunks of rows_per_chunk (the scratch's rows).
@@ -212,7 +221,7 @@ class TiledContraction {
         Value* kb = min(c(t_.kc), b_.CreateSub(c(p_.k), kc0));
         Value* first = b_.CreateICmpEQ(kc0, c(0));
         Value* last = b_.CreateICmpEQ(b_.CreateAdd(kc0, kb), c(p_.k));
-        pack_b(range.batch_vars, nc0, kb, kc0, n_panels);
+        pack_b(range, nc0, kb, kc0, n_panels);
         loop(m0, m1, t_.mc, [&](Value* mc0) {
           Value* mb = min(c(t_.mc), b_.CreateSub(m1, mc0));
           Value* m_panels = b_.CreateUDiv(b_.CreateAdd(mb, c(mr - 1)), c(mr));
@@ -230,51 +239,55 @@ class TiledContraction {
   }
 
   // B block: panel jr holds [k][nr] of columns nc0 + jr·nr …, zeros past N.
-  void pack_b(const std::vector<Value*>& batch_vars, Value* nc0, Value* kb, Value* kc0, Value* n_panels) {
+  void pack_b(const Range& range, Value* nc0, Value* kb, Value* kc0, Value* n_panels) {
     const int64_t nr = t_.nr;
-    for (size_t j = 0; j < p_.b_sides.size(); ++j) {
-      Value* base = at(b_pack_, c(static_cast<int64_t>(j) * t_.kc * t_.nc));
-      loop(c(0), n_panels, 1, [&](Value* jr) {
-        Value* n_base = b_.CreateAdd(nc0, b_.CreateMul(jr, c(nr)));
-        Value* cols = min(c(nr), b_.CreateSub(c(p_.n), n_base));
-        Value* panel = at(base, b_.CreateMul(b_.CreateMul(jr, kb), c(nr)));
-        loop(c(0), kb, 1, [&](Value* kk) {
-          Value* row = at(panel, b_.CreateMul(kk, c(nr)));
-          Value* k = b_.CreateAdd(kc0, kk);
-          loop(c(0), cols, 1, [&](Value* col) {
-            Value* v = operand(p_.b_sides[j], variables(batch_vars, nullptr, b_.CreateAdd(n_base, col), k));
-            b_.CreateStore(v, at(row, col));
-          }, "pack_b_col");
-          loop(cols, c(nr), 1, [&](Value* col) { b_.CreateStore(llvm::ConstantFP::get(f32_, 0.0), at(row, col)); },
-               "pack_b_pad");
-        }, "pack_b_k");
-      }, "pack_b_panel");
-    }
+    versions(range, [&](const ir::BranchPlan::Leaf& version) {
+      for (size_t j = 0; j < p_.b_sides.size(); ++j) {
+        Value* base = at(b_pack_, c(static_cast<int64_t>(j) * t_.kc * t_.nc));
+        loop(c(0), n_panels, 1, [&](Value* jr) {
+          Value* n_base = b_.CreateAdd(nc0, b_.CreateMul(jr, c(nr)));
+          Value* cols = min(c(nr), b_.CreateSub(c(p_.n), n_base));
+          Value* panel = at(base, b_.CreateMul(b_.CreateMul(jr, kb), c(nr)));
+          loop(c(0), kb, 1, [&](Value* kk) {
+            Value* row = at(panel, b_.CreateMul(kk, c(nr)));
+            Value* k = b_.CreateAdd(kc0, kk);
+            loop(c(0), cols, 1, [&](Value* col) {
+              Value* v = operand(p_.b_sides[j], variables(range.batch_vars, nullptr, b_.CreateAdd(n_base, col), k), version);
+              b_.CreateStore(v, at(row, col));
+            }, "pack_b_col");
+            loop(cols, c(nr), 1, [&](Value* col) { b_.CreateStore(llvm::ConstantFP::get(f32_, 0.0), at(row, col)); },
+                 "pack_b_pad");
+          }, "pack_b_k");
+        }, "pack_b_panel");
+      }
+    });
   }
 
   // A block: panel ir holds [k][mr] of rows mc0 + ir·mr …, zeros past m1.
   void pack_a(const Range& range, Value* mc0, Value* m1, Value* kb, Value* kc0, Value* m_panels) {
     const int64_t mr = t_.mr;
-    for (size_t i = 0; i < p_.a_sides.size(); ++i) {
-      Value* base = at(a_pack_, c(static_cast<int64_t>(i) * t_.mc * t_.kc));
-      loop(c(0), m_panels, 1, [&](Value* ir) {
-        Value* m_base = b_.CreateAdd(mc0, b_.CreateMul(ir, c(mr)));
-        Value* rows = min(c(mr), b_.CreateSub(m1, m_base));
-        Value* panel = at(base, b_.CreateMul(b_.CreateMul(ir, kb), c(mr)));
-        loop(c(0), rows, 1, [&](Value* r) {
-          const Row at_row = row(range, b_.CreateAdd(m_base, r));
-          loop(c(0), kb, 1, [&](Value* kk) {
-            Value* v = operand(p_.a_sides[i], variables(at_row.batch_vars, at_row.m, nullptr, b_.CreateAdd(kc0, kk)));
-            b_.CreateStore(v, at(panel, b_.CreateAdd(b_.CreateMul(kk, c(mr)), r)));
-          }, "pack_a_k");
-        }, "pack_a_row");
-        loop(rows, c(mr), 1, [&](Value* r) {
-          loop(c(0), kb, 1, [&](Value* kk) {
-            b_.CreateStore(llvm::ConstantFP::get(f32_, 0.0), at(panel, b_.CreateAdd(b_.CreateMul(kk, c(mr)), r)));
-          }, "pad_a_k");
-        }, "pad_a_row");
-      }, "pack_a_panel");
-    }
+    versions(range, [&](const ir::BranchPlan::Leaf& version) {
+      for (size_t i = 0; i < p_.a_sides.size(); ++i) {
+        Value* base = at(a_pack_, c(static_cast<int64_t>(i) * t_.mc * t_.kc));
+        loop(c(0), m_panels, 1, [&](Value* ir) {
+          Value* m_base = b_.CreateAdd(mc0, b_.CreateMul(ir, c(mr)));
+          Value* rows = min(c(mr), b_.CreateSub(m1, m_base));
+          Value* panel = at(base, b_.CreateMul(b_.CreateMul(ir, kb), c(mr)));
+          loop(c(0), rows, 1, [&](Value* r) {
+            const Row at_row = row(range, b_.CreateAdd(m_base, r));
+            loop(c(0), kb, 1, [&](Value* kk) {
+              Value* v = operand(p_.a_sides[i], variables(at_row.batch_vars, at_row.m, nullptr, b_.CreateAdd(kc0, kk)), version);
+              b_.CreateStore(v, at(panel, b_.CreateAdd(b_.CreateMul(kk, c(mr)), r)));
+            }, "pack_a_k");
+          }, "pack_a_row");
+          loop(rows, c(mr), 1, [&](Value* r) {
+            loop(c(0), kb, 1, [&](Value* kk) {
+              b_.CreateStore(llvm::ConstantFP::get(f32_, 0.0), at(panel, b_.CreateAdd(b_.CreateMul(kk, c(mr)), r)));
+            }, "pad_a_k");
+          }, "pad_a_row");
+        }, "pack_a_panel");
+      }
+    });
   }
 
   struct MicroTile {
@@ -384,20 +397,23 @@ class TiledContraction {
                                 at(tile_, c((g * mr + r) * nr + v * 16)), llvm::Align(64));
     Value* rows = min(c(mr), b_.CreateSub(tile.m1, tile.m_base));
     Value* cols = min(c(nr), b_.CreateSub(c(p_.n), tile.n_base));
-    loop(c(0), rows, 1, [&](Value* r) {
-      const Row at_row = row(*tile.range, b_.CreateAdd(tile.m_base, r));
-      Value* row_linear = b_.CreateMul(at_row.linear, c(p_.n));
-      loop(c(0), cols, 1, [&](Value* col) {
-        Value* n = b_.CreateAdd(tile.n_base, col);
-        NodeValues point(k_, variables(at_row.batch_vars, at_row.m, n, nullptr));
-        for (int64_t g = 0; g < terms(); ++g) {
-          const int reduce = p_.terms[static_cast<size_t>(g)].reduce;
-          Value* sum = b_.CreateLoad(f32_, at(tile_, b_.CreateAdd(c(g * mr * nr), b_.CreateAdd(b_.CreateMul(r, c(nr)), col))));
-          point.set(reduce, em_.reduce_finish(reduce, sum));
-        }
-        em_.store_outputs(point, b_.CreateAdd(row_linear, n));
-      }, "epilogue_col");
-    }, "epilogue_row");
+    versions(*tile.range, [&](const ir::BranchPlan::Leaf& version) {
+      loop(c(0), rows, 1, [&](Value* r) {
+        const Row at_row = row(*tile.range, b_.CreateAdd(tile.m_base, r));
+        Value* row_linear = b_.CreateMul(at_row.linear, c(p_.n));
+        loop(c(0), cols, 1, [&](Value* col) {
+          Value* n = b_.CreateAdd(tile.n_base, col);
+          NodeValues point(k_, variables(at_row.batch_vars, at_row.m, n, nullptr));
+          point.assume(version);
+          for (int64_t g = 0; g < terms(); ++g) {
+            const int reduce = p_.terms[static_cast<size_t>(g)].reduce;
+            Value* sum = b_.CreateLoad(f32_, at(tile_, b_.CreateAdd(c(g * mr * nr), b_.CreateAdd(b_.CreateMul(r, c(nr)), col))));
+            point.set(reduce, em_.reduce_finish(reduce, sum));
+          }
+          em_.store_outputs(point, b_.CreateAdd(row_linear, n));
+        }, "epilogue_col");
+      }, "epilogue_row");
+    });
   }
 
   KernelEmitter& em_;

@@ -121,7 +121,7 @@ std::vector<llvm::Value*> load_kernel_buffers(llvm::IRBuilder<>& builder, const 
 KernelEmitter::KernelEmitter(llvm::IRBuilder<>& builder, const ir::KernelProgram& program, size_t kernel,
                              const MathHooks& math, std::vector<llvm::Value*> buffers)
     : builder_(builder), program_(program), kernel_(program.kernels.at(kernel)), math_(math),
-      buffers_(std::move(buffers)), inner_(inner_nodes(kernel_)) {
+      buffers_(std::move(buffers)), inner_(inner_nodes(kernel_)), versions_(ir::plan_branches(kernel_)) {
   // Every buffer its own alias scope: the loop vectorizer then needs no runtime
   // overlap checks between loads and stores (lower.h: kernels' buffers are distinct).
   llvm::MDBuilder md(builder_.getContext());
@@ -143,11 +143,63 @@ void KernelEmitter::annotate_access(llvm::Instruction* access, int buffer) {
   access->setMetadata(llvm::LLVMContext::MD_noalias, no_alias_[buffer]);
 }
 
+std::optional<bool> NodeValues::decided(ir::IndexRef condition) const {
+  return version_ ? version_->decides(condition) : std::nullopt;
+}
+
+void KernelEmitter::emit_versions(const NodeValues& at, const std::function<void(const ir::BranchPlan::Leaf&)>& body) {
+  llvm::IRBuilder<>& b = builder_;
+  if (!versions_.versioned()) {
+    body(versions_.leaves.front());
+    return;
+  }
+  llvm::Function* function = b.GetInsertBlock()->getParent();
+  llvm::BasicBlock* done = llvm::BasicBlock::Create(b.getContext(), "versions.end", function);
+  std::function<void(int)> decide = [&](int at_node) {
+    const ir::BranchPlan::Decision& d = versions_.nodes.at(static_cast<size_t>(at_node));
+    if (d.leaf >= 0) {
+      body(versions_.leaves.at(static_cast<size_t>(d.leaf)));
+      b.CreateBr(done);
+      return;
+    }
+    llvm::BasicBlock* if_true = llvm::BasicBlock::Create(b.getContext(), "version.true", function);
+    llvm::BasicBlock* if_false = llvm::BasicBlock::Create(b.getContext(), "version.false", function);
+    NodeValues here(kernel_, at.vars());
+    b.CreateCondBr(b.CreateICmpNE(index(d.condition, here), b.getInt64(0)), if_true, if_false);
+    b.SetInsertPoint(if_true);
+    decide(d.if_true);
+    b.SetInsertPoint(if_false);
+    decide(d.if_false);
+  };
+  decide(0);
+  b.SetInsertPoint(done);
+}
+
+llvm::Value* KernelEmitter::emit_node_versioned(int node, const std::vector<llvm::Value*>& vars) {
+  if (!versions_.versioned()) {
+    NodeValues at(kernel_, vars);
+    return emit_node(node, at);
+  }
+  // Each version stores to a slot that SROA turns into a phi.
+  llvm::Function* function = builder_.GetInsertBlock()->getParent();
+  llvm::IRBuilder<> entry(&function->getEntryBlock(), function->getEntryBlock().begin());
+  llvm::Type* type = register_type(builder_.getContext(), kernel_.exprs.at(static_cast<size_t>(node)).dtype);
+  const llvm::DataLayout& layout = function->getParent()->getDataLayout();
+  llvm::AllocaInst* slot = entry.CreateAlloca(type, layout.getAllocaAddrSpace(), nullptr, "version.value");
+  emit_versions(NodeValues(kernel_, vars), [&](const ir::BranchPlan::Leaf& version) {
+    NodeValues at(kernel_, vars);
+    at.assume(version);
+    builder_.CreateStore(emit_node(node, at), slot);
+  });
+  return builder_.CreateLoad(type, slot);
+}
+
 llvm::Value* KernelEmitter::index(ir::IndexRef ref, const NodeValues& at) {
   if (ref == ir::kNoIndex) return builder_.getInt64(1);
   // Memoized per evaluation point: index DAGs share subexpressions heavily.
   if (auto it = at.index_cache_.find(ref); it != at.index_cache_.end()) return it->second;
-  llvm::Value* v = emit_index(ref, at);
+  const std::optional<bool> decided = at.decided(ref);
+  llvm::Value* v = decided ? builder_.getInt64(*decided ? 1 : 0) : emit_index(ref, at);
   at.index_cache_.emplace(ref, v);
   return v;
 }
@@ -349,6 +401,11 @@ llvm::Value* KernelEmitter::emit_load(const KernelExpr& e, const NodeValues& at)
 
 llvm::Value* KernelEmitter::emit_elementwise(const KernelExpr& e, NodeValues& at) {
   llvm::IRBuilder<>& b = builder_;
+  if (e.op == Op::Where) {
+    // A condition this version decides: only the taken side exists here.
+    if (auto* decided = llvm::dyn_cast<llvm::ConstantInt>(emit_node(e.operands.at(0), at)))
+      return emit_node(e.operands.at(decided->isZero() ? 2 : 1), at);
+  }
   std::vector<llvm::Value*> x;
   for (int operand : e.operands) x.push_back(emit_node(operand, at));
   const DType operand_type = kernel_.exprs.at(e.operands.at(e.op == Op::Where ? 1 : 0)).dtype;
@@ -490,10 +547,17 @@ llvm::Value* KernelEmitter::emit_reduce_loop(int node, NodeValues& at) {
     if (!cone[j]) continue;
     if (kernel_.exprs[j].kind == KernelExpr::Kind::kReduce)
       throw LowerError("kernel " + kernel_.name + ": a reduce inside another reduce's body");
-    if (inner_[j]) for (int o : kernel_.exprs[j].operands) cone[o] = true;
+    if (!inner_[j]) continue;
+    const ir::IndexRef condition = ir::where_index_condition(kernel_, j);
+    const KernelExpr& ej = kernel_.exprs[j];
+    if (const std::optional<bool> decided = at.decided(condition)) {
+      cone[ej.operands[*decided ? 1 : 2]] = true;
+      continue;
+    }
+    for (int o : ej.operands) cone[o] = true;
   }
   for (int j = 0; j <= operand; ++j)
-    if (cone[j] && !inner_[j]) emit_node(j, at);
+    if (cone[j] && !inner_[j] && at.live(j)) emit_node(j, at);
 
   // The accumulator lives in an entry-block slot that SROA promotes to a register.
   llvm::Function* function = b.GetInsertBlock()->getParent();
@@ -508,6 +572,7 @@ llvm::Value* KernelEmitter::emit_reduce_loop(int node, NodeValues& at) {
   std::function<void(size_t)> nest = [&](size_t dim) {
     if (dim == kernel_.reduction.size()) {
       NodeValues step(kernel_, vars);
+      step.version_ = at.version_;
       step.index_cache_ = at.index_cache_;  // values from before the loop dominate its body
       for (auto it = step.index_cache_.begin(); it != step.index_cache_.end();)
         it = ir::uses_var_at_least(kernel_.indices, it->first, static_cast<int>(first)) ? step.index_cache_.erase(it) : std::next(it);

@@ -20,6 +20,12 @@
 //    host_matmul.cpp, tiled) emit contraction kernels, evaluating the A-side
 //    and B-side subtrees of a contraction's operand with emit_node at chosen
 //    variable values and the epilogue with the reduces' values preset.
+//  - per-region branches (ir/kernel_branches.h): each target emits its inner
+//    loops once per version of the kernel (emit_versions, decided where the
+//    versions' variables are known: per row on the host, per batch element in
+//    its tiled contraction, per element / block / tile on GPUs); a point that
+//    `assume`s its version folds the `where`s it decides and emits only their
+//    taken side.
 //  - math functions go through MathHooks: host = LLVM intrinsics / libm,
 //    NVPTX = libdevice __nv_*, AMDGPU = ocml (the GPU files define theirs).
 //
@@ -29,6 +35,7 @@
 // In memory: f32 float, f16 `half` bits (i16), bf16 i16 (upper half of an f32),
 // i32, i64, bool i8 (0/1).
 #include <functional>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -37,6 +44,7 @@
 #include <llvm/IR/Module.h>
 
 #include "ir/kernel.h"
+#include "ir/kernel_branches.h"
 
 namespace lower {
 
@@ -79,9 +87,17 @@ class NodeValues {
   llvm::Value* get(int node) const { return values_.at(static_cast<size_t>(node)); }
   const std::vector<llvm::Value*>& vars() const { return vars_; }
   llvm::Value* var(int number) const { return vars_.at(static_cast<size_t>(number)); }
+  // This point lies in `version`: its conditions are constants here, and a
+  // `where` they decide emits only its taken side (ir/kernel_branches.h).
+  // `version` must outlive this.
+  void assume(const ir::BranchPlan::Leaf& version) { version_ = &version; }
+  bool live(int node) const { return !version_ || version_->live[static_cast<size_t>(node)]; }
+  // The outcome of `condition` when this point's version decides it.
+  std::optional<bool> decided(ir::IndexRef condition) const;
 
  private:
   friend class KernelEmitter;
+  const ir::BranchPlan::Leaf* version_ = nullptr;
   std::vector<llvm::Value*> vars_;
   std::vector<llvm::Value*> values_;
   mutable std::unordered_map<ir::IndexRef, llvm::Value*> index_cache_;
@@ -96,6 +112,16 @@ class KernelEmitter {
 
   const ir::Kernel& kernel() const { return kernel_; }
   const std::vector<bool>& inner() const { return inner_; }
+  // The kernel's versions (ir::plan_branches), the plan the cost model prices.
+  const ir::BranchPlan& versions() const { return versions_; }
+
+  // Emits `body(version)` once per version, behind branches on the versions'
+  // conditions evaluated at `at` (it must hold the variables they use); one
+  // version: `body` straight. Afterwards the builder is after them all.
+  void emit_versions(const NodeValues& at, const std::function<void(const ir::BranchPlan::Leaf&)>& body);
+  // Node `node` at the point of variables `vars`, in whichever version the point
+  // lies (one branch per version, merged after); for callers that need one value.
+  llvm::Value* emit_node_versioned(int node, const std::vector<llvm::Value*>& vars);
   llvm::IRBuilder<>& builder() { return builder_; }
 
   // An index expression (i64) at `at`'s variables. Throws LowerError when it
@@ -139,6 +165,7 @@ class KernelEmitter {
   const MathHooks& math_;
   std::vector<llvm::Value*> buffers_;
   std::vector<bool> inner_;
+  ir::BranchPlan versions_;
   std::vector<llvm::MDNode*> alias_scope_;  // per buffer: its own scope / every other scope
   std::vector<llvm::MDNode*> no_alias_;
 };

@@ -4,7 +4,9 @@
 
 #include "cost/device_profile.h"
 #include "cost/predict.h"
+#include "ir/builder.h"
 #include "ir/kernel_builder.h"
+#include "ir/lower_to_kernels.h"
 
 namespace cost {
 namespace {
@@ -144,6 +146,25 @@ TEST(Predict, ContractionsCountTwoFlopsPerMultiplyAdd) {
   EXPECT_NEAR(cost.compute_us, cost.flops / p.matmul_gflops(M, N, K) / 1000, 1e-9);
   // Each operand is read once (ideal reuse), not once per output element.
   EXPECT_DOUBLE_EQ(cost.bytes_read, 4.0 * (M * K + K * N));
+}
+
+// A concat along rows of six exps is decided per row (ir/kernel_branches.h):
+// each row computes one exp, so the kernel costs what one exp over the whole
+// output costs, not six.
+TEST(Predict, ABranchPerRegionIsChargedOnlyWhereItIsTaken) {
+  ir::Graph g("six");
+  std::vector<ir::Tensor> parts;
+  for (int i = 0; i < 6; ++i) parts.push_back(ir::exp(ir::input(g, "x" + std::to_string(i), DType::F32, {64, 1024})));
+  g.add_output(ir::concat(parts, 0));
+  ir::Graph one("one");
+  one.add_output(ir::exp(ir::input(one, "x", DType::F32, {6 * 64, 1024})));
+  const DeviceProfile& p = default_host_profile();
+  const ir::KernelProgram six_ways = ir::lower_to_kernels(g, ir::materialize_outputs(g));
+  const ir::KernelProgram single = ir::lower_to_kernels(one, ir::materialize_outputs(one));
+  ASSERT_EQ(six_ways.kernels.size(), 1u);
+  const KernelCost split = predict(six_ways, six_ways.kernels[0], p), whole = predict(single, single.kernels[0], p);
+  EXPECT_NEAR(split.compute_us, whole.compute_us, 1e-9);
+  EXPECT_DOUBLE_EQ(split.bytes_read, whole.bytes_read);
 }
 
 }  // namespace

@@ -50,6 +50,20 @@ TEST(HostCodegen, SliceLoadsAtAnOffsetAreVectorLoadsNotGathers) {
   EXPECT_TRUE(std::regex_search(text, std::regex(R"(load <(8|16) x float>)"))) << text;
 }
 
+// A concat along rows is decided once per row: one vectorized column loop per
+// operand behind a branch, not a select between every operand per element.
+TEST(HostCodegen, ConcatAlongRowsIsOneVectorLoopPerOperand) {
+  ir::Graph g("rows");
+  auto a = ir::input(g, "a", DType::F32, {8, 1024}), b = ir::input(g, "b", DType::F32, {8, 1024});
+  g.add_output(ir::concat({ir::relu(a), ir::abs(b)}, 0));
+  const std::string text = lower::emit_llvm_ir(fused(g), {});
+  EXPECT_NE(text.find("versions.end"), std::string::npos) << text;
+  EXPECT_TRUE(std::regex_search(text, std::regex(R"(load <(8|16) x float>)"))) << text;
+  // No per-element choice between the two operands' values.
+  EXPECT_FALSE(std::regex_search(text, std::regex(R"(select (i1|<(8|16) x i1>) %[^,]+, <(8|16) x float> %[^,]+, <(8|16) x float> %)")))
+      << text;
+}
+
 TEST(HostCodegen, ContiguousReductionIsVectorized) {
   ir::Graph g("rowsum");
   auto x = ir::input(g, "x", DType::F32, {64, 1024});

@@ -300,6 +300,28 @@ TEST(HostSemantics, MatmulWithPrologueAndEpilogue) {
                   ir::random_tensor({DType::F16, {5}}, rng), ir::random_tensor({DType::I32, {3, 4}}, rng)});
 }
 
+// Per-region branches (ir/kernel_branches.h): versions of a row loop, of a
+// batched gemm's packing and epilogue, and of a reduction, each computing only
+// its side of a concat or pad along an outer axis.
+TEST(HostSemantics, VersionsPerRowAndPerBatchElementComputeTheTakenSide) {
+  ir::Graph g("versions");
+  auto a = ir::input(g, "a", DType::F32, {2, 40}), b = ir::input(g, "b", DType::F32, {3, 40});
+  g.add_output(ir::concat({ir::exp(a), ir::sigmoid(b)}, 0));
+  g.add_output(ir::pad(ir::cos(a), {1, 0}, {2, 0}, -3));  // computed value padded along rows
+  g.add_output(ir::reduce_sum(ir::concat({ir::exp(a), ir::tanh(b)}, 0), {1}));
+  // Two towers on the batch axis: prologue and B side stacked, epilogue per tower.
+  auto x0 = ir::input(g, "x0", DType::F32, {1, 5, 8}), x1 = ir::input(g, "x1", DType::F32, {1, 5, 8});
+  auto w0 = ir::input(g, "w0", DType::F32, {1, 8, 6}), w1 = ir::input(g, "w1", DType::F32, {1, 8, 6});
+  auto y = ir::matmul(ir::concat({ir::sigmoid(x0), ir::exp(x1)}, 0), ir::concat({w0, w1}, 0));
+  g.add_output(ir::concat({ir::neg(ir::slice_axis(y, 0, 0, 1, 1)), ir::relu(ir::slice_axis(y, 0, 1, 2, 1))}, 0));
+  std::mt19937_64 rng(23);
+  std::vector<HostTensor> inputs;
+  for (const ir::ValueId v : g.inputs()) inputs.push_back(ir::random_tensor(g.type(v), rng));
+  auto out = run_checked(g, inputs);
+  EXPECT_EQ(out[1].reals[0], -3);  // row 0 is padding
+  EXPECT_EQ(out[1].reals[40 * 3], -3);
+}
+
 TEST(HostSemantics, IotaValues) {
   ir::Graph g("iota");
   g.add_output(ir::cast(ir::iota(g, {3, 5}, 1, DType::I64), DType::F32) * ir::full(g, {3, 5}, 0.5));
