@@ -1,8 +1,10 @@
 #include "extract/fusion.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 
 #include "extract/deadline.h"
@@ -113,6 +115,88 @@ bool improve_choice(FusionEvaluator& evaluator, Incumbent& best, const Deadline&
   return improved;
 }
 
+bool is_view(const egraph::EGraph& graph, Id node) {
+  const rules::TensorAnalysis& analysis = rules::tensor_analysis(graph);
+  return ir::op_class(analysis.lang().record(graph.node(node).payload).op) == ir::OpClass::View;
+}
+
+bool is_contraction(const egraph::EGraph& graph, Id node) {
+  const rules::TensorAnalysis& analysis = rules::tensor_analysis(graph);
+  return ir::op_class(analysis.lang().record(graph.node(node).payload).op) == ir::OpClass::Contraction;
+}
+
+// A way for a class to read a shared contraction: its node n, then a chain of
+// one-operand views down to a class holding a matmul (the choices to make).
+struct ViewPath {
+  std::vector<std::pair<Id, Id>> choices;  // (class, node), the first the term's class
+  Id anchor = kNoId;                       // the contraction's class
+};
+
+// Through the first one-operand view of each class, as deep as kMaxViews: the
+// deepest class on the way that holds a contraction is the anchor.
+std::optional<ViewPath> view_path(const egraph::EGraph& graph, Id cls, Id node) {
+  constexpr int kMaxViews = 3;
+  if (!is_view(graph, node) || graph.node(node).children.size() != 1) return std::nullopt;
+  std::vector<std::pair<Id, Id>> walked = {{cls, node}};
+  std::optional<ViewPath> found;
+  for (int depth = 1; depth <= kMaxViews + 1; ++depth) {
+    cls = graph.find(graph.node(walked.back().second).children[0]);
+    std::optional<Id> view, contraction;
+    for (Id n : graph.class_nodes(cls)) {
+      if (!contraction && is_contraction(graph, n)) contraction = n;
+      if (!view && is_view(graph, n) && graph.node(n).children.size() == 1) view = n;
+    }
+    if (contraction) {
+      found = ViewPath{walked, cls};
+      found->choices.emplace_back(cls, *contraction);
+    }
+    if (!view || depth > kMaxViews) break;
+    walked.emplace_back(cls, *view);
+  }
+  return found;
+}
+
+// Horizontal batching needs several classes re-chosen at once: each tower's
+// value as a view (slice, reshape) of one batched matmul. One class at a time,
+// each change costs a whole batched gemm for one consumer and is refused; so
+// every group of term classes that can read one contraction through views
+// switches together.
+bool improve_shared_anchors(FusionEvaluator& evaluator, Incumbent& best, const Deadline& deadline,
+                            size_t& improvements) {
+  const std::optional<FusionTerm> term = evaluator.read(best.candidate.choice);
+  if (!term) return false;
+  const egraph::EGraph& graph = evaluator.egraph();
+  std::vector<std::pair<Id, std::vector<ViewPath>>> by_anchor;
+  for (Id cls : term_classes(*term))
+    for (Id node : graph.class_nodes(cls)) {
+      if (node == best.candidate.choice[cls]) continue;
+      std::optional<ViewPath> path = view_path(graph, cls, node);
+      if (!path) continue;
+      auto it = std::find_if(by_anchor.begin(), by_anchor.end(), [&](const auto& a) { return a.first == path->anchor; });
+      if (it == by_anchor.end()) {
+        by_anchor.emplace_back(path->anchor, std::vector<ViewPath>{std::move(*path)});
+      } else if (std::none_of(it->second.begin(), it->second.end(),
+                              [&](const ViewPath& p) { return p.choices[0].first == cls; })) {
+        it->second.push_back(std::move(*path));
+      }
+    }
+  bool improved = false;
+  for (const auto& [anchor, paths] : by_anchor) {
+    if (paths.size() < 2 || deadline.passed()) continue;
+    FusionCandidate trial = best.candidate;
+    for (const ViewPath& p : paths)
+      for (const auto& [cls, node] : p.choices) trial.choice[cls] = node;
+    trial.materialized[anchor] = true;
+    const std::optional<double> us = evaluator.evaluate(trial);
+    if (!us || !better(*us, best.us)) continue;
+    best.candidate = std::move(trial);
+    best.us = *us;
+    ++improvements;
+    improved = true;
+  }
+  return improved;
+}
+
 }  // namespace
 
 double node_work_ns(const egraph::EGraph& graph, Id node_id, const cost::DeviceProfile& profile) {
@@ -172,6 +256,7 @@ FusionExtraction extract_fusion(FusionEvaluator& evaluator, const FusionOptions&
     for (;;) {
       bool improved = improve_materialization(evaluator, best, deadline, result.improvements);
       improved = improve_choice(evaluator, best, deadline, result.improvements) || improved;
+      improved = improve_shared_anchors(evaluator, best, deadline, result.improvements) || improved;
       if (deadline.passed()) break;
       if (!improved) {
         local_optimum = true;

@@ -13,6 +13,9 @@
 //     value (store vs recompute in each consumer; the cost model charges the
 //     recomputation), and re-choose the node of every class in the term,
 //     accepting each improvement, until a pass improves nothing or time runs out;
+//     and re-choose together every class of the term that can read one shared
+//     contraction through views (horizontal batching: the six towers' gemms
+//     of one layer become slices of one batched gemm only all at once);
 //  3. the answer is never worse than the graph as given with every value
 //     materialized (the unfused program, merged horizontally).
 #include <cstddef>
