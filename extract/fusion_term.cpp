@@ -54,7 +54,11 @@ std::optional<FusionTerm> FusionEvaluator::read(const rules::TermChoice& choice)
       operands.clear();
       for (Id child : node.children) operands.push_back(built[graph_.find(child)]);
       const auto name_it = class_names_.find(cls);
-      built[cls] = term.graph.add(r.op, operands, r.attrs, name_it == class_names_.end() ? "" : name_it->second);
+      std::string name = name_it == class_names_.end() ? "" : name_it->second;
+      // A gemm only the e-graph has (a batched or concatenated one) names its kernel.
+      if (name.empty() && r.op == ir::Op::Matmul && term.graph.find("matmul_" + std::to_string(cls)) < 0)
+        name = "matmul_" + std::to_string(cls);
+      built[cls] = term.graph.add(r.op, operands, r.attrs, name);
       term.value_class.push_back(cls);
       open[cls] = false;
       stack.pop_back();
