@@ -88,6 +88,16 @@ bool improve_materialization(FusionEvaluator& evaluator, Incumbent& best, const 
   return improved;
 }
 
+// A move of the local search: `trial` replaces the incumbent when it is predicted faster.
+bool keep_if_better(FusionEvaluator& evaluator, Incumbent& best, FusionCandidate trial, size_t& improvements) {
+  const std::optional<double> us = evaluator.evaluate(trial);
+  if (!us || !better(*us, best.us)) return false;
+  best.candidate = std::move(trial);
+  best.us = *us;
+  ++improvements;
+  return true;
+}
+
 // Another node for one class at a time; classes the new node reaches for the
 // first time keep their previous choice (complete from the starting terms)
 // and start inlined.
@@ -103,11 +113,7 @@ bool improve_choice(FusionEvaluator& evaluator, Incumbent& best, const Deadline&
       if (node == current || deadline.passed()) continue;
       FusionCandidate trial = best.candidate;
       trial.choice[cls] = node;
-      const std::optional<double> us = evaluator.evaluate(trial);
-      if (!us || !better(*us, best.us)) continue;
-      best.candidate = std::move(trial);
-      best.us = *us;
-      ++improvements;
+      if (!keep_if_better(evaluator, best, std::move(trial), improvements)) continue;
       improved = true;
       break;  // the class has a new node; later alternatives are measured against it next pass
     }
@@ -187,12 +193,7 @@ bool improve_shared_anchors(FusionEvaluator& evaluator, Incumbent& best, const D
     for (const ViewPath& p : paths)
       for (const auto& [cls, node] : p.choices) trial.choice[cls] = node;
     trial.materialized[anchor] = true;
-    const std::optional<double> us = evaluator.evaluate(trial);
-    if (!us || !better(*us, best.us)) continue;
-    best.candidate = std::move(trial);
-    best.us = *us;
-    ++improvements;
-    improved = true;
+    improved = keep_if_better(evaluator, best, std::move(trial), improvements) || improved;
   }
   return improved;
 }
