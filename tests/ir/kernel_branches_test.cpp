@@ -18,15 +18,18 @@ Kernel fused_kernel(const Graph& g) {
   return lowering.program.kernels.at(0);
 }
 
+// How many elementwise nodes of op `op` are live.
+int count_live(const Kernel& k, const std::vector<bool>& live, Op op) {
+  int n = 0;
+  for (size_t i = 0; i < k.exprs.size(); ++i)
+    n += live[i] && k.exprs[i].kind == KernelExpr::Kind::kElementwise && k.exprs[i].op == op;
+  return n;
+}
+
 // Per leaf: how many nodes of op `op` it evaluates.
 std::vector<int> ops_per_leaf(const Kernel& k, const BranchPlan& plan, Op op) {
   std::vector<int> counts;
-  for (const BranchPlan::Leaf& leaf : plan.leaves) {
-    int n = 0;
-    for (size_t i = 0; i < k.exprs.size(); ++i)
-      n += leaf.live[i] && k.exprs[i].kind == KernelExpr::Kind::kElementwise && k.exprs[i].op == op;
-    counts.push_back(n);
-  }
+  for (const BranchPlan::Leaf& leaf : plan.leaves) counts.push_back(count_live(k, leaf.live, op));
   return counts;
 }
 
@@ -111,20 +114,11 @@ TEST(KernelBranches, LiveNodesFollowOnlyTheDecidedSide) {
   ASSERT_NE(condition, kNoIndex);
   for (bool holds : {true, false}) {
     const std::vector<bool> live = live_nodes(k, {{condition, holds}});
-    int exps = 0, sigmoids = 0;
-    for (size_t i = 0; i < k.exprs.size(); ++i) {
-      exps += live[i] && k.exprs[i].op == Op::Exp && k.exprs[i].kind == KernelExpr::Kind::kElementwise;
-      sigmoids += live[i] && k.exprs[i].op == Op::Sigmoid && k.exprs[i].kind == KernelExpr::Kind::kElementwise;
-    }
-    EXPECT_EQ(exps + sigmoids, 1);
+    EXPECT_EQ(count_live(k, live, Op::Exp) + count_live(k, live, Op::Sigmoid), 1);
   }
   // Nothing assumed: both sides.
   const std::vector<bool> all = live_nodes(k, {});
-  int sides = 0;
-  for (size_t i = 0; i < k.exprs.size(); ++i)
-    sides += all[i] && k.exprs[i].kind == KernelExpr::Kind::kElementwise &&
-             (k.exprs[i].op == Op::Exp || k.exprs[i].op == Op::Sigmoid);
-  EXPECT_EQ(sides, 2);
+  EXPECT_EQ(count_live(k, all, Op::Exp) + count_live(k, all, Op::Sigmoid), 2);
 }
 
 }  // namespace
