@@ -34,7 +34,7 @@ void print_report(const smelt::FusionResult& r, const std::string& file) {
   std::cout << "\n\n";
   for (size_t i = 0; i < r.after.kernels.size(); ++i) {
     const cost::KernelCost& c = r.after_kernel_costs[i];
-    std::cout << "kernel " << r.after.kernels[i].name << ": " << microseconds(c.total_us) << " (launch " << microseconds(c.launch_us)
+    std::cout << "kernel " << r.after.kernels[i].name << ": " << microseconds(c.total_us) << " (fixed " << microseconds(c.fixed_us)
               << ", memory " << microseconds(c.memory_us) << ", compute " << microseconds(c.compute_us) << ")\n";
   }
   std::cout << "\nindex maps and masks (simplified, each proved equal to the composed form by Z3):\n"
@@ -42,24 +42,51 @@ void print_report(const smelt::FusionResult& r, const std::string& file) {
             << ir::print_program(r.after);
 }
 
+// --measure: one line per candidate timed.
+void print_measured(const smelt::FusionResult& r) {
+  std::cout << "measured on the host (median of runs until stable):\n"
+            << "  predicted_us   median_us  kernels\n";
+  for (const smelt::MeasuredCandidate& m : r.measured) {
+    std::string notes;
+    auto note = [&](bool on, const char* what) {
+      if (on) notes += notes.empty() ? std::string("  ") + what : std::string(", ") + what;
+    };
+    note(m.model_pick, "model's pick");
+    note(m.unfused, "unfused");
+    note(m.chosen, "chosen (fastest)");
+    std::printf("  %12.2f %11.2f  %7zu%s\n", m.predicted_us, m.timing.median_us, m.kernels, notes.c_str());
+  }
+  std::cout << (r.model_pick_fastest ? "the model's pick measured fastest"
+                                     : "the model's pick measured " + formatted("%.2fx", r.model_pick_vs_fastest) +
+                                           " the fastest")
+            << " (" << seconds(r.measure_s) << " measuring)\n";
+}
+
 }  // namespace
 
 int compile_command(const CompileOptions& options) {
   if (int usage = check_emit_options(options); usage != kOk) return usage;
+  if (options.measure > 0 && options.target != "host") {
+    std::cerr << "error: --measure times candidates on the host; it does not combine with --target "
+              << options.target << "\n";
+    return kUsage;
+  }
   const ir::Graph g = smelt::load_graph(options.file);
   smelt::FuseOptions fuse;
   if (!options.profile.empty()) {
     try {
-      fuse.profile = smelt::load_device_profile(options.profile);
+      fuse.profile = smelt::load_device_profile(options.profile, options.target);
     } catch (const std::runtime_error& e) {
       std::cerr << "error: " << e.what() << "\n";
       return kBadInput;
     }
   }
   fuse.fusion = !options.no_fusion;
+  fuse.threads = options.threads;
   fuse.rewrites = !options.no_rewrites;
   fuse.exact = options.exact;
   fuse.time_limit_s = options.time_limit_s;
+  fuse.measure = options.measure;
   const smelt::FusionResult r = smelt::fuse(g, fuse);
   if (!options.emit.empty()) return emit_command(r, options);
 
@@ -80,13 +107,36 @@ int compile_command(const CompileOptions& options) {
                                   {"index_exprs_fell_back",
                                    r.index_validation.count(verify::IndexOutcome::kCounterexample) +
                                        r.index_validation.count(verify::IndexOutcome::kUnknown)}};
+    if (options.measure > 0) {
+      nlohmann::ordered_json measured = nlohmann::ordered_json::array();
+      for (const smelt::MeasuredCandidate& m : r.measured)
+        measured.push_back({{"predicted_us", m.predicted_us},
+                            {"median_us", m.timing.median_us},
+                            {"min_us", m.timing.min_us},
+                            {"reps", m.timing.reps},
+                            {"stable", m.timing.stable},
+                            {"kernels", m.kernels},
+                            {"model_pick", m.model_pick},
+                            {"unfused", m.unfused},
+                            {"chosen", m.chosen}});
+      out["measured"] = std::move(measured);
+      out["model_pick_fastest"] = r.model_pick_fastest;
+      out["model_pick_vs_fastest"] = r.model_pick_vs_fastest;
+      out["threads"] = options.threads;
+      out["measure_s"] = r.measure_s;
+    }
     std::cout << out.dump() << "\n";
   } else if (options.report) {
     print_report(r, options.file);
+    if (options.measure > 0) {
+      std::cout << "\n";
+      print_measured(r);
+    }
   } else {
     std::cout << options.file << ": " << kernels(r.kernels_after) << ", " << microseconds(r.predicted_us_after)
               << " predicted (unfused: " << kernels(r.kernels_before) << ", " << microseconds(r.predicted_us_before)
               << ")\n";
+    if (options.measure > 0) print_measured(r);
   }
   return kOk;
 }

@@ -1,7 +1,9 @@
 #pragma once
-// `smelt compile FILE [--report] [--json] [--profile PROFILE.json] [--no-fusion]`:
+// `smelt compile FILE [--report] [--json] [--profile PROFILE.json] [--no-fusion] [--measure K]`:
 // fuses a .sg graph into kernels (smelt::fuse) and reports the kernel counts
-// and predicted times before (unfused, one kernel per op) and after.
+// and predicted times before (unfused, one kernel per op) and after; with
+// --measure, each candidate's predicted and measured time.
+#include <cstddef>
 #include <string>
 
 namespace cli {
@@ -15,6 +17,8 @@ struct CompileOptions {
   bool no_rewrites = false;
   bool exact = false;
   double time_limit_s = 2;
+  unsigned threads = 0;   // host threads the program is costed for (0: every core)
+  size_t measure = 0;     // time the K best costed programs and the unfused one on the host; keep the fastest
   // --emit (cli/emit_command.h): the fused program as code for a target.
   std::string target = "host";  // host | cuda | hip
   std::string arch;             // "" = the target's default (cuda sm_80, hip gfx90a, host this CPU)

@@ -3,6 +3,7 @@
 #include <exception>
 #include <iostream>
 
+#include "cli/calibrate_command.h"
 #include "cli/commands.h"
 #include "cli/compile_command.h"
 #include "cli/extract_command.h"
@@ -34,8 +35,11 @@ int main(int argc, char** argv) {
   check_cmd->add_flag("--json", check.json, "Print one JSON object instead of text");
 
   cli::RunOptions run;
+  cli::RunTimingOptions run_timing;
   CLI::App* run_cmd = app.add_subcommand(
-      "run", "Compile a .sg graph and run it (default: on the host); print each output's type and checksum");
+      "run",
+      "Compile a .sg graph and run it (default: on the host); print each output's type and checksum; "
+      "with --reps, the measured time beside the cost model's prediction");
   run_cmd->add_option("file", run.file, "The graph (.sg)")->required();
   run_cmd->add_option("--inputs", run.inputs,
                       "Where inputs come from: random, or a folder with one <input name>.npy per graph input")
@@ -54,6 +58,13 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--threads", run.threads, "Host threads (0: every core)")
       ->check(CLI::Range(0u, 1024u))
       ->default_val(0);
+  CLI::Option* reps_option = run_cmd->add_option(
+      "--reps", run_timing.reps,
+      "Time the kernels: one warm-up, then N timed runs (N >= 1); print their median and min in us, the cost "
+      "model's predicted time and measured/predicted (not with --target reference)");
+  run_cmd->add_option("--profile", run_timing.profile,
+                      "Device profile (JSON) to cost kernels with, as in `smelt compile --profile` "
+                      "(default: the shipped host profile)");
 
   cli::ExtractOptions extract;
   CLI::App* extract_cmd = app.add_subcommand(
@@ -77,6 +88,13 @@ int main(int argc, char** argv) {
   compile_cmd->add_flag("--no-fusion", compile.no_fusion, "No fusion: one kernel per op");
   compile_cmd->add_flag("--no-rewrites", compile.no_rewrites, "Fuse the graph as given, without rewrite rules");
   compile_cmd->add_flag("--exact", compile.exact, "Exhaustive extraction (e-graphs of at most 200 classes)");
+  compile_cmd->add_option("--threads", compile.threads, "Host threads the program is costed for, and timed with under --measure (0: every core)");
+  compile_cmd
+      ->add_option("--measure", compile.measure,
+                   "Ground truth: time the K distinct programs of least predicted time the extraction costed, and "
+                   "the unfused one, on the host with --threads threads; keep the fastest measured (host only)")
+      ->check(CLI::Range(size_t{0}, size_t{1000}))
+      ->default_val(0);
   compile_cmd->add_option("--time-limit", compile.time_limit_s, "Seconds the extraction may search")
       ->check(CLI::PositiveNumber)
       ->default_val(2);
@@ -93,6 +111,33 @@ int main(int argc, char** argv) {
   compile_cmd->add_option("-o,--output", compile.output, "Where --emit writes (default or -: stdout; hsaco: a file)");
 
   cli::VerifyRulesOptions verify_rules;
+  cli::CalibrateOptions calibrate;
+  CLI::App* calibrate_cmd = app.add_subcommand(
+      "calibrate",
+      "Measure the cost model's device profile by running the kernels smelt emits; validate it on held-out "
+      "kernels and programs; write PROFILE.json and a predicted-vs-measured scatter PNG beside it");
+  calibrate_cmd->add_option("--device", calibrate.device, "host, cuda or hip (only the host is measured here)")
+      ->check(CLI::IsMember({"host", "cuda", "hip"}))
+      ->default_val("host");
+  calibrate_cmd->add_option("-o,--output", calibrate.output, "The profile to write (the plot: same name, .png)")
+      ->default_val("profile.json");
+  calibrate_cmd->add_flag("--quick", calibrate.quick, "Fewer sizes, shapes and validation graphs: under a minute");
+  calibrate_cmd->add_option("--threads", calibrate.threads, "Calibrate 1, 2, 4, ... up to N threads (0: every core)")
+      ->check(CLI::Range(0u, 1024u))
+      ->default_val(0);
+  calibrate_cmd->add_option("--validate", calibrate.validate, "More graphs (.sg / .onnx) to validate on")
+      ->check(CLI::ExistingFile);
+  calibrate_cmd->add_option("--random", calibrate.random, "Random graphs to validate on (0: 60, --quick: 16)")
+      ->check(CLI::Range(0, 100000))
+      ->default_val(0);
+  calibrate_cmd->add_option("--seed", calibrate.seed, "Seed of the random validation graphs")->default_val(1);
+  calibrate_cmd->add_option("--save-graphs", calibrate.save_graphs,
+                            "Write the random validation graphs into this folder as .sg (to reproduce a point)")
+      ->check(CLI::ExistingDirectory);
+  calibrate_cmd->add_option("--validate-only", calibrate.validate_only,
+                            "Validate this profile instead of measuring a new one (writes only the plot)");
+  calibrate_cmd->add_flag("--json", calibrate.json, "Print the validation summary as one JSON object");
+
   CLI::App* verify_cmd = app.add_subcommand(
       "verify-rules", "Prove rewrite rules sound with Z3; one line per rule, a counterexample for each failure");
   verify_cmd->add_option("--rules", verify_rules.files, "Rule files (.rules); default: every shipped rule file")
@@ -130,10 +175,14 @@ int main(int argc, char** argv) {
 
   try {
     if (check_cmd->parsed()) return cli::check_command(check);
-    if (run_cmd->parsed()) return cli::run_command(run);
+    if (run_cmd->parsed()) {
+      run_timing.reps_given = reps_option->count() > 0;
+      return cli::run_subcommand(run, run_timing);
+    }
     if (extract_cmd->parsed()) return cli::extract_command(extract);
     if (compile_cmd->parsed()) return cli::compile_command(compile);
     if (verify_cmd->parsed()) return cli::verify_rules_command(verify_rules);
+    if (calibrate_cmd->parsed()) return cli::calibrate_command(calibrate);
     if (import_cmd->parsed()) return cli::import_command(import_options);
     if (test_cmd->parsed()) return cli::onnx_test_command(onnx_test);
   } catch (const ir::ParseError& e) {

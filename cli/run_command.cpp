@@ -1,11 +1,15 @@
 #include "cli/run_command.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <stdexcept>
+#include <thread>
 
 #include "cli/format.h"
 #include "cli/npy.h"
@@ -33,6 +37,30 @@ std::string bytes_text(size_t bytes) {
   return std::to_string(bytes) + " B";
 }
 
+// --reps: the N timed runs of the kernels, in microseconds.
+struct Timing {
+  double median_us = 0, min_us = 0;
+  int reps = 0;
+};
+
+Timing summarize(std::vector<double> seconds) {
+  std::sort(seconds.begin(), seconds.end());
+  const size_t n = seconds.size();
+  const double median_s = n % 2 == 1 ? seconds[n / 2] : (seconds[n / 2 - 1] + seconds[n / 2]) / 2;
+  return {median_s * 1e6, seconds.front() * 1e6, static_cast<int>(n)};
+}
+
+// Microseconds for the timing line: one decimal from 10 us up, three
+// significant digits below (a small kernel takes well under 1 us).
+std::string us_text(double us) { return formatted(us >= 10 ? "%.1f us" : "%.3g us", us); }
+
+// The host threads the kernels run on: --threads, or every core as
+// runtime::ThreadPool counts them (runtime/thread_pool.cpp). GPU targets: none.
+std::optional<unsigned> host_threads(const smelt::Program& program, unsigned requested) {
+  if (program.target() != lower::Target::kHost) return std::nullopt;
+  return requested != 0 ? requested : std::max(1u, std::thread::hardware_concurrency());
+}
+
 }  // namespace
 
 std::vector<ir::HostTensor> run_inputs(const ir::Graph& g, const RunOptions& options) {
@@ -47,11 +75,19 @@ std::vector<ir::HostTensor> run_inputs(const ir::Graph& g, const RunOptions& opt
   return inputs;
 }
 
-int run_compiled_command(const RunOptions& options) {
+int run_compiled_command(const RunOptions& options, const RunTimingOptions& timing) {
   const ir::Graph g = smelt::load_graph(options.file);
   const std::vector<ir::HostTensor> inputs = run_inputs(g, options);
 
   smelt::CompileOptions compile_options;
+  if (!timing.profile.empty()) {
+    try {
+      compile_options.profile = smelt::load_device_profile(timing.profile, options.target);
+    } catch (const std::runtime_error& e) {
+      std::cerr << "error: " << e.what() << "\n";
+      return kBadInput;
+    }
+  }
   compile_options.target = *smelt::parse_target(options.target);
   compile_options.arch = options.arch;
   compile_options.fusion = !options.no_fusion;
@@ -62,6 +98,11 @@ int run_compiled_command(const RunOptions& options) {
   const auto run_start = std::chrono::steady_clock::now();
   const std::vector<ir::HostTensor> outputs = program.run(inputs);
   const double run_s = seconds_since(run_start);
+  // The same compiled program (its --threads, --profile, fusion) is timed and predicted.
+  std::optional<Timing> measured;
+  if (timing.reps > 0) measured = summarize(program.benchmark(inputs, timing.reps));
+  const double predicted_us = program.fusion().predicted_us_after;
+  const std::optional<unsigned> threads = host_threads(program, options.threads);
 
   std::vector<ir::OutputDifference> errors;
   bool all_ok = true;
@@ -104,6 +145,15 @@ int run_compiled_command(const RunOptions& options) {
                         {"seconds", run_s},
                         {"outputs", list}};
     if (options.check) out["check"] = all_ok ? "ok" : "mismatch";
+    if (measured) {
+      out["reps"] = measured->reps;
+      out["median_us"] = measured->median_us;
+      out["min_us"] = measured->min_us;
+      out["predicted_us"] = predicted_us;
+      out["measured_over_predicted"] =
+          predicted_us > 0 ? ordered_json(measured->median_us / predicted_us) : ordered_json(nullptr);
+      out["threads"] = threads ? ordered_json(*threads) : ordered_json(nullptr);
+    }
     std::cout << out.dump() << "\n";
   } else {
     for (size_t i = 0; i < outputs.size(); ++i) {
@@ -120,11 +170,39 @@ int run_compiled_command(const RunOptions& options) {
               << formatted("%.3f s", compile_s) << "; inputs: " << inputs_text << ")\n"
               << "intermediate memory: " << bytes_text(program.peak_bytes_before()) << " without reuse, "
               << bytes_text(program.peak_bytes_after()) << " planned\n";
+    if (measured) {
+      std::cout << "timing: median " << us_text(measured->median_us) << ", min " << us_text(measured->min_us)
+                << " over " << measured->reps << (measured->reps == 1 ? " run" : " runs") << "; predicted "
+                << us_text(predicted_us);
+      if (predicted_us > 0) std::cout << formatted(" (measured/predicted %.3gx)", measured->median_us / predicted_us);
+      std::cout << "\n";
+    }
     if (options.check)
       std::cout << (all_ok ? "check: every output matches the reference interpreter\n"
                            : "check: MISMATCH with the reference interpreter\n");
   }
   return all_ok ? kOk : kBadInput;
+}
+
+int run_subcommand(const RunOptions& options, const RunTimingOptions& timing) {
+  if (timing.reps_given && timing.reps < 1) {
+    std::cerr << "error: --reps must be at least 1 (got " << timing.reps << "): the number of timed runs\n";
+    return kUsage;
+  }
+  if (options.target == "reference") {
+    if (timing.reps_given) {
+      std::cerr << "error: --reps times compiled kernels; the reference interpreter is not timed "
+                   "(use --target host|cuda|hip)\n";
+      return kUsage;
+    }
+    if (!timing.profile.empty()) {
+      std::cerr << "error: --profile costs compiled kernels; the reference interpreter compiles nothing "
+                   "(use --target host|cuda|hip)\n";
+      return kUsage;
+    }
+    return run_command(options);
+  }
+  return run_compiled_command(options, timing);
 }
 
 }  // namespace cli

@@ -1,6 +1,8 @@
 #pragma once
 // `smelt run` on a compiled target (host | cuda | hip): fuse, lower, run, and
-// with --check compare every output with the reference interpreter.
+// with --check compare every output with the reference interpreter; with
+// --reps time the kernels against the cost model's prediction.
+#include <string>
 #include <vector>
 
 #include "cli/commands.h"
@@ -9,13 +11,26 @@
 
 namespace cli {
 
+// The options of `smelt run` that only a compiled target takes.
+struct RunTimingOptions {
+  int reps = 0;         // timed runs (Program::benchmark) after one warm-up; 0 = not timed
+  bool reps_given = false;  // --reps was on the command line (then it must be >= 1)
+  std::string profile;  // device profile (JSON) the kernels are costed with; "" = the shipped one
+};
+
 // The graph's inputs: random (reproducible from options.seed) or one
 // `<input name>.npy` per input from the folder options.inputs. A missing or
 // mismatching file throws NpyError naming it.
 std::vector<ir::HostTensor> run_inputs(const ir::Graph& g, const RunOptions& options);
 
 // A missing device is bad input (exit 1) with one line saying what is
-// missing; a mismatch under --check is exit 1 too.
-int run_compiled_command(const RunOptions& options);
+// missing; a mismatch under --check is exit 1 too; an unreadable --profile
+// is exit 1 with the loader's message (it names the file).
+int run_compiled_command(const RunOptions& options, const RunTimingOptions& timing = {});
+
+// `smelt run` as parsed: --reps < 1, and --reps or --profile with
+// --target reference, are usage errors (exit 2); the reference target runs
+// the interpreter (run_command), the others run_compiled_command.
+int run_subcommand(const RunOptions& options, const RunTimingOptions& timing);
 
 }  // namespace cli

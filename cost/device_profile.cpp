@@ -1,127 +1,335 @@
 #include "cost/device_profile.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 namespace cost {
 
 extern const char* const kHostProfileJson;  // generated from cost/profiles/host.json
 
-double DeviceProfile::read_gbps(AccessKind kind) const {
-  switch (kind) {
-    case AccessKind::kContiguous: return read_gbps_contiguous;
-    case AccessKind::kStrided: return read_gbps_strided;
-    case AccessKind::kBroadcast: return read_gbps_broadcast;
-  }
-  return read_gbps_contiguous;
+namespace {
+
+constexpr const char* kAccessNames[kNumAccessKinds] = {"contiguous", "strided", "gather", "broadcast", "masked"};
+
+}  // namespace
+
+const char* access_kind_name(AccessKind kind) { return kAccessNames[static_cast<int>(kind)]; }
+
+const ThreadRates& DeviceProfile::at(unsigned t) const {
+  const ThreadRates* best = &rates.front();
+  for (const ThreadRates& r : rates)
+    if (r.threads <= std::max(1u, t)) best = &r;
+  return *best;
 }
 
-double DeviceProfile::op_rate(const std::string& op) const {
-  auto it = op_elements_per_ns.find(op);
-  if (it == op_elements_per_ns.end()) it = op_elements_per_ns.find("default");
-  return it == op_elements_per_ns.end() ? 1.0 : it->second;
+namespace {
+unsigned every_core() {
+  static const unsigned cores = std::max(1u, std::thread::hardware_concurrency());  // reads sysfs: once
+  return cores;
+}
+}  // namespace
+
+unsigned DeviceProfile::threads() const { return run_threads > 0 ? run_threads : every_core(); }
+
+DeviceProfile DeviceProfile::for_threads(unsigned t) const {
+  DeviceProfile p = *this;
+  p.run_threads = t > 0 ? t : every_core();
+  return p;
 }
 
-double DeviceProfile::matmul_gflops(long m, long n, long k) const {
-  if (matmul.empty()) return op_rate("mul");
-  const double volume = std::log(static_cast<double>(std::max(1L, m)) * std::max(1L, n) * std::max(1L, k));
-  const MatmulThroughput* best = &matmul.front();
-  double best_distance = std::numeric_limits<double>::infinity();
-  for (const MatmulThroughput& entry : matmul) {
-    double distance = std::fabs(std::log(static_cast<double>(entry.m) * entry.n * entry.k) - volume);
-    if (distance < best_distance) {
-      best_distance = distance;
-      best = &entry;
-    }
+double op_ns(const ThreadRates& r, const std::string& op) {
+  auto it = r.op_ns.find(op);
+  if (it == r.op_ns.end()) it = r.op_ns.find("default");
+  return it == r.op_ns.end() ? 0.1 : it->second;
+}
+
+double interpolate(const Curve& curve, double x) {
+  if (curve.empty()) return 0;
+  if (x <= curve.front().x) return curve.front().ns;
+  if (x >= curve.back().x) return curve.back().ns;
+  for (size_t i = 1; i < curve.size(); ++i) {
+    if (x > curve[i].x) continue;
+    const CurvePoint& a = curve[i - 1];
+    const CurvePoint& b = curve[i];
+    const double t = (std::log(x) - std::log(a.x)) / (std::log(b.x) - std::log(a.x));
+    return a.ns + t * (b.ns - a.ns);
   }
-  return best->gflops;
+  return curve.back().ns;
+}
+
+double matmul_gflops(const ThreadRates& r, long batch, long m, long n, long k) {
+  if (r.matmul.empty()) return 1;
+  auto lg = [](long v) { return std::log(static_cast<double>(std::max(1L, v))); };
+  // Inverse-distance weighting of log GFLOP/s over the four nearest shapes;
+  // M, N and K matter more than the batch (the batch only repeats the work).
+  std::vector<std::pair<double, double>> near;  // (distance², log gflops)
+  for (const MatmulPoint& p : r.matmul) {
+    const double d = std::pow(lg(p.m) - lg(m), 2) + std::pow(lg(p.n) - lg(n), 2) + std::pow(lg(p.k) - lg(k), 2) +
+                     0.25 * std::pow(lg(p.batch * p.m) - lg(batch * m), 2);
+    near.push_back({d, std::log(p.gflops)});
+  }
+  const size_t keep = std::min<size_t>(4, near.size());
+  std::partial_sort(near.begin(), near.begin() + static_cast<long>(keep), near.end());
+  if (near.front().first < 1e-9) return std::exp(near.front().second);
+  double weights = 0, sum = 0;
+  for (size_t i = 0; i < keep; ++i) {
+    const double w = 1 / near[i].first;
+    weights += w;
+    sum += w * near[i].second;
+  }
+  return std::exp(sum / weights);
 }
 
 namespace {
 
-double positive(const nlohmann::json& j, const char* key, const std::string& source) {
-  if (!j.contains(key) || !j[key].is_number())
-    throw std::runtime_error(source + ": missing number field '" + key + "'");
-  double v = j[key].get<double>();
-  if (!(v > 0)) throw std::runtime_error(source + ": field '" + key + "' must be > 0");
-  return v;
+using nlohmann::json;
+
+[[noreturn]] void bad(const std::string& source, const std::string& field, const std::string& what) {
+  throw std::runtime_error(source + ": profile field '" + field + "' " + what);
+}
+
+const json& member(const json& j, const std::string& key, const std::string& path, const std::string& source) {
+  if (!j.contains(key)) bad(source, path + key, "is missing");
+  return j[key];
+}
+
+double number(const json& j, const std::string& key, const std::string& path, const std::string& source,
+              bool positive) {
+  const json& v = member(j, key, path, source);
+  if (!v.is_number()) bad(source, path + key, "must be a number");
+  const double d = v.get<double>();
+  if (!std::isfinite(d)) bad(source, path + key, "must be finite");
+  if (positive ? !(d > 0) : d < 0) bad(source, path + key, positive ? "must be > 0" : "must be >= 0");
+  return d;
+}
+
+// A whole number in [1, max] (a thread count, a matmul dimension).
+long whole(const json& j, const std::string& key, const std::string& path, const std::string& source, double max) {
+  const double d = number(j, key, path, source, true);
+  if (d != std::floor(d) || d > max)
+    bad(source, path + key, "must be a whole number <= " + std::to_string(static_cast<long>(max)));
+  return static_cast<long>(d);
+}
+
+std::string text(const json& j, const std::string& key, const std::string& source) {
+  const json& v = member(j, key, "", source);
+  if (!v.is_string()) bad(source, key, "must be a string");
+  return v.get<std::string>();
+}
+
+Curve curve(const json& j, const std::string& path, const std::string& source) {
+  if (!j.is_array() || j.empty()) bad(source, path, "must be a non-empty array of [size, ns]");
+  Curve points;
+  for (size_t i = 0; i < j.size(); ++i) {
+    const std::string at = path + "[" + std::to_string(i) + "]";
+    const json& p = j[i];
+    if (!p.is_array() || p.size() != 2 || !p[0].is_number() || !p[1].is_number())
+      bad(source, at, "must be [size, ns]");
+    const double x = p[0].get<double>(), ns = p[1].get<double>();
+    if (!std::isfinite(x) || !(x > 0)) bad(source, at, "size must be finite and > 0");
+    if (!std::isfinite(ns) || !(ns > 0)) bad(source, at, "ns must be finite and > 0");
+    if (!points.empty() && !(x > points.back().x)) bad(source, at, "sizes must increase");
+    points.push_back({x, ns});
+  }
+  return points;
+}
+
+ThreadRates thread_rates(const json& j, const std::string& path, const std::string& source) {
+  if (!j.is_object()) bad(source, path, "must be an object");
+  ThreadRates r;
+  r.threads = static_cast<unsigned>(whole(j, "threads", path, source, 4096));
+  r.program_us = number(j, "program_us", path, source, false);
+  r.kernel_us = number(j, "kernel_us", path, source, false);
+  r.dispatch_us = number(j, "dispatch_us", path, source, false);
+  const json& read = member(j, "read", path, source);
+  if (!read.is_object()) bad(source, path + "read", "must be an object");
+  for (int a = 0; a < kNumAccessKinds; ++a)
+    r.read[a] = curve(member(read, kAccessNames[a], path + "read.", source), path + "read." + kAccessNames[a], source);
+  r.write = curve(member(j, "write", path, source), path + "write", source);
+  r.read_aliasing_stride =
+      curve(member(j, "read_aliasing_stride", path, source), path + "read_aliasing_stride", source);
+  const json& ops = member(j, "op_ns", path, source);
+  if (!ops.is_object() || ops.empty()) bad(source, path + "op_ns", "must be a non-empty object");
+  for (const auto& [op, v] : ops.items()) r.op_ns[op] = number(ops, op, path + "op_ns.", source, true);
+  if (!r.op_ns.count("default")) bad(source, path + "op_ns.default", "is missing");
+  r.row_ns = number(j, "row_ns", path, source, false);
+  r.reduce_inner = curve(member(j, "reduce_inner", path, source), path + "reduce_inner", source);
+  r.reduce_max_inner = curve(member(j, "reduce_max_inner", path, source), path + "reduce_max_inner", source);
+  r.reduce_outer_ns = number(j, "reduce_outer_ns", path, source, true);
+  const json& chain = member(j, "call_chain_factor", path, source);
+  if (!chain.is_array() || chain.empty()) bad(source, path + "call_chain_factor", "must be a non-empty array of numbers");
+  for (size_t i = 0; i < chain.size(); ++i) {
+    const std::string at = path + "call_chain_factor[" + std::to_string(i) + "]";
+    if (!chain[i].is_number()) bad(source, at, "must be a number");
+    const double f = chain[i].get<double>();
+    if (!std::isfinite(f) || !(f > 0)) bad(source, at, "must be finite and > 0");
+    r.call_chain_factor.push_back(f);
+  }
+  const json& mm = member(j, "matmul", path, source);
+  if (!mm.is_array() || mm.empty()) bad(source, path + "matmul", "must be a non-empty array");
+  for (size_t i = 0; i < mm.size(); ++i) {
+    const std::string at = path + "matmul[" + std::to_string(i) + "].";
+    if (!mm[i].is_object()) bad(source, at, "must be an object");
+    MatmulPoint p;
+    constexpr double kMaxDim = std::numeric_limits<int32_t>::max();
+    p.batch = whole(mm[i], "batch", at, source, kMaxDim);
+    p.m = whole(mm[i], "m", at, source, kMaxDim);
+    p.n = whole(mm[i], "n", at, source, kMaxDim);
+    p.k = whole(mm[i], "k", at, source, kMaxDim);
+    p.gflops = number(mm[i], "gflops", at, source, true);
+    r.matmul.push_back(p);
+  }
+  return r;
+}
+
+// Where a SAX parse stopped: the path of the value being read, in the
+// validator's spelling (rates[0].op_ns.exp). nlohmann reports a number too
+// large for a double (1e400) without saying where it is.
+class ErrorPath : public nlohmann::json_sax<json> {
+ public:
+  std::string path;
+
+  bool null() override { return value(); }
+  bool boolean(bool) override { return value(); }
+  bool number_integer(number_integer_t) override { return value(); }
+  bool number_unsigned(number_unsigned_t) override { return value(); }
+  bool number_float(number_float_t, const string_t&) override { return value(); }
+  bool string(string_t&) override { return value(); }
+  bool binary(binary_t&) override { return value(); }
+  bool start_object(std::size_t) override { return open(false); }
+  bool key(string_t& k) override {
+    frames_.back().key = k;
+    return true;
+  }
+  bool end_object() override { return close(); }
+  bool start_array(std::size_t) override { return open(true); }
+  bool end_array() override { return close(); }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+    if (!frames_.empty() && frames_.back().array) ++frames_.back().index;  // the value that failed
+    for (const Frame& f : frames_) {
+      if (f.array) {
+        path += "[" + std::to_string(f.index) + "]";
+      } else {
+        path += (path.empty() ? "" : ".") + f.key;
+      }
+    }
+    return false;
+  }
+
+ private:
+  struct Frame {
+    bool array = false;
+    long index = -1;
+    std::string key;
+  };
+  bool value() {
+    if (!frames_.empty() && frames_.back().array) ++frames_.back().index;
+    return true;
+  }
+  bool open(bool array) {
+    value();
+    frames_.push_back({array, -1, ""});
+    return true;
+  }
+  bool close() {
+    frames_.pop_back();
+    return true;
+  }
+  std::vector<Frame> frames_;
+};
+
+json curve_json(const Curve& c) {
+  json a = json::array();
+  for (const CurvePoint& p : c) a.push_back({p.x, p.ns});
+  return a;
 }
 
 }  // namespace
 
-DeviceProfile parse_profile(const std::string& json_text, const std::string& source) {
-  nlohmann::json j;
+DeviceProfile parse_profile(const std::string& json_text, const std::string& source,
+                            const std::string& expected_device) {
+  json j;
   try {
-    j = nlohmann::json::parse(json_text);
-  } catch (const nlohmann::json::parse_error& e) {
+    j = json::parse(json_text);
+  } catch (const json::parse_error& e) {
     throw std::runtime_error(source + ": not JSON: " + e.what());
+  } catch (const json::out_of_range& e) {  // a number too large for a double
+    ErrorPath where;
+    json::sax_parse(json_text, &where);
+    bad(source, where.path, std::string("must be finite: ") + e.what());
   }
   if (!j.is_object()) throw std::runtime_error(source + ": a profile is a JSON object");
   DeviceProfile p;
-  p.name = j.value("name", "");
-  p.device = j.value("device", "host");
-  if (!j.contains("launch_overhead_us") || !j["launch_overhead_us"].is_number() || j["launch_overhead_us"].get<double>() < 0)
-    throw std::runtime_error(source + ": missing number field 'launch_overhead_us' (>= 0)");
-  p.launch_overhead_us = j["launch_overhead_us"].get<double>();
-  p.read_gbps_contiguous = positive(j, "read_gbps_contiguous", source);
-  p.read_gbps_strided = positive(j, "read_gbps_strided", source);
-  p.read_gbps_broadcast = positive(j, "read_gbps_broadcast", source);
-  p.write_gbps = positive(j, "write_gbps", source);
-  p.cache_bytes = positive(j, "cache_bytes", source);
-  p.cached_read_gbps = positive(j, "cached_read_gbps", source);
-  if (!j.contains("op_elements_per_ns") || !j["op_elements_per_ns"].is_object())
-    throw std::runtime_error(source + ": missing object field 'op_elements_per_ns'");
-  for (const auto& [op, rate] : j["op_elements_per_ns"].items()) {
-    if (!rate.is_number() || !(rate.get<double>() > 0))
-      throw std::runtime_error(source + ": op_elements_per_ns." + op + " must be a number > 0");
-    p.op_elements_per_ns[op] = rate.get<double>();
-  }
-  if (j.contains("matmul")) {
-    if (!j["matmul"].is_array()) throw std::runtime_error(source + ": 'matmul' must be an array");
-    for (const auto& entry : j["matmul"]) {
-      MatmulThroughput t;
-      t.m = static_cast<long>(positive(entry, "m", source + ": matmul entry"));
-      t.n = static_cast<long>(positive(entry, "n", source + ": matmul entry"));
-      t.k = static_cast<long>(positive(entry, "k", source + ": matmul entry"));
-      t.gflops = positive(entry, "gflops", source + ": matmul entry");
-      p.matmul.push_back(t);
-    }
-  }
+  const double format = number(j, "format", "", source, true);
+  if (format != DeviceProfile::kFormat)
+    bad(source, "format", "is " + j["format"].dump() + ", this smelt reads format " +
+                              std::to_string(DeviceProfile::kFormat) + " (re-run smelt calibrate)");
+  p.name = text(j, "name", source);
+  p.device = text(j, "device", source);
+  if (p.device != "host" && p.device != "cuda" && p.device != "hip")
+    bad(source, "device", "must be \"host\", \"cuda\" or \"hip\", not \"" + p.device + "\"");
+  if (!expected_device.empty() && p.device != expected_device)
+    bad(source, "device", "is \"" + p.device + "\" but the target is \"" + expected_device + "\"");
+  p.cpu = text(j, "cpu", source);
+  p.date = text(j, "date", source);
+  p.overlap = number(j, "overlap", "", source, false);
+  if (p.overlap > 1) bad(source, "overlap", "must be <= 1");
+  const json& rates = member(j, "rates", "", source);
+  if (!rates.is_array() || rates.empty()) bad(source, "rates", "must be a non-empty array");
+  for (size_t i = 0; i < rates.size(); ++i)
+    p.rates.push_back(thread_rates(rates[i], "rates[" + std::to_string(i) + "].", source));
+  for (size_t i = 1; i < p.rates.size(); ++i)
+    if (p.rates[i].threads <= p.rates[i - 1].threads)
+      bad(source, "rates[" + std::to_string(i) + "].threads", "must increase");
   return p;
 }
 
-DeviceProfile load_profile(const std::string& path) {
-  std::ifstream in(path);
+DeviceProfile load_profile(const std::string& path, const std::string& expected_device) {
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error(path + ": cannot read the profile");
   std::stringstream text;
   text << in.rdbuf();
-  return parse_profile(text.str(), path);
+  if (text.str().size() > (64u << 20)) throw std::runtime_error(path + ": a profile is at most 64 MB");
+  return parse_profile(text.str(), path, expected_device);
 }
 
 std::string profile_to_json(const DeviceProfile& p) {
-  nlohmann::json j = {{"name", p.name},
-                      {"device", p.device},
-                      {"launch_overhead_us", p.launch_overhead_us},
-                      {"read_gbps_contiguous", p.read_gbps_contiguous},
-                      {"read_gbps_strided", p.read_gbps_strided},
-                      {"read_gbps_broadcast", p.read_gbps_broadcast},
-                      {"write_gbps", p.write_gbps},
-                      {"cache_bytes", p.cache_bytes},
-                      {"cached_read_gbps", p.cached_read_gbps},
-                      {"op_elements_per_ns", p.op_elements_per_ns}};
-  nlohmann::json matmul = nlohmann::json::array();
-  for (const MatmulThroughput& t : p.matmul)
-    matmul.push_back({{"m", t.m}, {"n", t.n}, {"k", t.k}, {"gflops", t.gflops}});
-  j["matmul"] = matmul;
-  return j.dump(2) + "\n";
+  json rates = json::array();
+  for (const ThreadRates& r : p.rates) {
+    json read = json::object();
+    for (int a = 0; a < kNumAccessKinds; ++a) read[kAccessNames[a]] = curve_json(r.read[a]);
+    json mm = json::array();
+    for (const MatmulPoint& m : r.matmul)
+      mm.push_back({{"batch", m.batch}, {"m", m.m}, {"n", m.n}, {"k", m.k}, {"gflops", m.gflops}});
+    rates.push_back({{"threads", r.threads},
+                     {"program_us", r.program_us},
+                     {"kernel_us", r.kernel_us},
+                     {"dispatch_us", r.dispatch_us},
+                     {"read", read},
+                     {"write", curve_json(r.write)},
+                     {"read_aliasing_stride", curve_json(r.read_aliasing_stride)},
+                     {"op_ns", r.op_ns},
+                     {"row_ns", r.row_ns},
+                     {"reduce_inner", curve_json(r.reduce_inner)},
+                     {"reduce_max_inner", curve_json(r.reduce_max_inner)},
+                     {"reduce_outer_ns", r.reduce_outer_ns},
+                     {"call_chain_factor", r.call_chain_factor},
+                     {"matmul", mm}});
+  }
+  json j = {{"format", DeviceProfile::kFormat}, {"name", p.name}, {"device", p.device}, {"cpu", p.cpu},
+            {"date", p.date}, {"overlap", p.overlap}, {"rates", rates}};
+  return j.dump(1) + "\n";
 }
 
 const DeviceProfile& default_host_profile() {
-  static const DeviceProfile profile = parse_profile(kHostProfileJson, "cost/profiles/host.json");
+  static const DeviceProfile profile = parse_profile(kHostProfileJson, "cost/profiles/host.json", "host");
   return profile;
 }
 

@@ -1,47 +1,105 @@
 #pragma once
-// A device profile: the measured numbers the cost model predicts with. Written
-// by `smelt calibrate` (or by hand), read from JSON. See docs/cost.md.
+// A device profile: the measured numbers the cost model predicts with, one set
+// per thread count the runtime runs kernels on. Written by `smelt calibrate`
+// (cost/calibrate.h), read from JSON; docs/cost.md describes every field.
 #include <map>
 #include <string>
 #include <vector>
 
 namespace cost {
 
-enum class AccessKind { kContiguous, kStrided, kBroadcast };
+// How a load walks its buffer as the innermost loop variable advances.
+enum class AccessKind {
+  kContiguous,  // unit stride
+  kStrided,     // a constant stride other than one (a permuted view)
+  kGather,      // an index map with floor-div / mod of the innermost variable (reshape of a view)
+  kBroadcast,   // does not move with the innermost variable
+  kMasked,      // unit stride behind a valid mask (pad, concat)
+};
+inline constexpr int kNumAccessKinds = 5;
+const char* access_kind_name(AccessKind kind);
 
-struct MatmulThroughput {
-  // A shape bucket: the entry with the nearest log-volume M·N·K applies.
-  long m = 0, n = 0, k = 0;
+// A measured curve: nanoseconds (per byte, per element) at a size x (a
+// working set in bytes, a row length in elements), interpolated in log(x).
+struct CurvePoint {
+  double x = 0;
+  double ns = 0;
+};
+using Curve = std::vector<CurvePoint>;
+
+// A matmul shape measured through the tiled host matmul.
+struct MatmulPoint {
+  long batch = 1, m = 0, n = 0, k = 0;
   double gflops = 0;
 };
 
-struct DeviceProfile {
-  std::string name;
-  std::string device;           // "host", "cuda", "hip"
-  double launch_overhead_us = 0;  // fixed cost of one kernel
-  double read_gbps_contiguous = 0;
-  double read_gbps_strided = 0;
-  double read_gbps_broadcast = 0;
-  double write_gbps = 0;
-  double cache_bytes = 0;          // last-level cache; reads of smaller buffers are cheaper
-  double cached_read_gbps = 0;     // bandwidth for buffers that fit in cache
-  // Elements per nanosecond for each elementwise op name (ir op names);
-  // "default" applies to ops not listed.
-  std::map<std::string, double> op_elements_per_ns;
-  std::vector<MatmulThroughput> matmul;
-
-  double read_gbps(AccessKind kind) const;
-  double op_rate(const std::string& op) const;  // elements per ns
-  double matmul_gflops(long m, long n, long k) const;
+// Everything measured at one thread count. Rates are for the whole pool
+// (all `threads` busy), so a kernel split over fewer threads uses the entry
+// for the threads it really occupies.
+struct ThreadRates {
+  unsigned threads = 1;
+  double program_us = 0;   // fixed cost of running a program (the runtime's loop, the clock)
+  double kernel_us = 0;    // fixed cost of one kernel run inline on the caller
+  double dispatch_us = 0;  // extra fixed cost when the pool splits a kernel over its threads
+  // Read cost by access kind, and write cost, over working-set sizes (sorted by bytes).
+  Curve read[kNumAccessKinds];
+  Curve write;
+  // A strided read whose stride is a power of two of at least 512 bytes: every
+  // access maps to the same few cache sets. ns per byte by the stride in bytes.
+  Curve read_aliasing_stride;
+  // Nanoseconds per element of each elementwise op in the vectorized loops
+  // ("default" for ops not measured).
+  std::map<std::string, double> op_ns;
+  double row_ns = 0;  // per row of a kernel's space (loop set-up, the vector loop's remainder)
+  // Per reduced element of a reduction along the innermost axis, by the
+  // length of the reduced rows (short rows do not vectorize).
+  Curve reduce_inner;
+  Curve reduce_max_inner;  // the same for max (NaN-propagating: vectorizes differently)
+  double reduce_outer_ns = 0;  // per reduced element, reduction along an outer axis
+  // Vector-math calls (exp, sin, ...) that feed each other in one loop run
+  // slower than alone: entry d-1 multiplies every call's cost in a kernel whose
+  // longest chain of calls is d (the last entry for longer chains). Entry 0 is 1.
+  std::vector<double> call_chain_factor;
+  std::vector<MatmulPoint> matmul;
 };
 
-// Throws std::runtime_error naming the file and the missing / bad field.
-DeviceProfile load_profile(const std::string& path);
-DeviceProfile parse_profile(const std::string& json_text, const std::string& source = "<profile>");
+struct DeviceProfile {
+  static constexpr int kFormat = 2;
+  std::string name;    // free text
+  std::string device;  // "host", "cuda", "hip"
+  std::string cpu;     // the processor model the numbers were measured on
+  std::string date;    // ISO date of the measurement
+  // A kernel's time is max(memory, compute) + overlap * min(memory, compute).
+  double overlap = 0;
+  std::vector<ThreadRates> rates;  // sorted by thread count, at least one
+  // The thread count programs run with (not stored: set by the compiler;
+  // 0 = every core of this machine).
+  unsigned run_threads = 0;
+
+  // The entry for `threads` threads: the largest measured count <= threads.
+  const ThreadRates& at(unsigned threads) const;
+  // run_threads resolved (0 → std::thread::hardware_concurrency()).
+  unsigned threads() const;
+  // A copy that costs programs run on `threads` threads.
+  DeviceProfile for_threads(unsigned threads) const;
+};
+
+double op_ns(const ThreadRates& r, const std::string& op);
+// The curve at x: interpolated in log(x), clamped at the ends.
+double interpolate(const Curve& curve, double x);
+// GFLOP/s of the tiled matmul for a shape: interpolated between the measured
+// shapes nearest in log(batch, m, n, k).
+double matmul_gflops(const ThreadRates& r, long batch, long m, long n, long k);
+
+// Throws std::runtime_error naming the file and the field that is missing,
+// of the wrong type, negative, not finite, or for another device.
+DeviceProfile load_profile(const std::string& path, const std::string& expected_device = "");
+DeviceProfile parse_profile(const std::string& json_text, const std::string& source = "<profile>",
+                            const std::string& expected_device = "");
 std::string profile_to_json(const DeviceProfile& profile);
 
-// The profile that ships for the host (measured on the project's machine kind,
-// embedded at build time from cost/profiles/host.json).
+// The profile that ships for the host (measured by `smelt calibrate` on the
+// project's machine kind, embedded at build time from cost/profiles/host.json).
 const DeviceProfile& default_host_profile();
 
 }  // namespace cost

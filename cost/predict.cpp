@@ -1,9 +1,11 @@
 #include "cost/predict.h"
 
-#include "ir/kernel_branches.h"
-
 #include <algorithm>
 #include <cstdint>
+#include <optional>
+
+#include "ir/host_split.h"
+#include "ir/kernel_branches.h"
 
 namespace cost {
 namespace {
@@ -12,16 +14,32 @@ using VarMask = uint64_t;  // bit v: depends on iteration variable v
 
 VarMask index_vars(const ir::IndexPool& pool, ir::IndexRef r) { return pool.vars_used(r); }
 
-// True when `r` is `var` plus terms that do not involve `var` (unit stride).
-bool unit_stride_in(const ir::IndexPool& pool, ir::IndexRef r, int var) {
+// The coefficient of `var` in `r` when `r` is affine in it; nullopt when `var`
+// enters through a floor-div, mod, min, max or select (a gather).
+std::optional<int64_t> coefficient(const ir::IndexPool& pool, ir::IndexRef r, int var) {
+  if (r == ir::kNoIndex || !(index_vars(pool, r) >> var & 1)) return 0;
   const ir::IndexPool::Node& n = pool.node(r);
-  if (n.kind == ir::IndexPool::Kind::kVar) return n.value == var;
-  if (n.kind == ir::IndexPool::Kind::kAdd)
-    return (unit_stride_in(pool, n.a, var) && !(index_vars(pool, n.b) >> var & 1)) ||
-           (unit_stride_in(pool, n.b, var) && !(index_vars(pool, n.a) >> var & 1));
-  if (n.kind == ir::IndexPool::Kind::kSub)
-    return unit_stride_in(pool, n.a, var) && !(index_vars(pool, n.b) >> var & 1);
-  return false;
+  using K = ir::IndexPool::Kind;
+  switch (n.kind) {
+    case K::kVar: return n.value == var ? 1 : 0;
+    case K::kConst: return 0;
+    case K::kAdd:
+    case K::kSub: {
+      const std::optional<int64_t> a = coefficient(pool, n.a, var), b = coefficient(pool, n.b, var);
+      if (!a || !b) return std::nullopt;
+      return n.kind == K::kAdd ? *a + *b : *a - *b;
+    }
+    case K::kMul: {
+      const bool a_has = index_vars(pool, n.a) >> var & 1, b_has = index_vars(pool, n.b) >> var & 1;
+      if (a_has && b_has) return std::nullopt;
+      const ir::IndexRef scale = a_has ? n.b : n.a;
+      if (pool.node(scale).kind != K::kConst) return std::nullopt;
+      const std::optional<int64_t> c = coefficient(pool, a_has ? n.a : n.b, var);
+      if (!c) return std::nullopt;
+      return *c * pool.node(scale).value;
+    }
+    default: return std::nullopt;
+  }
 }
 
 double extent_product(const ir::Kernel& k, VarMask mask) {
@@ -49,17 +67,21 @@ std::vector<VarMask> node_vars(const ir::Kernel& k) {
   return vars;
 }
 
-// Nodes whose work a contraction's matmul throughput already covers: the
-// product and the loads feeding it directly.
+// Nodes whose work a contraction's measured matmul throughput already covers:
+// the product, and every load inside the K loop (the tiled matmul packs them;
+// packing is part of what `smelt calibrate` timed).
 std::vector<bool> contraction_bodies(const ir::Kernel& k) {
   std::vector<bool> covered(k.exprs.size(), false);
+  bool contraction = false;
   for (const ir::KernelExpr& e : k.exprs) {
     if (e.kind != ir::KernelExpr::Kind::kReduce || !e.contraction) continue;
-    int product = e.operands[0];
-    covered[product] = true;
-    for (int operand : k.exprs[product].operands)
-      if (k.exprs[operand].kind == ir::KernelExpr::Kind::kLoad) covered[operand] = true;
+    contraction = true;
+    covered[e.operands[0]] = true;
   }
+  if (!contraction) return covered;
+  const std::vector<bool> inner = ir::reduction_loop_nodes(k);
+  for (size_t i = 0; i < k.exprs.size(); ++i)
+    if (inner[i] && k.exprs[i].kind == ir::KernelExpr::Kind::kLoad) covered[i] = true;
   return covered;
 }
 
@@ -76,86 +98,261 @@ std::vector<double> evaluated_share(const ir::Kernel& k) {
   return share;
 }
 
+// A short reduction (at most 16 steps) that LLVM unrolls completely: the
+// space's innermost loop then vectorizes as an elementwise loop does, and its
+// loads walk with that loop.
+constexpr int64_t kUnrolledReduction = 16;
+bool is_unrolled_reduction(const ir::Kernel& k) {
+  if (k.reduction.empty() || ir::numel(k.reduction) > kUnrolledReduction) return false;
+  return std::none_of(k.exprs.begin(), k.exprs.end(), [](const ir::KernelExpr& e) {
+    return e.kind == ir::KernelExpr::Kind::kReduce && e.contraction;
+  });
+}
+
+// Whether a reduction walks its loads along their unit stride (vectorized) or
+// across rows.
+bool reduces_inner_axis(const ir::Kernel& k, int reduce) {
+  if (is_unrolled_reduction(k)) return false;
+  std::vector<int> stack{k.exprs[reduce].operands[0]};
+  std::vector<bool> seen(k.exprs.size(), false);
+  bool any_load = false;
+  while (!stack.empty()) {
+    const int i = stack.back();
+    stack.pop_back();
+    if (seen[i]) continue;
+    seen[i] = true;
+    const ir::KernelExpr& e = k.exprs[i];
+    if (e.kind == ir::KernelExpr::Kind::kLoad) {
+      const AccessKind kind = classify_load(k, e, true);
+      if (kind == AccessKind::kContiguous || kind == AccessKind::kMasked) return true;
+      any_load = any_load || kind != AccessKind::kBroadcast;
+    }
+    for (int operand : e.operands) stack.push_back(operand);
+  }
+  return !any_load;
+}
+
+// pow with a constant exponent LLVM rewrites to arithmetic: x·x, x, 1/x, sqrt.
+const char* pow_as(const ir::Kernel& k, const ir::KernelExpr& e) {
+  if (e.op != ir::Op::Pow || e.operands.size() != 2) return nullptr;
+  const ir::KernelExpr& exponent = k.exprs[e.operands[1]];
+  if (exponent.kind != ir::KernelExpr::Kind::kConstant) return nullptr;
+  if (exponent.value == 2 || exponent.value == 1) return "mul";
+  if (exponent.value == -1) return "div";
+  if (exponent.value == 0.5) return "sqrt";
+  return nullptr;
+}
+
+// Ops lowered to calls into the vector math library (directly or composed from exp).
+bool is_math_call(const ir::Kernel& k, const ir::KernelExpr& e) {
+  if (pow_as(k, e)) return false;
+  switch (e.op) {
+    case ir::Op::Exp: case ir::Op::Exp2: case ir::Op::Log: case ir::Op::Log2: case ir::Op::Sin: case ir::Op::Cos:
+    case ir::Op::Tanh: case ir::Op::Erf: case ir::Op::Sigmoid: case ir::Op::Gelu: case ir::Op::Pow:
+      return true;
+    default: return false;
+  }
+}
+
+// The longest chain of math calls feeding each other in the kernel.
+int longest_call_chain(const ir::Kernel& k, const std::vector<double>& share) {
+  std::vector<int> depth(k.exprs.size(), 0);
+  int longest = 0;
+  for (size_t i = 0; i < k.exprs.size(); ++i) {
+    const ir::KernelExpr& e = k.exprs[i];
+    for (int operand : e.operands) depth[i] = std::max(depth[i], depth[operand]);
+    if (e.kind == ir::KernelExpr::Kind::kElementwise && share[i] > 0 && is_math_call(k, e)) ++depth[i];
+    longest = std::max(longest, depth[i]);
+  }
+  return longest;
+}
+
+// The flat stride in bytes of a strided load along the innermost variable.
+int64_t stride_bytes(const ir::Kernel& k, const ir::KernelExpr& load, const ir::Buffer& buffer, bool inside_reduction) {
+  const int innermost = inside_reduction ? k.num_vars() - 1 : static_cast<int>(k.space.size()) - 1;
+  if (innermost < 0) return 0;
+  int64_t stride = 0, axis_stride = ir::dtype_bytes(buffer.type.dtype);
+  for (size_t a = load.index.size(); a-- > 0;) {
+    const std::optional<int64_t> c = coefficient(k.indices, load.index[a], innermost);
+    if (!c) return 0;
+    stride += *c * axis_stride;
+    axis_stride *= a < buffer.type.shape.size() ? buffer.type.shape[a] : 1;
+  }
+  return stride < 0 ? -stride : stride;
+}
+
+bool aliasing_stride(int64_t bytes) { return bytes >= 512 && (bytes & (bytes - 1)) == 0; }
+
 }  // namespace
 
 AccessKind classify_load(const ir::Kernel& kernel, const ir::KernelExpr& load, bool inside_reduction) {
-  int innermost = inside_reduction ? kernel.num_vars() - 1 : static_cast<int>(kernel.space.size()) - 1;
-  if (innermost < 0) return AccessKind::kBroadcast;
+  const int innermost = inside_reduction ? kernel.num_vars() - 1 : static_cast<int>(kernel.space.size()) - 1;
+  if (innermost < 0 || load.index.empty()) return AccessKind::kBroadcast;
   VarMask used = 0;
   for (ir::IndexRef r : load.index) used |= index_vars(kernel.indices, r);
   if (!(used >> innermost & 1)) return AccessKind::kBroadcast;
-  if (load.index.empty()) return AccessKind::kBroadcast;
-  ir::IndexRef last = load.index.back();
-  bool only_last_axis = true;
-  for (size_t a = 0; a + 1 < load.index.size(); ++a)
-    if (index_vars(kernel.indices, load.index[a]) >> innermost & 1) only_last_axis = false;
-  return only_last_axis && unit_stride_in(kernel.indices, last, innermost) ? AccessKind::kContiguous
-                                                                           : AccessKind::kStrided;
+  // The buffer's row-major strides are its extents' suffix products; the load
+  // index has one expression per buffer axis. Only the flat stride matters.
+  // Extents are not known here without the buffer, so a stride is 1 exactly
+  // when the innermost variable moves only the last axis by one.
+  int64_t last_coefficient = 0;
+  for (size_t a = 0; a < load.index.size(); ++a) {
+    const std::optional<int64_t> c = coefficient(kernel.indices, load.index[a], innermost);
+    if (!c) return AccessKind::kGather;
+    if (a + 1 < load.index.size() && *c != 0) return AccessKind::kStrided;
+    if (a + 1 == load.index.size()) last_coefficient = *c;
+  }
+  if (last_coefficient == 0) return AccessKind::kBroadcast;
+  if (last_coefficient != 1) return AccessKind::kStrided;
+  return load.valid != ir::kNoIndex ? AccessKind::kMasked : AccessKind::kContiguous;
 }
 
 KernelCost predict(const ir::KernelProgram& program, const ir::Kernel& k, const DeviceProfile& profile) {
   KernelCost cost;
-  cost.launch_us = profile.launch_overhead_us;
+  const ir::HostSplit split = ir::host_split(k, profile.threads());
+  const ThreadRates& rates = profile.at(split.threads_used);
+  cost.threads = split.threads_used;
+  cost.fixed_us = rates.kernel_us + (split.threads_used > 1 ? rates.dispatch_us : 0);
+  const double balance =
+      split.chunks > 0 && split.threads_used > 1
+          ? static_cast<double>((split.chunks + split.threads_used - 1) / split.threads_used) * split.threads_used /
+                static_cast<double>(split.chunks)
+          : 1.0;
+
   const std::vector<VarMask> vars = node_vars(k);
   const std::vector<bool> covered = contraction_bodies(k);
   const std::vector<double> share = evaluated_share(k);
   VarMask reduction_vars = 0;
   for (size_t r = 0; r < k.reduction.size(); ++r) reduction_vars |= VarMask{1} << (k.space.size() + r);
 
+  const bool unrolled = is_unrolled_reduction(k);
+  bool contraction = false;
+  for (const ir::KernelExpr& e : k.exprs) contraction = contraction || (e.kind == ir::KernelExpr::Kind::kReduce && e.contraction);
+  // First pass: the bytes each load touches and the kernel's working set.
+  struct Traffic {
+    double bytes;
+    AccessKind kind;
+    int64_t stride = 0;  // bytes, for strided loads
+    double elements = 0;
+  };
+  std::vector<Traffic> loads;
+  for (size_t i = 0; i < k.exprs.size(); ++i) {
+    const ir::KernelExpr& e = k.exprs[i];
+    if (e.kind != ir::KernelExpr::Kind::kLoad || share[i] == 0) continue;
+    const ir::Buffer& buffer = program.buffers[e.buffer];
+    const double evaluations = extent_product(k, vars[i]) * share[i];
+    const double bytes =
+        std::min(evaluations, static_cast<double>(ir::numel(buffer.type.shape))) * ir::dtype_bytes(buffer.type.dtype);
+    cost.bytes_read += bytes;
+    const bool in_reduction = (vars[i] & reduction_vars) != 0 && !unrolled;
+    if (covered[i]) continue;
+    const AccessKind kind = classify_load(k, e, in_reduction);
+    loads.push_back({bytes, kind, kind == AccessKind::kStrided ? stride_bytes(k, e, buffer, in_reduction) : 0,
+                     bytes / ir::dtype_bytes(buffer.type.dtype)});
+  }
+  for (const ir::KernelOutput& out : k.outputs) {
+    const ir::Buffer& buffer = program.buffers[out.buffer];
+    cost.bytes_written += static_cast<double>(ir::numel(buffer.type.shape)) * ir::dtype_bytes(buffer.type.dtype);
+  }
+  cost.working_set_bytes = cost.bytes_read + cost.bytes_written;
+
+  const int chain = longest_call_chain(k, share);
+  const double chain_factor =
+      chain <= 1 || rates.call_chain_factor.empty()
+          ? 1.0
+          : rates.call_chain_factor[std::min<size_t>(static_cast<size_t>(chain) - 1, rates.call_chain_factor.size() - 1)];
   double memory_ns = 0, compute_ns = 0;
+  // In cache a load or store costs per element, not per byte: a 2-byte
+  // element takes the instructions of a 4-byte one (and a conversion).
+  auto in_cache = [](const Curve& c) { return c.empty() ? 0.0 : 4 * c.front().ns; };
+  for (const Traffic& t : loads) {
+    const Curve& curve = rates.read[static_cast<int>(t.kind)];
+    const Curve& contiguous = rates.read[static_cast<int>(AccessKind::kContiguous)];
+    double ns = interpolate(curve, cost.working_set_bytes);
+    double floor = in_cache(curve);
+    if (t.kind == AccessKind::kBroadcast) {  // never dearer than reading the same bytes in a stream
+      ns = std::min(ns, interpolate(contiguous, cost.working_set_bytes));
+      floor = std::min(floor, in_cache(contiguous));
+    }
+    if (aliasing_stride(t.stride) && !rates.read_aliasing_stride.empty())
+      ns = std::max(ns, interpolate(rates.read_aliasing_stride, static_cast<double>(t.stride)));
+    memory_ns += std::max(t.bytes * ns, t.elements * floor);
+  }
+  for (const ir::KernelOutput& out : k.outputs) {
+    const ir::Buffer& buffer = program.buffers[out.buffer];
+    const double elements = static_cast<double>(ir::numel(buffer.type.shape));
+    memory_ns += std::max(elements * ir::dtype_bytes(buffer.type.dtype) * interpolate(rates.write, cost.working_set_bytes),
+                          elements * in_cache(rates.write));
+  }
+
   for (size_t i = 0; i < k.exprs.size(); ++i) {
     const ir::KernelExpr& e = k.exprs[i];
     if (share[i] == 0) continue;
     const double evaluations = extent_product(k, vars[i]) * share[i];
     switch (e.kind) {
-      case ir::KernelExpr::Kind::kLoad: {
-        const ir::Buffer& buffer = program.buffers[e.buffer];
-        const double bytes = std::min(evaluations, static_cast<double>(ir::numel(buffer.type.shape))) *
-                             ir::dtype_bytes(buffer.type.dtype);
-        const bool cached = bytes <= profile.cache_bytes && profile.cached_read_gbps > 0;
-        const double gbps = cached ? profile.cached_read_gbps
-                                   : profile.read_gbps(classify_load(k, e, (vars[i] & reduction_vars) != 0));
-        cost.bytes_read += bytes;
-        memory_ns += bytes / gbps;  // GB/s = bytes/ns
-        break;
-      }
       case ir::KernelExpr::Kind::kElementwise:
-        if (!covered[i]) compute_ns += evaluations / profile.op_rate(std::string(ir::op_name(e.op)));
+        if (!covered[i]) {
+          const char* as = pow_as(k, e);
+          std::string key = as ? as : std::string(ir::op_name(e.op));
+          if (e.op == ir::Op::Cast) key = "cast_" + std::string(ir::dtype_name(e.to));
+          double ns = op_ns(rates, key) * (is_math_call(k, e) ? chain_factor : 1.0);
+          // An op computed in f16 / bf16 computes in f32 and rounds its result.
+          if (e.op != ir::Op::Cast && (e.dtype == ir::DType::F16 || e.dtype == ir::DType::BF16))
+            ns += op_ns(rates, "cast_" + std::string(ir::dtype_name(e.dtype)));
+          compute_ns += evaluations * ns;
+        }
         break;
       case ir::KernelExpr::Kind::kReduce: {
         const double steps = evaluations * static_cast<double>(ir::numel(k.reduction));
         if (e.contraction) {
           const long n = k.space.empty() ? 1 : static_cast<long>(k.space.back());
-          const long m = static_cast<long>(ir::numel(k.space)) / std::max(n, 1L);
+          const long m = k.space.size() < 2 ? 1 : static_cast<long>(k.space[k.space.size() - 2]);
+          const long batch = static_cast<long>(ir::numel(k.space)) / std::max(1L, n * m);
           const long kk = static_cast<long>(ir::numel(k.reduction));
           cost.flops += 2 * steps;
-          compute_ns += 2 * steps / profile.matmul_gflops(m, n, kk);  // GFLOP/s = flop/ns
+          compute_ns += 2 * steps / matmul_gflops(rates, batch, m, n, kk);  // GFLOP/s = flop/ns
+        } else if (unrolled) {
+          compute_ns += steps * op_ns(rates, "add");
         } else {
-          compute_ns += steps / profile.op_rate(e.op == ir::Op::ReduceSum ? "add" : "max");
+          // Inner: rows as long as the innermost reduced axis.
+          const double row = static_cast<double>(k.reduction.back());
+          const Curve& inner = e.op == ir::Op::ReduceMax ? rates.reduce_max_inner : rates.reduce_inner;
+          compute_ns += steps * (reduces_inner_axis(k, static_cast<int>(i)) ? interpolate(inner, row)
+                                                                             : rates.reduce_outer_ns);
         }
         break;
       }
+      case ir::KernelExpr::Kind::kLoad:
       case ir::KernelExpr::Kind::kConstant:
       case ir::KernelExpr::Kind::kIndex:
         break;
     }
   }
-  for (const ir::KernelOutput& out : k.outputs) {
-    const ir::Buffer& buffer = program.buffers[out.buffer];
-    const double bytes = static_cast<double>(ir::numel(buffer.type.shape)) * ir::dtype_bytes(buffer.type.dtype);
-    cost.bytes_written += bytes;
-    memory_ns += bytes / profile.write_gbps;
-  }
+  // Loop set-up and the vector loop's remainder, once per row of the space.
+  if (!contraction && k.space.size() >= 2) compute_ns += static_cast<double>(split.units) * rates.row_ns;
   cost.memory_us = memory_ns / 1000;
   cost.compute_us = compute_ns / 1000;
-  cost.total_us = cost.launch_us + std::max(cost.memory_us, cost.compute_us);
+  const double work_us = std::max(cost.memory_us, cost.compute_us) + profile.overlap * std::min(cost.memory_us, cost.compute_us);
+  cost.total_us = cost.fixed_us + balance * work_us;
   return cost;
 }
 
 double predict_program_us(const ir::KernelProgram& program, const DeviceProfile& profile) {
-  double total = 0;
+  double total = profile.at(profile.threads()).program_us;
   for (const ir::Kernel& k : program.kernels) total += predict(program, k, profile).total_us;
   return total;
+}
+
+double elementwise_work_ns(const DeviceProfile& profile, const std::string& op, double elements) {
+  return elements * op_ns(profile.at(profile.threads()), op);
+}
+
+double reduction_work_ns(const DeviceProfile& profile, double reduced_elements) {
+  return reduced_elements * interpolate(profile.at(profile.threads()).reduce_inner, 1024);
+}
+
+double matmul_work_ns(const DeviceProfile& profile, long batch, long m, long n, long k) {
+  return 2.0 * static_cast<double>(batch) * m * n * k / matmul_gflops(profile.at(profile.threads()), batch, m, n, k);
 }
 
 }  // namespace cost

@@ -1,30 +1,49 @@
 #pragma once
-// Cost model v0: a kernel's predicted time = launch overhead + max(memory time,
-// compute time). Memory time counts the distinct bytes each load touches (by
-// access kind) and the bytes written; compute time counts every node once per
-// distinct value of the variables it depends on (loop-invariant work is
-// hoisted, as a tiled lowering does), so values inlined into several consumers
-// are paid for in each. Contractions use the profile's matmul throughput.
+// Cost model v1 (host): a kernel's predicted time is
+//   fixed + balance * (max(memory, compute) + overlap * min(memory, compute))
+// fixed: the cost of running a kernel inline, plus the pool's dispatch when the
+//   kernel is split over threads (ir/host_split.h says how it is split);
+// memory: per load, the distinct bytes it touches times the measured cost of
+//   its access kind (contiguous, strided, gather, broadcast, masked) at the
+//   kernel's working set, plus the bytes written;
+// compute: every node once per distinct value of the variables it depends on
+//   (loop-invariant work is hoisted), at the measured per-element cost of the
+//   vectorized code; reductions per reduced element (inner or outer axis);
+//   contractions at the tiled matmul's measured GFLOP/s for their shape;
+// balance: the slowest thread's share when chunks do not divide evenly.
+// Every rate comes from the profile entry for the threads the kernel really
+// occupies, measured by `smelt calibrate` through lower/ and runtime/.
+#include <string>
+
 #include "cost/device_profile.h"
 #include "ir/kernel.h"
 
 namespace cost {
 
 struct KernelCost {
-  double launch_us = 0;
+  double fixed_us = 0;  // inline call + dispatch
   double memory_us = 0;
   double compute_us = 0;
   double total_us = 0;
   double bytes_read = 0;
   double bytes_written = 0;
+  double working_set_bytes = 0;
   double flops = 0;  // contraction multiply-adds × 2
+  unsigned threads = 1;  // threads the kernel occupies
 };
 
 KernelCost predict(const ir::KernelProgram& program, const ir::Kernel& kernel, const DeviceProfile& profile);
-// Sum of the predicted kernel times, in microseconds.
+// The program's fixed cost plus its predicted kernel times, in microseconds.
 double predict_program_us(const ir::KernelProgram& program, const DeviceProfile& profile);
 
 // How a load walks its buffer as the innermost loop variable advances.
 AccessKind classify_load(const ir::Kernel& kernel, const ir::KernelExpr& load, bool inside_reduction);
+
+// Rough per-op work for choosing starting terms (extract/): nanoseconds of
+// `elements` evaluations of an elementwise op, a reduction, or a matmul, on
+// every thread the profile runs with.
+double elementwise_work_ns(const DeviceProfile& profile, const std::string& op, double elements);
+double reduction_work_ns(const DeviceProfile& profile, double reduced_elements);
+double matmul_work_ns(const DeviceProfile& profile, long batch, long m, long n, long k);
 
 }  // namespace cost

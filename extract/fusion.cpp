@@ -1,5 +1,7 @@
 #include "extract/fusion.h"
 
+#include "cost/predict.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -60,9 +62,9 @@ bool improve_materialization(FusionEvaluator& evaluator, Incumbent& best, const 
   if (!term) return false;
   bool improved = false;
   auto try_flags = [&](std::vector<bool> trial) {
-    const FusionCost c = evaluator.cost(*term, evaluator.value_flags(*term, trial));
+    const FusionPrice c = evaluator.price(*term, evaluator.value_flags(*term, trial));
     if (!better(c.predicted_us, best.us)) return false;
-    evaluator.store_flags(*term, c.lowering.materialized, trial);
+    evaluator.store_flags(*term, c.materialized, trial);
     best.candidate.materialized = std::move(trial);
     best.us = c.predicted_us;
     ++improvements;
@@ -207,15 +209,15 @@ double node_work_ns(const egraph::EGraph& graph, Id node_id, const cost::DeviceP
   auto elements = [&](Id cls) { return static_cast<double>(ir::numel(analysis.type(graph, cls).shape)); };
   switch (ir::op_class(op)) {
     case ir::OpClass::Elementwise:
-      return kFreeNs + elements(graph.find(node_id)) / profile.op_rate(std::string(ir::op_name(op)));
-    case ir::OpClass::Reduction: return kFreeNs + elements(node.children[0]) / profile.op_rate("add");
+      return kFreeNs + cost::elementwise_work_ns(profile, std::string(ir::op_name(op)), elements(graph.find(node_id)));
+    case ir::OpClass::Reduction: return kFreeNs + cost::reduction_work_ns(profile, elements(node.children[0]));
     case ir::OpClass::Contraction: {
       const ir::Shape& a = analysis.type(graph, node.children[0]).shape;
       const ir::Shape& out = analysis.type(graph, graph.find(node_id)).shape;
       const long n = static_cast<long>(out.back()), k = static_cast<long>(a.back());
-      const long m = static_cast<long>(ir::numel(out)) / std::max(n, 1L);
-      return kFreeNs + 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) /
-                           profile.matmul_gflops(m, n, k);
+      const long m = out.size() < 2 ? 1 : static_cast<long>(out[out.size() - 2]);
+      const long batch = static_cast<long>(ir::numel(out)) / std::max(n * m, 1L);
+      return kFreeNs + cost::matmul_work_ns(profile, batch, m, n, k);
     }
     default: return kFreeNs;
   }

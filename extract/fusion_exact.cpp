@@ -100,12 +100,12 @@ class ExactSearch {
         timed_out_ = true;
         return;
       }
-      const FusionCost c = evaluator_.cost(*term, flags);
+      const FusionPrice c = evaluator_.price(*term, flags);
       if (c.predicted_us < best_us_) {
         best_us_ = c.predicted_us;
         best_.choice = choice_;
         best_.materialized.assign(graph_.num_ids(), false);
-        evaluator_.store_flags(*term, c.lowering.materialized, best_.materialized);
+        evaluator_.store_flags(*term, c.materialized, best_.materialized);
       }
     }
   }

@@ -1,5 +1,10 @@
 #include "extract/fusion_term.h"
 
+#include <algorithm>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+
 #include "cost/predict.h"
 #include "rules/tensor_analysis.h"
 
@@ -10,8 +15,14 @@ using egraph::kNoId;
 
 FusionEvaluator::FusionEvaluator(const egraph::EGraph& graph, std::span<const Id> roots,
                                  const cost::DeviceProfile& profile)
-    : graph_(graph), profile_(profile) {
+    : graph_(graph),
+      profile_(profile),
+      incremental_([&profile](const ir::KernelProgram& program, const ir::Kernel& kernel) {
+        return cost::predict(program, kernel, profile).total_us;
+      }) {
   for (Id root : roots) roots_.push_back(graph.find(root));
+  check_incremental_ = std::getenv("SMELT_CHECK_INCREMENTAL") != nullptr;
+  empty_program_us_ = cost::predict_program_us(ir::KernelProgram{}, profile_);
 }
 
 std::optional<FusionTerm> FusionEvaluator::read(const rules::TermChoice& choice) const {
@@ -24,6 +35,7 @@ std::optional<FusionTerm> FusionEvaluator::read(const rules::TermChoice& choice)
     const ir::ValueId v = term.graph.add(ir::Op::Input, {}, r.attrs, r.name);
     const std::optional<Id> cls = graph_.lookup(lang.symbol(ir::Op::Input), payload, {});
     term.value_class.push_back(cls ? graph_.find(*cls) : kNoId);
+    term.value_key.push_back(uint64_t{1} << 63 | payload);
     if (cls) built[graph_.find(*cls)] = v;
   }
   // Iterative post-order from each root; `open` marks the current path, so a
@@ -60,6 +72,7 @@ std::optional<FusionTerm> FusionEvaluator::read(const rules::TermChoice& choice)
         name = "matmul_" + std::to_string(cls);
       built[cls] = term.graph.add(r.op, operands, r.attrs, name);
       term.value_class.push_back(cls);
+      term.value_key.push_back(node_id);
       open[cls] = false;
       stack.pop_back();
     }
@@ -73,7 +86,45 @@ FusionCost FusionEvaluator::cost(const FusionTerm& term, const std::vector<bool>
   FusionCost result;
   result.lowering = ir::lower_graph(term.graph, materialized);
   result.predicted_us = cost::predict_program_us(result.lowering.program, profile_);
+  if (keep_ > 0) offer(term, result);
   return result;
+}
+
+FusionPrice FusionEvaluator::price(const FusionTerm& term, const std::vector<bool>& materialized) {
+  if (term.value_key.size() != term.graph.size()) {  // not read(): no keys
+    FusionCost c = cost(term, materialized);
+    return {c.predicted_us, std::move(c.lowering.materialized)};
+  }
+  ++evaluations_;
+  ir::IncrementalLowering::Priced p = incremental_.price(term.graph, term.value_key, materialized);
+  // As cost::predict_program_us adds its kernels: what a program without
+  // kernels costs, then each kernel's prediction in program order.
+  double us = empty_program_us_;
+  for (double kernel_us : p.kernel_prices) us += kernel_us;
+  const bool offered = keep_ > 0 && (kept_.size() < keep_ || us < kept_.back().predicted_us);
+  if (offered || check_incremental_) {
+    FusionCost full;
+    full.lowering = ir::lower_graph(term.graph, materialized);
+    full.predicted_us = cost::predict_program_us(full.lowering.program, profile_);
+    if (check_incremental_ && (full.predicted_us != us || full.lowering.materialized != p.materialized))
+      throw std::logic_error("FusionEvaluator::price: incremental " + std::to_string(us) + " us, lowered " +
+                             std::to_string(full.predicted_us) + " us" +
+                             (full.lowering.materialized != p.materialized ? ", materialization differs" : ""));
+    if (offered) offer(term, full);
+  }
+  return {us, std::move(p.materialized)};
+}
+
+void FusionEvaluator::offer(const FusionTerm& term, const FusionCost& c) {
+  // Printed only when it would be kept: most programs costed are slower than the k-th.
+  if (kept_.size() >= keep_ && c.predicted_us >= kept_.back().predicted_us) return;
+  std::string text = ir::print_program(c.lowering.program);
+  for (const KeptProgram& k : kept_)
+    if (k.text == text) return;  // the same kernels (another term or materialization lowering alike)
+  const auto at = std::upper_bound(kept_.begin(), kept_.end(), c.predicted_us,
+                                   [](double us, const KeptProgram& k) { return us < k.predicted_us; });
+  kept_.insert(at, KeptProgram{c.predicted_us, term, c.lowering, std::move(text)});
+  if (kept_.size() > keep_) kept_.pop_back();
 }
 
 std::vector<bool> FusionEvaluator::value_flags(const FusionTerm& term, const std::vector<bool>& class_flags) const {
@@ -95,8 +146,8 @@ void FusionEvaluator::store_flags(const FusionTerm& term, const std::vector<bool
 std::optional<double> FusionEvaluator::evaluate(FusionCandidate& candidate) {
   const std::optional<FusionTerm> term = read(candidate.choice);
   if (!term) return std::nullopt;
-  const FusionCost c = cost(*term, value_flags(*term, candidate.materialized));
-  store_flags(*term, c.lowering.materialized, candidate.materialized);
+  const FusionPrice c = price(*term, value_flags(*term, candidate.materialized));
+  store_flags(*term, c.materialized, candidate.materialized);
   return c.predicted_us;
 }
 

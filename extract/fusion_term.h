@@ -4,6 +4,7 @@
 // each value's class, and its objective: the predicted time of the kernels
 // ir::lower_graph makes of it (cost::predict_program_us).
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -30,11 +31,29 @@ struct FusionCandidate {
 struct FusionTerm {
   ir::Graph graph;                       // outputs: the roots, in order
   std::vector<egraph::Id> value_class;   // by ValueId (inputs: their class)
+  // By ValueId: the e-node it was read from (inputs: 2^63 + their payload),
+  // which fixes its op, attributes and type: the key of incremental pricing.
+  std::vector<uint64_t> value_key;
 };
 
 struct FusionCost {
   double predicted_us = 0;
   ir::Lowering lowering;  // the kernels; lowering.materialized is the legal materialization
+};
+
+// What price() says of a candidate: cost() without the program.
+struct FusionPrice {
+  double predicted_us = 0;
+  std::vector<bool> materialized;  // by ValueId: the legal materialization, as lowering.materialized
+};
+
+// A program cost() saw, kept by keep_best: ground truth for extraction
+// (smelt::fuse with FuseOptions::measure times them on the device).
+struct KeptProgram {
+  double predicted_us = 0;
+  FusionTerm term;
+  ir::Lowering lowering;
+  std::string text;  // ir::print_program of lowering.program: what tells programs apart
 };
 
 class FusionEvaluator {
@@ -50,6 +69,13 @@ class FusionEvaluator {
   std::optional<FusionTerm> read(const rules::TermChoice& choice) const;
   // The program of `term` with `materialized` (by ValueId), legalized.
   FusionCost cost(const FusionTerm& term, const std::vector<bool>& materialized);
+  // The same predicted time and legal materialization, incrementally: only
+  // kernels whose region no earlier call saw are lowered and predicted
+  // (ir::IncrementalLowering). What the search calls per move.
+  FusionPrice price(const FusionTerm& term, const std::vector<bool>& materialized);
+  // Debug: price() also lowers the whole program and throws std::logic_error
+  // unless both agree exactly. On when SMELT_CHECK_INCREMENTAL is set.
+  void check_incremental(bool on) { check_incremental_ = on; }
   // By ValueId, from per-class flags (and the reverse, for the legal result).
   std::vector<bool> value_flags(const FusionTerm& term, const std::vector<bool>& class_flags) const;
   void store_flags(const FusionTerm& term, const std::vector<bool>& value_flags, std::vector<bool>& class_flags) const;
@@ -60,6 +86,12 @@ class FusionEvaluator {
 
   size_t evaluations() const { return evaluations_; }
 
+  // From now on keep the `k` distinct programs (by ir::print_program text) of
+  // least predicted time that cost() sees, whichever extractor asks; 0 (the
+  // default) keeps none. kept(): predicted fastest first.
+  void keep_best(size_t k) { keep_ = k; }
+  const std::vector<KeptProgram>& kept() const { return kept_; }
+
   // Values read from a class that holds a named value of `original` get its
   // name, so kernels and buffers read like the source graph.
   void name_classes(const ir::Graph& original, const rules::GraphClasses& classes);
@@ -69,7 +101,13 @@ class FusionEvaluator {
   std::vector<egraph::Id> roots_;
   const cost::DeviceProfile& profile_;
   size_t evaluations_ = 0;
+  ir::IncrementalLowering incremental_;
+  double empty_program_us_ = 0;  // cost::predict_program_us of a program without kernels
+  bool check_incremental_ = false;
   std::unordered_map<egraph::Id, std::string> class_names_;
+  size_t keep_ = 0;
+  std::vector<KeptProgram> kept_;
+  void offer(const FusionTerm& term, const FusionCost& cost);
 };
 
 // The term the graph was added as (rules::add_graph): per class the node of the

@@ -1,8 +1,9 @@
 #include "ir/lower_to_kernels.h"
 
 #include <algorithm>
-#include <iterator>
 #include <cstring>
+#include <iterator>
+#include <optional>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -367,6 +368,14 @@ struct SingleKernel {
   std::vector<size_t> deps;  // kernels whose buffers it reads
 };
 
+// What horizontal merging looks at in a single-root kernel.
+struct GroupingFacts {
+  Shape space;
+  Shape reduction;
+  std::vector<int> loads;    // the buffers it loads, sorted, each once (any numbering that tells buffers apart)
+  std::vector<size_t> deps;  // kernels whose buffers it reads
+};
+
 std::string kernel_name(const Graph& g, const std::vector<ValueId>& roots) {
   std::string name;
   for (ValueId v : roots) name += (name.empty() ? "" : ", ") + value_name(g, v);
@@ -393,38 +402,42 @@ bool share_a_buffer(const std::vector<int>& a, const std::vector<int>& b) {
 
 // Two anchored kernels join only when they read a common operand (DESIGN.md:
 // a contraction group's gemms share an operand, like SwiGLU's gate and up).
-std::vector<std::vector<size_t>> horizontal_groups(const std::vector<SingleKernel>& kernels) {
+std::vector<std::vector<size_t>> horizontal_groups(const std::vector<GroupingFacts>& kernels) {
   const size_t n = kernels.size();
   std::vector<size_t> group_of(n);
   std::vector<std::vector<size_t>> groups;
   std::vector<Shape> group_domain;
   std::vector<std::vector<int>> group_anchor_loads;  // buffers read by the group's anchored members
   // Does group `from` reach group `target` through dependencies?
+  std::vector<uint32_t> seen;  // == epoch: seen by the current walk
+  uint32_t epoch = 0;
+  std::vector<size_t> stack;
   auto reaches = [&](size_t from, size_t target) {
-    std::vector<bool> seen(groups.size(), false);
-    std::vector<size_t> stack{from};
-    seen[from] = true;
+    seen.resize(groups.size(), 0);
+    ++epoch;
+    stack.assign(1, from);
+    seen[from] = epoch;
     while (!stack.empty()) {
       const size_t gr = stack.back();
       stack.pop_back();
       if (gr == target) return true;
       for (size_t member : groups[gr])
         for (size_t dep : kernels[member].deps)
-          if (!seen[group_of[dep]]) {
-            seen[group_of[dep]] = true;
+          if (seen[group_of[dep]] != epoch) {
+            seen[group_of[dep]] = epoch;
             stack.push_back(group_of[dep]);
           }
     }
     return false;
   };
   for (size_t j = 0; j < n; ++j) {
-    const Kernel& kj = kernels[j].kernel;
+    const GroupingFacts& kj = kernels[j];
     size_t chosen = groups.size();
     for (size_t gr = 0; gr < groups.size() && chosen == groups.size(); ++gr) {
-      const Kernel& first = kernels[groups[gr].front()].kernel;
+      const GroupingFacts& first = kernels[groups[gr].front()];
       if (first.space != kj.space) continue;
       if (!group_domain[gr].empty() && !kj.reduction.empty() &&
-          (group_domain[gr] != kj.reduction || !share_a_buffer(group_anchor_loads[gr], loaded_buffers(kj))))
+          (group_domain[gr] != kj.reduction || !share_a_buffer(group_anchor_loads[gr], kj.loads)))
         continue;
       // j is not in any group yet: it reaches `gr` iff one of its deps' groups does.
       bool depends = false;
@@ -439,9 +452,9 @@ std::vector<std::vector<size_t>> horizontal_groups(const std::vector<SingleKerne
     groups[chosen].push_back(j);
     if (!kj.reduction.empty()) {
       group_domain[chosen] = kj.reduction;
-      std::vector<int> loads = loaded_buffers(kj), merged;
-      std::set_union(group_anchor_loads[chosen].begin(), group_anchor_loads[chosen].end(), loads.begin(), loads.end(),
-                     std::back_inserter(merged));
+      std::vector<int> merged;
+      std::set_union(group_anchor_loads[chosen].begin(), group_anchor_loads[chosen].end(), kj.loads.begin(),
+                     kj.loads.end(), std::back_inserter(merged));
       group_anchor_loads[chosen] = std::move(merged);
     }
     group_of[j] = chosen;
@@ -468,29 +481,54 @@ std::vector<std::vector<size_t>> horizontal_groups(const std::vector<SingleKerne
   return ordered;
 }
 
-Lowering build(const Graph& g, const std::vector<bool>& materialized, const LoweringOptions& options) {
-  ProgramState s(g, materialized);
+// The buffers of the graph's inputs and of every kernel's root; returns the
+// roots (materialized values and outputs), each the root of one kernel.
+// Unnamed buffers (`named` false) for a program that is only priced.
+std::vector<ValueId> start_program(ProgramState& s, bool named = true) {
+  const Graph& g = s.g;
+  auto name_of = [&](ValueId v, const char* suffix) { return named ? value_name(g, v) + suffix : std::string(); };
   std::vector<ValueId> inputs = g.inputs();
   for (size_t i = 0; i < inputs.size(); ++i)
-    s.buffer_of[inputs[i]] = add_buffer(s.program, value_name(g, inputs[i]), g.type(inputs[i]), BufferKind::kInput,
-                                        static_cast<int>(i));
+    s.buffer_of[inputs[i]] =
+        add_buffer(s.program, name_of(inputs[i], ""), g.type(inputs[i]), BufferKind::kInput, static_cast<int>(i));
   std::vector<std::vector<int>> output_positions(g.size());
   for (size_t k = 0; k < g.outputs().size(); ++k) output_positions[g.outputs()[k]].push_back(static_cast<int>(k));
 
   std::vector<ValueId> roots;
   for (ValueId v = 0; v < static_cast<ValueId>(g.size()); ++v) {
     const bool is_input = g.node(v).op == Op::Input;
-    if (!(materialized[v] && !is_input) && output_positions[v].empty()) continue;
+    if (!(s.materialized[v] && !is_input) && output_positions[v].empty()) continue;
     roots.push_back(v);
     // An output that is an input gets a copy of its own (never the input's name).
-    const std::string name = value_name(g, v) + (is_input ? "_copy" : "");
+    const std::string name = name_of(v, is_input ? "_copy" : "");
     for (size_t j = 0; j < output_positions[v].size(); ++j)
-      s.stores[v].push_back(add_buffer(s.program, j == 0 ? name : name + "#" + std::to_string(j), g.type(v),
+      s.stores[v].push_back(add_buffer(s.program, j == 0 || !named ? name : name + "#" + std::to_string(j), g.type(v),
                                        BufferKind::kOutput, output_positions[v][j]));
     if (s.stores[v].empty())
       s.stores[v].push_back(add_buffer(s.program, name, g.type(v), BufferKind::kIntermediate));
     if (!is_input) s.buffer_of[v] = s.stores[v].front();
   }
+  return roots;
+}
+
+std::vector<bool> legal_request(const Graph& g, const std::vector<bool>& materialized) {
+  if (g.outputs().empty()) throw std::invalid_argument("lower_graph: the graph has no outputs");
+  std::vector<bool> mat(g.size(), false);
+  for (size_t v = 0; v < g.size() && v < materialized.size(); ++v)
+    mat[v] = materialized[v] && g.node(static_cast<ValueId>(v)).op != Op::Input;
+  for (ValueId v : g.outputs()) mat[v] = g.node(v).op != Op::Input;
+  return mat;
+}
+
+std::vector<bool> used_materialization(const Graph& g, const std::vector<ValueId>& roots) {
+  std::vector<bool> used(g.size(), false);
+  for (ValueId root : roots) used[root] = g.node(root).op != Op::Input;
+  return used;
+}
+
+Lowering build(const Graph& g, const std::vector<bool>& materialized, const LoweringOptions& options) {
+  ProgramState s(g, materialized);
+  const std::vector<ValueId> roots = start_program(s);
 
   std::vector<SingleKernel> kernels;
   std::vector<size_t> kernel_of(g.size(), 0);
@@ -508,7 +546,10 @@ Lowering build(const Graph& g, const std::vector<bool>& materialized, const Lowe
 
   Lowering result;
   if (options.merge_horizontally) {
-    for (const std::vector<size_t>& group : horizontal_groups(kernels)) {
+    std::vector<GroupingFacts> facts;
+    for (const SingleKernel& single : kernels)
+      facts.push_back({single.kernel.space, single.kernel.reduction, loaded_buffers(single.kernel), single.deps});
+    for (const std::vector<size_t>& group : horizontal_groups(facts)) {
       if (group.size() == 1) {
         s.program.kernels.push_back(std::move(kernels[group.front()].kernel));
         continue;
@@ -529,19 +570,262 @@ Lowering build(const Graph& g, const std::vector<bool>& materialized, const Lowe
   result.program = std::move(s.program);
   result.buffer_of = std::move(s.buffer_of);
   for (auto [v, b] : s.literal) result.buffer_of[v] = result.buffer_of[v] >= 0 ? result.buffer_of[v] : b;
-  result.materialized.assign(g.size(), false);
-  for (ValueId root : roots) result.materialized[root] = g.node(root).op != Op::Input;
+  result.materialized = used_materialization(g, roots);
   return result;
+}
+
+// --- incremental pricing (IncrementalLowering)
+
+// The region of one kernel (one root, or the roots of a merged kernel, in
+// order): every value the emitter can visit, breadth-first from each root
+// through operands, stopping at values that have a buffer. `words` spells it
+// with the caller's keys: per root a marker, its number of stores and their
+// kind, then per value visited its region number, key, and either the kind of
+// its buffer or its operands' region numbers. Equal words: equal kernels up
+// to buffer numbering.
+struct Region {
+  std::vector<ValueId> values;  // by region number
+  Words words;
+};
+
+class RegionWalker {
+ public:
+  explicit RegionWalker(size_t graph_size) : number_(graph_size, -1), seen_(graph_size, 0) {}
+
+  // `roots` in emission order.
+  void walk(const ProgramState& s, std::span<const uint64_t> keys, std::span<const ValueId> roots, Region& region) {
+    region.values.clear();
+    region.words.clear();
+    for (ValueId root : roots) {
+      ++epoch_;
+      region.words.push_back(-1);
+      region.words.push_back(static_cast<int64_t>(s.stores[root].size()));
+      region.words.push_back(static_cast<int64_t>(s.program.buffers[static_cast<size_t>(s.stores[root].front())].kind));
+      queue_.assign(1, root);
+      seen_[root] = epoch_;
+      number(root, region);
+      for (size_t q = 0; q < queue_.size(); ++q) {
+        const ValueId v = queue_[q];
+        const bool buffer = v != root && s.buffer_of[v] >= 0;
+        const Node& n = s.g.node(v);
+        region.words.push_back(number_[v]);
+        region.words.push_back(static_cast<int64_t>(keys[v]));
+        if (buffer) {  // its kind too: an input, or a kernel's intermediate or output buffer
+          region.words.push_back(-1 - static_cast<int64_t>(s.program.buffers[static_cast<size_t>(s.buffer_of[v])].kind));
+          continue;
+        }
+        region.words.push_back(static_cast<int64_t>(n.operands.size()));
+        for (ValueId operand : n.operands) {
+          region.words.push_back(number(operand, region));
+          if (seen_[operand] != epoch_) {
+            seen_[operand] = epoch_;
+            queue_.push_back(operand);
+          }
+        }
+      }
+    }
+    for (ValueId v : region.values) number_[v] = -1;
+  }
+
+ private:
+  int64_t number(ValueId v, Region& region) {
+    if (number_[v] < 0) {
+      number_[v] = static_cast<int64_t>(region.values.size());
+      region.values.push_back(v);
+    }
+    return number_[v];
+  }
+
+  std::vector<int64_t> number_;   // by ValueId: region number, -1 outside the region
+  std::vector<uint32_t> seen_;    // by ValueId: == epoch_ when queued for the current root
+  uint32_t epoch_ = 0;
+  std::vector<ValueId> queue_;
+};
+
+// A buffer as a region-independent name: 2v for the buffer consumers of v
+// load (an input's, or a materialized value's first store), 2v + 1 for the
+// literal buffer of constant v.
+int64_t buffer_name(const ProgramState& s, int buffer, const std::vector<ValueId>& values) {
+  for (ValueId v : values) {
+    if (s.buffer_of[v] == buffer) return 2 * static_cast<int64_t>(v);
+    if (auto it = s.literal.find(v); it != s.literal.end() && it->second == buffer) return 2 * static_cast<int64_t>(v) + 1;
+  }
+  throw std::logic_error("IncrementalLowering: a kernel loads a buffer outside its region");
+}
+
+// What the cache keeps of a kernel, by its region's words.
+struct CachedSingle {
+  int must_materialize = -1;  // region number of the anchor whose inlining was illegal, or -1
+  Shape reduction;
+  std::vector<std::pair<int, bool>> loads;  // region number, literal buffer (else the value's buffer)
+  std::vector<int> deps;                    // region numbers of materialized values it loads
+  double price = 0;
+};
+struct CachedMerged {
+  int must_materialize = -1;
+  double price = 0;
+};
+
+int region_number(const Region& region, ValueId v) {
+  const auto at = std::find(region.values.begin(), region.values.end(), v);
+  if (at == region.values.end()) throw std::logic_error("IncrementalLowering: a value outside the kernel's region");
+  return static_cast<int>(at - region.values.begin());
+}
+
+// Emits and prices the single kernel of `root` (a cache miss), or notes the
+// anchor it must not inline.
+void emit_single(const IncrementalLowering::KernelPrice& price, ProgramState& s, ValueId root, const Region& region,
+                 CachedSingle& single) {
+  Kernel kernel;
+  kernel.space = s.g.type(root).shape;
+  KernelEmitter emitter(s, kernel);
+  try {
+    emitter.emit_root(root);
+  } catch (const MustMaterialize& m) {
+    single.must_materialize = region_number(region, m.value);
+    return;
+  }
+  single.reduction = kernel.reduction;
+  for (int buffer : loaded_buffers(kernel)) {
+    const int64_t name = buffer_name(s, buffer, region.values);
+    single.loads.emplace_back(region_number(region, static_cast<ValueId>(name / 2)), name % 2 == 1);
+  }
+  for (ValueId v : emitter.loaded()) single.deps.push_back(region_number(region, v));
+  single.price = price(s.program, kernel);
 }
 
 }  // namespace
 
+struct IncrementalLowering::Cache {
+  using Single = CachedSingle;
+  using Merged = CachedMerged;
+  KernelPrice price;
+  LoweringOptions options;
+  std::unordered_map<Words, Single, WordsHash> singles;
+  std::unordered_map<Words, Merged, WordsHash> merged;
+  size_t emitted = 0, reused = 0;
+  Region region;  // scratch
+};
+
+IncrementalLowering::IncrementalLowering(KernelPrice price, LoweringOptions options)
+    : cache_(std::make_unique<Cache>()) {
+  cache_->price = std::move(price);
+  cache_->options = options;
+}
+
+IncrementalLowering::~IncrementalLowering() = default;
+
+size_t IncrementalLowering::kernels_emitted() const { return cache_->emitted; }
+size_t IncrementalLowering::kernels_reused() const { return cache_->reused; }
+
+void IncrementalLowering::clear() {
+  cache_->singles.clear();
+  cache_->merged.clear();
+}
+
+IncrementalLowering::Priced IncrementalLowering::price(const Graph& g, std::span<const uint64_t> keys,
+                                                        const std::vector<bool>& materialized) {
+  if (keys.size() != g.size()) throw std::invalid_argument("IncrementalLowering::price: one key per value");
+  Cache& c = *cache_;
+  // Bounded memory over long searches: start over past this many kernels.
+  constexpr size_t kMaxKernels = 1 << 18;
+  if (c.singles.size() + c.merged.size() > kMaxKernels) clear();
+  std::vector<bool> mat = legal_request(g, materialized);
+  RegionWalker walker(g.size());
+  Region& region = c.region;
+  // lower_graph's loop: each illegal inlining materializes one more anchor.
+  for (;;) {
+    ProgramState s(g, mat);
+    const std::vector<ValueId> roots = start_program(s, false);
+    std::optional<ValueId> must_materialize;
+    std::vector<GroupingFacts> facts;
+    std::vector<double> prices;
+    std::vector<size_t> kernel_of(g.size(), 0);
+    for (ValueId root : roots) {
+      walker.walk(s, keys, std::span<const ValueId>(&root, 1), region);
+      auto [it, inserted] = c.singles.try_emplace(region.words);
+      Cache::Single& single = it->second;
+      if (inserted) {
+        ++c.emitted;
+        try {
+          emit_single(c.price, s, root, region, single);
+        } catch (...) {
+          c.singles.erase(it);  // never a half-made entry
+          throw;
+        }
+      } else {
+        ++c.reused;
+      }
+      if (single.must_materialize >= 0) {
+        must_materialize = region.values[static_cast<size_t>(single.must_materialize)];
+        break;
+      }
+      GroupingFacts f;
+      f.space = g.type(root).shape;
+      f.reduction = single.reduction;
+      for (auto [number, literal] : single.loads)
+        f.loads.push_back(static_cast<int>(2 * region.values[static_cast<size_t>(number)] + (literal ? 1 : 0)));
+      std::sort(f.loads.begin(), f.loads.end());
+      for (int number : single.deps) f.deps.push_back(kernel_of[region.values[static_cast<size_t>(number)]]);
+      kernel_of[root] = facts.size();
+      facts.push_back(std::move(f));
+      prices.push_back(single.price);
+    }
+    if (must_materialize) {
+      mat[*must_materialize] = true;
+      continue;
+    }
+    Priced result;
+    if (c.options.merge_horizontally) {
+      for (const std::vector<size_t>& group : horizontal_groups(facts)) {
+        if (group.size() == 1) {
+          result.kernel_prices.push_back(prices[group.front()]);
+          continue;
+        }
+        std::vector<ValueId> group_roots;
+        for (size_t member : group) group_roots.push_back(roots[member]);
+        walker.walk(s, keys, group_roots, region);
+        auto [it, inserted] = c.merged.try_emplace(region.words);
+        Cache::Merged& merged = it->second;
+        if (inserted) {
+          ++c.emitted;
+          Kernel kernel;
+          kernel.space = g.type(group_roots.front()).shape;
+          KernelEmitter emitter(s, kernel);
+          try {
+            try {
+              for (ValueId root : group_roots) emitter.emit_root(root);
+              merged.price = c.price(s.program, kernel);
+            } catch (const MustMaterialize& m) {
+              merged.must_materialize = region_number(region, m.value);
+            }
+          } catch (...) {
+            c.merged.erase(it);
+            throw;
+          }
+        } else {
+          ++c.reused;
+        }
+        if (merged.must_materialize >= 0) {
+          must_materialize = region.values[static_cast<size_t>(merged.must_materialize)];
+          break;
+        }
+        result.kernel_prices.push_back(merged.price);
+      }
+    } else {
+      result.kernel_prices = std::move(prices);
+    }
+    if (must_materialize) {
+      mat[*must_materialize] = true;
+      continue;
+    }
+    result.materialized = used_materialization(g, roots);
+    return result;
+  }
+}
+
 Lowering lower_graph(const Graph& g, const std::vector<bool>& materialized, const LoweringOptions& options) {
-  if (g.outputs().empty()) throw std::invalid_argument("lower_graph: the graph has no outputs");
-  std::vector<bool> mat(g.size(), false);
-  for (size_t v = 0; v < g.size() && v < materialized.size(); ++v)
-    mat[v] = materialized[v] && g.node(static_cast<ValueId>(v)).op != Op::Input;
-  for (ValueId v : g.outputs()) mat[v] = g.node(v).op != Op::Input;
+  std::vector<bool> mat = legal_request(g, materialized);
   // Each illegal inlining found materializes one more anchor; at most one
   // restart per anchor.
   for (;;) {

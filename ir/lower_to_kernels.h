@@ -20,6 +20,10 @@
 // group). Any other inlining of an anchor is illegal: such values are
 // materialized in addition to the ones asked for, and the result says which
 // materialization was used. Common subexpressions in a kernel are emitted once.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
 #include <vector>
 
 #include "ir/graph.h"
@@ -49,6 +53,46 @@ struct Lowering {
 // false). Throws std::invalid_argument for a graph without outputs.
 Lowering lower_graph(const Graph& g, const std::vector<bool>& materialized, const LoweringOptions& options = {});
 KernelProgram lower_to_kernels(const Graph& g, const std::vector<bool>& materialized);
+
+// Prices the programs lower_graph makes of many similar graphs (one per
+// candidate of an extraction search), re-emitting only the kernels whose
+// region changed. A kernel is emitted from its root's region: the values it
+// inlines, walked from the root through operands down to the buffers it loads.
+// A region whose values have the same keys, in the same shape of DAG, with the
+// same loads and the same number of stores as one seen before is the same
+// kernel up to buffer numbering, and is not emitted or priced again.
+//
+// `keys[v]` is the caller's name for value v: equal keys, in any graph priced
+// by one IncrementalLowering, must mean the same op, attributes and type
+// (extract/ uses the e-node a value was read from). `price(program, kernel)`
+// may read only the kernel and the types and kinds of the buffers it touches
+// (cost::predict); each distinct kernel is priced once. The result is exactly
+// price(kernel) for each kernel of lower_graph's program, in its order, and
+// lower_graph's legal materialization.
+class IncrementalLowering {
+ public:
+  using KernelPrice = std::function<double(const KernelProgram&, const Kernel&)>;
+  struct Priced {
+    std::vector<double> kernel_prices;  // by kernel of the program, in its order
+    std::vector<bool> materialized;     // as Lowering::materialized
+  };
+
+  explicit IncrementalLowering(KernelPrice price, LoweringOptions options = {});
+  ~IncrementalLowering();
+  IncrementalLowering(const IncrementalLowering&) = delete;
+  IncrementalLowering& operator=(const IncrementalLowering&) = delete;
+
+  // `materialized` as for lower_graph; keys.size() == g.size().
+  Priced price(const Graph& g, std::span<const uint64_t> keys, const std::vector<bool>& materialized);
+
+  size_t kernels_emitted() const;  // regions lowered (cache misses)
+  size_t kernels_reused() const;   // regions found in the cache
+  void clear();                    // forget every kernel seen
+
+ private:
+  struct Cache;
+  std::unique_ptr<Cache> cache_;
+};
 
 // Every value that is not an input: the unfused program, one kernel per op.
 std::vector<bool> materialize_everything(const Graph& g);

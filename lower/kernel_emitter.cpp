@@ -429,7 +429,16 @@ llvm::Value* KernelEmitter::emit_elementwise(const KernelExpr& e, NodeValues& at
       case Op::Abs: r = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x[0]); break;
       // x > 0 or NaN keeps x: "unordered or greater than".
       case Op::Relu: r = b.CreateSelect(b.CreateFCmpUGT(x[0], f(0)), x[0], f(0)); break;
-      case Op::Sigmoid: r = b.CreateFDiv(f(1), b.CreateFAdd(f(1), math_.unary(b, Op::Exp, b.CreateFNeg(x[0])))); break;
+      case Op::Sigmoid: {
+        // −x kept in [−80, 80]: exp never overflows or underflows, paths the
+        // vector math library runs a lane at a time; sigmoid(±80) is 1 and
+        // 1.8e-35, within every tolerance of the exact value. NaN stays NaN.
+        llvm::Value* minus_x = b.CreateFNeg(x[0]);
+        minus_x = b.CreateSelect(b.CreateFCmpOGT(minus_x, f(80)), f(80), minus_x);
+        minus_x = b.CreateSelect(b.CreateFCmpOLT(minus_x, f(-80)), f(-80), minus_x);
+        r = b.CreateFDiv(f(1), b.CreateFAdd(f(1), math_.unary(b, Op::Exp, minus_x)));
+        break;
+      }
       case Op::Gelu:
         r = b.CreateFMul(b.CreateFMul(f(0.5), x[0]),
                          b.CreateFAdd(f(1), math_.unary(b, Op::Erf, b.CreateFMul(x[0], f(0.70710678118654752440)))));

@@ -23,15 +23,6 @@ std::string kernel_symbol(const ir::KernelProgram& program, size_t kernel) {
   return symbol;
 }
 
-int64_t parallel_units(const ir::Kernel& kernel) {
-  const ir::Shape& space = kernel.space;
-  if (space.empty()) return 1;
-  if (space.size() == 1) return (space[0] + kHostRank1Chunk - 1) / kHostRank1Chunk;
-  int64_t rows = 1;
-  for (size_t axis = 0; axis + 1 < space.size(); ++axis) rows *= space[axis];
-  return rows;
-}
-
 namespace {
 std::vector<uint8_t> host_code(const ir::KernelProgram& program, const TargetOptions& options,
                                llvm::CodeGenFileType kind) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/host_split.h"
 #include "ir/kernel.h"
 
 namespace lower {
@@ -47,8 +48,9 @@ std::string kernel_symbol(const ir::KernelProgram& program, size_t kernel);
 // dims but the innermost (their product). Rank 1: chunks of
 // kHostRank1Chunk consecutive elements (ceil(n / chunk) units). Rank 0: one
 // unit. An empty space has 0 units (rank 1) or rows of 0 elements.
-inline constexpr int64_t kHostRank1Chunk = 4096;
-int64_t parallel_units(const ir::Kernel& kernel);
+// (ir/host_split.h defines the split for lower/, runtime/ and cost/.)
+inline constexpr int64_t kHostRank1Chunk = ir::kHostRank1Chunk;
+inline int64_t parallel_units(const ir::Kernel& kernel) { return ir::host_parallel_units(kernel); }
 
 struct LaunchConfig {
   uint32_t grid[3], block[3];

@@ -4,13 +4,12 @@
 #include <chrono>
 #include <cstring>
 
+#include "ir/host_split.h"
 #include "runtime/aligned_buffer.h"
 #include "runtime/tensor_bytes.h"
 
 namespace runtime {
 namespace {
-
-constexpr int64_t kMinWorkPerChunk = 16 * 1024;
 
 class HostProgram : public LoadedProgram {
  public:
@@ -31,8 +30,8 @@ class HostProgram : public LoadedProgram {
         write_tensor(ir::HostTensor::from_values(buffer.type, buffer.values), {own_[b].data(), slot.bytes});
     }
     for (size_t k = 0; k < program.kernels.size(); ++k) {
-      const int64_t units = lower::parallel_units(program.kernels[k]);
-      kernels_.push_back({jit_->kernel(k), units, min_units_per_chunk(program.kernels[k], units, pool_->threads())});
+      const ir::HostSplit split = ir::host_split(program.kernels[k], pool_->threads());
+      kernels_.push_back({jit_->kernel(k), split.units, split.min_chunk});
     }
   }
 
@@ -70,16 +69,7 @@ class HostProgram : public LoadedProgram {
 }  // namespace
 
 int64_t min_units_per_chunk(const ir::Kernel& kernel, int64_t units, unsigned threads) {
-  if (units <= 0) return 1;
-  const int64_t work = std::max<int64_t>(1, ir::numel(kernel.space)) * std::max<int64_t>(1, ir::numel(kernel.reduction));
-  const int64_t work_per_unit = std::max<int64_t>(1, work / units);
-  const int64_t by_work = std::max<int64_t>(1, (kMinWorkPerChunk + work_per_unit - 1) / work_per_unit);
-  const bool contraction = std::any_of(kernel.exprs.begin(), kernel.exprs.end(), [](const ir::KernelExpr& e) {
-    return e.kind == ir::KernelExpr::Kind::kReduce && e.contraction;
-  });
-  if (!contraction) return by_work;
-  const int64_t per_thread = (units + std::max(1u, threads) - 1) / std::max(1u, threads);
-  return std::max(by_work, per_thread);
+  return ir::host_min_units_per_chunk(kernel, units, threads);
 }
 
 HostDevice::HostDevice(unsigned threads) : pool_(std::make_shared<ThreadPool>(threads)) {}

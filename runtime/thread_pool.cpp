@@ -1,9 +1,23 @@
 #include "runtime/thread_pool.h"
 
 #include <algorithm>
+#include <chrono>
 #include <utility>
 
 namespace runtime {
+namespace {
+
+// How long a worker spins for the next job, and the caller for the last
+// chunk, before sleeping (OpenMP runtimes spin for a similar while).
+constexpr std::chrono::microseconds kSpin{1000};
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+}  // namespace
 
 ThreadPool::ThreadPool(unsigned threads) {
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
@@ -14,6 +28,7 @@ ThreadPool::~ThreadPool() {
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;
+    stopping_hint_ = true;
   }
   wake_.notify_all();
   for (std::thread& t : workers_) t.join();
@@ -40,13 +55,21 @@ void ThreadPool::parallel_for(int64_t units, int64_t min_chunk, const RangeFn& f
     finished_chunks_ = 0;
     error_ = nullptr;
     ++generation_;
+    generation_hint_.store(generation_, std::memory_order_release);
   }
   wake_.notify_all();
   run_chunks();
   std::unique_lock lock(mutex_);
   // Wait for every chunk and for every worker to have left the job, so fn_
-  // is not touched after we return.
-  done_.wait(lock, [&] { return finished_chunks_ == chunks_ && busy_workers_ == 0; });
+  // is not touched after we return: spinning first, then asleep.
+  auto done = [&] { return finished_chunks_ == chunks_ && busy_workers_ == 0; };
+  const auto until = std::chrono::steady_clock::now() + kSpin;
+  while (!done() && std::chrono::steady_clock::now() < until) {
+    lock.unlock();
+    for (int i = 0; i < 64; ++i) cpu_relax();
+    lock.lock();
+  }
+  done_.wait(lock, done);
   fn_ = nullptr;
   if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
 }
@@ -75,6 +98,12 @@ void ThreadPool::worker_loop() {
   uint64_t seen = 0;
   std::unique_lock lock(mutex_);
   while (true) {
+    lock.unlock();
+    const auto until = std::chrono::steady_clock::now() + kSpin;
+    while (generation_hint_.load(std::memory_order_acquire) == seen && !stopping_hint_.load(std::memory_order_relaxed) &&
+           std::chrono::steady_clock::now() < until)
+      cpu_relax();
+    lock.lock();
     wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
     if (stopping_) return;
     seen = generation_;

@@ -1,5 +1,7 @@
 #include "smelt/compile.h"
 
+#include <stdexcept>
+
 #include "smelt/smelt.h"
 
 namespace smelt {
@@ -11,6 +13,9 @@ std::vector<double> Program::benchmark(const std::vector<ir::HostTensor>& inputs
 }
 
 Program compile(const ir::Graph& graph, const CompileOptions& options) {
+  if (options.measure > 0 && options.target != lower::Target::kHost)
+    throw std::invalid_argument("measure: candidates are timed on the host; the target is " +
+                                runtime::target_name(options.target));
   // The device first: a missing GPU is reported before seconds of optimization.
   std::shared_ptr<runtime::Device> device =
       runtime::open_device(options.target, {.threads = options.threads, .arch = options.arch});
@@ -19,6 +24,8 @@ Program compile(const ir::Graph& graph, const CompileOptions& options) {
   fuse_options.fusion = options.fusion;
   fuse_options.rewrites = options.rewrites;
   fuse_options.exact = options.exact;
+  fuse_options.threads = options.threads;
+  fuse_options.measure = options.measure;
   fuse_options.time_limit_s = options.limits.extraction_s;
   fuse_options.saturation_limits = egraph::RunnerLimits{};
   fuse_options.saturation_limits->iterations = options.limits.iterations;

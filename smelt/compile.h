@@ -39,6 +39,9 @@ struct CompileOptions {
   bool rewrites = true;  // false: fuse the graph as given, without equality saturation
   bool exact = false;    // exhaustive extraction on small e-graphs
   unsigned threads = 0;  // host: threads including the caller; 0 = every core
+  // Host only: time the `measure` best programs the extraction costed and the
+  // unfused one with `threads` threads, and run the fastest (FuseOptions::measure).
+  size_t measure = 0;
 };
 
 // A compiled graph on its device.
@@ -90,7 +93,8 @@ std::optional<lower::Target> parse_target(const std::string& name);
 
 // Fuses, lowers and loads `graph`. Throws runtime::DeviceUnavailable (the
 // target cannot run here: one line saying what is missing), lower::LowerError,
-// runtime::DeviceError.
+// runtime::DeviceError; std::invalid_argument for `measure` on a target other
+// than the host.
 Program compile(const ir::Graph& graph, const CompileOptions& options = {});
 
 }  // namespace smelt

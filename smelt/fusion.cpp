@@ -1,8 +1,10 @@
 // smelt::fuse: saturate with the default rules, extract the term and the
 // kernel boundaries together, and report both programs with their predicted times.
 #include <algorithm>
+#include <chrono>
 #include <stdexcept>
 
+#include "cost/calibrate.h"
 #include "cost/predict.h"
 #include "extract/fusion.h"
 #include "extract/fusion_exact.h"
@@ -31,10 +33,58 @@ void set_after(FusionResult& r, const ir::Graph& graph, ir::Lowering lowering, c
   for (const ir::Kernel& k : r.after.kernels) r.after_kernel_costs.push_back(cost::predict(r.after, k, profile));
 }
 
+// A program FuseOptions::measure times: a term and its kernels.
+struct Candidate {
+  ir::Graph graph;
+  ir::Lowering lowering;
+  std::string text;  // ir::print_program of the unsimplified kernels
+  bool model_pick = false, unfused = false;
+};
+
+// Times every candidate on the host (each simplified as `after` would be) and
+// makes the fastest measured one `after`; the rest of `r` stays.
+void measure_candidates(FusionResult& r, std::vector<Candidate> candidates, const cost::DeviceProfile& profile,
+                        const FuseOptions& options) {
+  const auto started = std::chrono::steady_clock::now();
+  std::vector<FusionResult> programs(candidates.size());
+  size_t fastest = 0, pick = 0;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    FusionResult& p = programs[i];
+    set_after(p, candidates[i].graph, std::move(candidates[i].lowering), profile, options.simplify_indices);
+    MeasuredCandidate m;
+    m.predicted_us = p.predicted_us_after;
+    m.kernels = p.kernels_after;
+    m.model_pick = candidates[i].model_pick;
+    m.unfused = candidates[i].unfused;
+    m.timing = cost::time_host_program(p.after, options.threads, options.measure_budget_s);
+    if (m.model_pick) pick = i;
+    r.measured.push_back(m);
+    if (r.measured[i].timing.median_us < r.measured[fastest].timing.median_us) fastest = i;
+  }
+  r.measured[fastest].chosen = true;
+  r.model_pick_fastest = fastest == pick;
+  r.model_pick_vs_fastest = r.measured[fastest].timing.median_us > 0
+                                ? r.measured[pick].timing.median_us / r.measured[fastest].timing.median_us
+                                : 1;
+  FusionResult& best = programs[fastest];
+  r.graph = std::move(best.graph);
+  r.materialized = std::move(best.materialized);
+  r.after = std::move(best.after);
+  r.index_validation = std::move(best.index_validation);
+  r.kernels_after = best.kernels_after;
+  r.predicted_us_after = best.predicted_us_after;
+  r.after_kernel_costs = std::move(best.after_kernel_costs);
+  std::stable_sort(r.measured.begin(), r.measured.end(),
+                   [](const MeasuredCandidate& a, const MeasuredCandidate& b) { return a.predicted_us < b.predicted_us; });
+  r.measure_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+}
+
 }  // namespace
 
 FusionResult fuse(const ir::Graph& g, const FuseOptions& options) {
-  const cost::DeviceProfile& profile = options.profile ? *options.profile : cost::default_host_profile();
+  // Costed for the threads the program will run on (0: every core).
+  const cost::DeviceProfile profile =
+      (options.profile ? *options.profile : cost::default_host_profile()).for_threads(options.threads);
   FusionResult r;
   ir::Lowering unfused = ir::lower_graph(g, ir::materialize_everything(g), {.merge_horizontally = false});
   r.before = unfused.program;
@@ -42,7 +92,11 @@ FusionResult fuse(const ir::Graph& g, const FuseOptions& options) {
   r.predicted_us_before = cost::predict_program_us(r.before, profile);
   if (!options.fusion) {
     r.extractor = "none";
-    set_after(r, g, std::move(unfused), profile, options.simplify_indices);
+    if (options.measure > 0) {
+      measure_candidates(r, {{g, std::move(unfused), "", true, true}}, profile, options);
+    } else {
+      set_after(r, g, std::move(unfused), profile, options.simplify_indices);
+    }
     return r;
   }
 
@@ -59,6 +113,7 @@ FusionResult fuse(const ir::Graph& g, const FuseOptions& options) {
 
   extract::FusionEvaluator evaluator(sat.egraph, sat.classes.outputs, profile);
   evaluator.name_classes(g, sat.classes);
+  evaluator.keep_best(options.measure);
   extract::FusionOptions heuristic_options;
   heuristic_options.time_limit_s = options.time_limit_s;
   heuristic_options.original = extract::original_choice(sat.egraph, g, sat.classes);
@@ -83,12 +138,33 @@ FusionResult fuse(const ir::Graph& g, const FuseOptions& options) {
   r.evaluations = evaluator.evaluations();
   r.search_finished = chosen.finished;
   r.extraction_s = chosen.seconds;
-  set_after(r, chosen.term.graph, std::move(chosen.cost.lowering), profile, options.simplify_indices);
+  if (options.measure > 0) {
+    // The model's pick, the other kept programs by predicted time, and the
+    // unfused program, each once.
+    std::vector<Candidate> candidates;
+    auto add = [&](const ir::Graph& graph, const ir::Lowering& lowering, bool model_pick, bool is_unfused) {
+      std::string text = ir::print_program(lowering.program);
+      for (Candidate& c : candidates)
+        if (c.text == text) {
+          c.unfused = c.unfused || is_unfused;
+          return;
+        }
+      candidates.push_back({graph, lowering, std::move(text), model_pick, is_unfused});
+    };
+    add(chosen.term.graph, chosen.cost.lowering, true, false);
+    for (const extract::KeptProgram& k : evaluator.kept()) add(k.term.graph, k.lowering, false, false);
+    add(g, unfused, false, true);
+    measure_candidates(r, std::move(candidates), profile, options);
+  } else {
+    set_after(r, chosen.term.graph, std::move(chosen.cost.lowering), profile, options.simplify_indices);
+  }
   r.graph.set_name(g.name());
   ir::validate(r.after);  // a malformed program here is a bug of the lowering, not of the input
   return r;
 }
 
-cost::DeviceProfile load_device_profile(const std::string& path) { return cost::load_profile(path); }
+cost::DeviceProfile load_device_profile(const std::string& path, const std::string& expected_device) {
+  return cost::load_profile(path, expected_device);
+}
 
 }  // namespace smelt

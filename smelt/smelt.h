@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cost/device_profile.h"
+#include "cost/measure.h"
 #include "cost/predict.h"
 #include "egraph/runner.h"
 #include "ir/builder.h"
@@ -68,12 +69,29 @@ struct FuseOptions {
   bool fusion = true;       // false: no fusion, one kernel per op (after = before)
   bool rewrites = true;     // false: fuse the graph as given, without equality saturation
   bool exact = false;       // exhaustive extraction where the e-graph has <= 200 classes
+  unsigned threads = 0;     // host threads the program runs on (0: every core): what kernels are costed for
   double time_limit_s = 2;  // for the extraction's search
   // Simplify every kernel's index maps and masks, each simplification proved
   // equal to the composed form by Z3 (unproved ones keep the composed form).
   bool simplify_indices = true;
   // Limits of the equality saturation; empty: rules::default_limits().
   std::optional<egraph::RunnerLimits> saturation_limits;
+  // Ground truth: > 0 keeps the `measure` distinct programs of least predicted
+  // time the extraction costed, times each and the unfused one on the host
+  // with `threads` threads (cost::time_host_program, until the median is
+  // stable) and returns the fastest measured as `after` (FusionResult::measured).
+  size_t measure = 0;
+  double measure_budget_s = 0.25;  // seconds of timing per candidate
+};
+
+// One candidate program timed by FuseOptions::measure.
+struct MeasuredCandidate {
+  double predicted_us = 0;  // the cost model's time
+  cost::Timing timing;      // measured on the host (median_us, min_us, spread, reps)
+  size_t kernels = 0;
+  bool model_pick = false;  // the extraction's choice: `after` without measuring
+  bool unfused = false;     // `before`
+  bool chosen = false;      // the least measured median: `after`
 };
 
 struct FusionResult {
@@ -95,14 +113,22 @@ struct FusionResult {
   double extraction_s = 0;
   // Translation validation of `after`'s index simplification (empty when off).
   verify::ValidationReport index_validation;
+  // FuseOptions::measure: the candidates timed, by predicted time ascending
+  // (empty when not measured); whether the model's pick measured fastest and
+  // its median over the fastest median (>= 1); seconds spent measuring.
+  std::vector<MeasuredCandidate> measured;
+  bool model_pick_fastest = true;
+  double model_pick_vs_fastest = 1;
+  double measure_s = 0;
 };
 
 // Both programs take the graph's inputs in order and give its outputs in order.
 FusionResult fuse(const ir::Graph& g, const FuseOptions& options = {});
 
-// A device profile from JSON (docs in cost/device_profile.h); throws
-// std::runtime_error naming the file and the bad field.
-cost::DeviceProfile load_device_profile(const std::string& path);
+// A device profile from JSON (docs/cost.md); throws std::runtime_error naming
+// the file and the bad field, or the device when it is not `expected_device`
+// ("host", "cuda", "hip"; "" accepts any).
+cost::DeviceProfile load_device_profile(const std::string& path, const std::string& expected_device = "");
 
 // --- Rule soundness (verify/rule_prover.h): every rule proved with Z3.
 
@@ -119,3 +145,5 @@ std::vector<verify::RuleResult> verify_rules(const std::vector<std::string>& fil
 
 // smelt::compile, smelt::Program: fused, lowered and loaded on a device.
 #include "smelt/compile.h"  // IWYU pragma: export
+// smelt::calibrate: device profiles measured and validated.
+#include "smelt/calibrate.h"  // IWYU pragma: export

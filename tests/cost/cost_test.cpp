@@ -1,6 +1,20 @@
-// Cost model v0: the shipped profile, profile parsing errors, load
-// classification and the properties of predictions the extractor relies on.
+// Cost model v1: the shipped profile (format 2), profile parsing and its
+// errors, the profile's lookups (thread counts, curves, matmul shapes), load
+// classification of lowered kernels, and the properties of predictions the
+// extractor relies on.
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
 
 #include "cost/device_profile.h"
 #include "cost/predict.h"
@@ -14,110 +28,663 @@ namespace {
 using ir::BufferKind;
 using ir::DType;
 using ir::Op;
+using nlohmann::json;
 
-TEST(DeviceProfile, TheShippedHostProfileHasEveryNumber) {
+// ---------------------------------------------------------------------------
+// The shipped profile
+
+TEST(DeviceProfile, TheShippedHostProfileHasRatesForOneAndMoreThreads) {
   const DeviceProfile& p = default_host_profile();
   EXPECT_EQ(p.device, "host");
-  EXPECT_GT(p.launch_overhead_us, 0);
-  EXPECT_GT(p.read_gbps_contiguous, p.read_gbps_strided);
-  EXPECT_GT(p.op_rate("add"), p.op_rate("exp"));  // a transcendental costs more than an add
-  EXPECT_FALSE(p.matmul.empty());
-  // Round trip through JSON.
-  DeviceProfile again = parse_profile(profile_to_json(p));
-  EXPECT_EQ(again.op_elements_per_ns, p.op_elements_per_ns);
-  EXPECT_EQ(again.write_gbps, p.write_gbps);
-}
-
-TEST(DeviceProfile, BadProfilesNameTheProblem) {
-  auto expect_error = [](const std::string& text, const std::string& fragment) {
-    try {
-      parse_profile(text, "p.json");
-      ADD_FAILURE() << "accepted " << text;
-    } catch (const std::runtime_error& e) {
-      EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
-      EXPECT_EQ(std::string(e.what()).rfind("p.json", 0), 0u) << e.what();
-    }
-  };
-  std::string good = profile_to_json(default_host_profile());
-  expect_error("{", "not JSON");
-  expect_error("[]", "JSON object");
-  expect_error("{}", "launch_overhead_us");
-  std::string no_write = good;
-  no_write.replace(no_write.find("\"write_gbps\""), 12, "\"write_gbpz\"");
-  expect_error(no_write, "write_gbps");
-  std::string negative = good;
-  negative.replace(negative.find("\"cache_bytes\": "), 15, "\"cache_bytes\": -");
-  expect_error(negative, "cache_bytes");
-  EXPECT_THROW(load_profile("/nonexistent/profile.json"), std::runtime_error);
-}
-
-TEST(DeviceProfile, MatmulThroughputUsesTheNearestShapeBucket) {
-  DeviceProfile p = default_host_profile();
-  p.matmul = {{64, 64, 64, 1.0}, {1024, 1024, 1024, 9.0}};
-  EXPECT_EQ(p.matmul_gflops(60, 70, 64), 1.0);
-  EXPECT_EQ(p.matmul_gflops(2048, 512, 1024), 9.0);
-}
-
-TEST(ClassifyLoad, ContiguousStridedAndBroadcast) {
-  ir::KernelProgram prog;
-  int x = ir::add_buffer(prog, "x", {DType::F32, {8, 16}}, BufferKind::kInput, 0);
-  int row = ir::add_buffer(prog, "row", {DType::F32, {16}}, BufferKind::kInput, 1);
-  prog.kernels.push_back({"k", {8, 16}, {}, {}, {}, {}});
-  ir::Kernel& k = prog.kernels.back();
-  ir::KernelBuilder b(k);
-  int contiguous = b.load(x, {b.var(0), b.indices().add(b.var(1), b.constant_index(0))}, DType::F32);
-  int transposed = b.load(x, {b.var(1), b.var(0)}, DType::F32);  // permute: walks the outer axis
-  int broadcast = b.load(row, {b.var(0)}, DType::F32);           // the inner variable is unused
-  EXPECT_EQ(classify_load(k, k.exprs[contiguous], false), AccessKind::kContiguous);
-  EXPECT_EQ(classify_load(k, k.exprs[transposed], false), AccessKind::kStrided);
-  EXPECT_EQ(classify_load(k, k.exprs[broadcast], false), AccessKind::kBroadcast);
-}
-
-// A chain of three elementwise ops over 1M elements, unfused (three kernels
-// with intermediates in memory) and fused (one kernel).
-ir::KernelProgram chain(bool fused) {
-  const int64_t n = 1 << 20;
-  ir::TensorType t{DType::F32, {n}};
-  ir::KernelProgram p;
-  int x = ir::add_buffer(p, "x", t, BufferKind::kInput, 0);
-  int y = ir::add_buffer(p, "y", t, BufferKind::kOutput, 0);
-  if (fused) {
-    p.kernels.push_back({"fused", {n}, {}, {}, {}, {}});
-    ir::KernelBuilder b(p.kernels.back());
-    int v = b.load(x, {b.var(0)}, DType::F32);
-    for (Op op : {Op::Exp, Op::Neg, Op::Sigmoid}) v = b.op(op, {v}, DType::F32);
-    b.output(y, v);
-    return p;
+  EXPECT_FALSE(p.name.empty());
+  EXPECT_FALSE(p.cpu.empty());
+  EXPECT_FALSE(p.date.empty());
+  EXPECT_GE(p.overlap, 0);
+  EXPECT_LE(p.overlap, 1);
+  ASSERT_GE(p.rates.size(), 2u);
+  EXPECT_EQ(p.rates.front().threads, 1u);
+  EXPECT_GT(p.rates.back().threads, 1u);
+  for (const ThreadRates& r : p.rates) {
+    SCOPED_TRACE(r.threads);
+    EXPECT_GT(r.kernel_us, 0);
+    for (int a = 0; a < kNumAccessKinds; ++a) EXPECT_FALSE(r.read[a].empty()) << access_kind_name(AccessKind(a));
+    EXPECT_FALSE(r.write.empty());
+    EXPECT_FALSE(r.reduce_inner.empty());
+    EXPECT_GT(r.reduce_outer_ns, 0);
+    EXPECT_FALSE(r.matmul.empty());
+    EXPECT_GT(op_ns(r, "exp"), op_ns(r, "add"));  // a transcendental costs more than an add
+    EXPECT_EQ(op_ns(r, "no_such_op"), op_ns(r, "default"));
   }
-  int source = x;
-  const Op ops[] = {Op::Exp, Op::Neg, Op::Sigmoid};
-  for (int i = 0; i < 3; ++i) {
-    int target = i == 2 ? y : ir::add_buffer(p, "t" + std::to_string(i), t, BufferKind::kIntermediate);
-    p.kernels.push_back({"k" + std::to_string(i), {n}, {}, {}, {}, {}});
-    ir::KernelBuilder b(p.kernels.back());
-    b.output(target, b.op(ops[i], {b.load(source, {b.var(0)}, DType::F32)}, DType::F32));
-    source = target;
+  // Splitting a kernel over the pool costs a dispatch.
+  EXPECT_GT(p.rates.back().dispatch_us, 0);
+}
+
+// The embedded copy is the file in the source tree (a stale build would differ).
+TEST(DeviceProfile, TheEmbeddedProfileIsTheShippedFile) {
+  const std::filesystem::path file =
+      std::filesystem::path(__FILE__).parent_path().parent_path().parent_path() / "cost/profiles/host.json";
+  ASSERT_TRUE(std::filesystem::exists(file)) << file;
+  const DeviceProfile loaded = load_profile(file.string(), "host");
+  EXPECT_EQ(profile_to_json(loaded), profile_to_json(default_host_profile()));
+}
+
+TEST(DeviceProfile, RoundTripsThroughJson) {
+  const DeviceProfile& p = default_host_profile();
+  const std::string text = profile_to_json(p);
+  const DeviceProfile again = parse_profile(text, "again.json", "host");
+  EXPECT_EQ(profile_to_json(again), text);
+  EXPECT_EQ(again.name, p.name);
+  EXPECT_EQ(again.cpu, p.cpu);
+  EXPECT_EQ(again.date, p.date);
+  EXPECT_EQ(again.overlap, p.overlap);
+  ASSERT_EQ(again.rates.size(), p.rates.size());
+  for (size_t i = 0; i < p.rates.size(); ++i) {
+    const ThreadRates &a = again.rates[i], &b = p.rates[i];
+    EXPECT_EQ(a.threads, b.threads);
+    EXPECT_EQ(a.program_us, b.program_us);  // exactly: doubles are written to round-trip
+    EXPECT_EQ(a.kernel_us, b.kernel_us);
+    EXPECT_EQ(a.dispatch_us, b.dispatch_us);
+    EXPECT_EQ(a.op_ns, b.op_ns);
+    EXPECT_EQ(a.row_ns, b.row_ns);
+    EXPECT_EQ(a.reduce_outer_ns, b.reduce_outer_ns);
+    for (int k = 0; k < kNumAccessKinds; ++k) {
+      ASSERT_EQ(a.read[k].size(), b.read[k].size());
+      for (size_t j = 0; j < a.read[k].size(); ++j) {
+        EXPECT_EQ(a.read[k][j].x, b.read[k][j].x);
+        EXPECT_EQ(a.read[k][j].ns, b.read[k][j].ns);
+      }
+    }
+    ASSERT_EQ(a.matmul.size(), b.matmul.size());
+    for (size_t j = 0; j < a.matmul.size(); ++j) {
+      EXPECT_EQ(a.matmul[j].batch, b.matmul[j].batch);
+      EXPECT_EQ(a.matmul[j].m, b.matmul[j].m);
+      EXPECT_EQ(a.matmul[j].n, b.matmul[j].n);
+      EXPECT_EQ(a.matmul[j].k, b.matmul[j].k);
+      EXPECT_EQ(a.matmul[j].gflops, b.matmul[j].gflops);
+    }
+  }
+  // The thread count programs run with is the compiler's, not the file's.
+  EXPECT_EQ(parse_profile(profile_to_json(p.for_threads(3))).run_threads, 0u);
+}
+
+// ---------------------------------------------------------------------------
+// Lookups
+
+// The shipped profile with entries measured at `counts` threads; each entry's
+// kernel_us is its thread count, so a lookup says which entry it found.
+DeviceProfile measured_at(const std::vector<unsigned>& counts) {
+  DeviceProfile p = default_host_profile();
+  const ThreadRates one = p.rates.front();
+  p.rates.clear();
+  for (unsigned t : counts) {
+    p.rates.push_back(one);
+    p.rates.back().threads = t;
+    p.rates.back().kernel_us = t;
   }
   return p;
 }
 
-TEST(Predict, FusingAChainIsPredictedFaster) {
-  const DeviceProfile& p = default_host_profile();
-  double unfused = predict_program_us(chain(false), p), fused = predict_program_us(chain(true), p);
-  EXPECT_LT(fused, unfused);
-  KernelCost one = predict(chain(true), chain(true).kernels[0], p);
-  EXPECT_DOUBLE_EQ(one.bytes_read, 4.0 * (1 << 20));
-  EXPECT_DOUBLE_EQ(one.bytes_written, 4.0 * (1 << 20));
-  EXPECT_NEAR(one.total_us, one.launch_us + std::max(one.memory_us, one.compute_us), 1e-9);
+TEST(DeviceProfile, AtPicksTheLargestMeasuredCountNotAboveThreads) {
+  const DeviceProfile p = measured_at({1, 2, 4, 16});
+  const std::pair<unsigned, unsigned> expected[] = {{0, 1},  {1, 1},  {2, 2},  {3, 2},  {4, 4},
+                                                    {5, 4},  {15, 4}, {16, 16}, {17, 16}, {1000, 16}};
+  for (auto [threads, entry] : expected) {
+    EXPECT_EQ(p.at(threads).threads, entry) << threads << " threads";
+    EXPECT_EQ(p.at(threads).kernel_us, entry);
+  }
+  const DeviceProfile& shipped = default_host_profile();
+  EXPECT_EQ(shipped.at(1).threads, 1u);
+  EXPECT_EQ(shipped.at(4096).threads, shipped.rates.back().threads);
+  // A parsed profile keeps them sorted, so the same holds after a round trip.
+  EXPECT_EQ(parse_profile(profile_to_json(p)).at(3).threads, 2u);
 }
 
-TEST(Predict, RecomputationIsPaidInEveryConsumer) {
+TEST(DeviceProfile, ForThreadsSetsTheThreadsProgramsRunWith) {
   const DeviceProfile& p = default_host_profile();
-  auto kernel_with_exps = [](int copies) {
+  EXPECT_EQ(p.run_threads, 0u);
+  EXPECT_EQ(p.threads(), std::max(1u, std::thread::hardware_concurrency()));
+  EXPECT_EQ(p.for_threads(3).threads(), 3u);
+  EXPECT_EQ(p.for_threads(3).run_threads, 3u);
+  EXPECT_EQ(p.for_threads(0).threads(), p.threads());
+}
+
+TEST(DeviceProfile, CurvesInterpolateInLogSizeAndClampAtTheEnds) {
+  const Curve c = {{1e3, 1.0}, {1e5, 3.0}, {1e7, 2.0}};
+  EXPECT_DOUBLE_EQ(interpolate(c, 1e3), 1.0);
+  EXPECT_DOUBLE_EQ(interpolate(c, 1e5), 3.0);
+  EXPECT_DOUBLE_EQ(interpolate(c, 1e7), 2.0);
+  // Halfway in log(x), not in x.
+  EXPECT_NEAR(interpolate(c, 1e4), 2.0, 1e-12);
+  EXPECT_NEAR(interpolate(c, 1e6), 2.5, 1e-12);
+  EXPECT_NEAR(interpolate(c, std::pow(10.0, 3.5)), 1.5, 1e-12);
+  // Clamped beyond the measured sizes.
+  EXPECT_DOUBLE_EQ(interpolate(c, 1), 1.0);
+  EXPECT_DOUBLE_EQ(interpolate(c, 0), 1.0);
+  EXPECT_DOUBLE_EQ(interpolate(c, 1e12), 2.0);
+  // Monotone between two points.
+  double last = 1.0;
+  for (double x = 1e3; x <= 1e5; x *= 1.5) {
+    const double v = interpolate(c, x);
+    EXPECT_GE(v, last - 1e-12) << x;
+    last = v;
+  }
+  EXPECT_DOUBLE_EQ(interpolate({{64, 0.5}}, 1e9), 0.5);  // one point: constant
+}
+
+TEST(DeviceProfile, MatmulThroughputIsExactAtMeasuredShapesAndBetweenNeighboursElsewhere) {
+  for (const ThreadRates& r : default_host_profile().rates)
+    for (const MatmulPoint& m : r.matmul)
+      EXPECT_DOUBLE_EQ(matmul_gflops(r, m.batch, m.m, m.n, m.k), m.gflops)
+          << r.threads << " threads, " << m.batch << "x" << m.m << "x" << m.n << "x" << m.k;
+
+  ThreadRates r = default_host_profile().rates.front();
+  r.matmul = {{1, 64, 64, 64, 10.0}, {1, 256, 256, 256, 40.0}};
+  EXPECT_DOUBLE_EQ(matmul_gflops(r, 1, 64, 64, 64), 10.0);
+  EXPECT_DOUBLE_EQ(matmul_gflops(r, 1, 256, 256, 256), 40.0);
+  // Halfway in log(shape) between the two: their geometric mean.
+  const double middle = matmul_gflops(r, 1, 128, 128, 128);
+  EXPECT_GT(middle, 10.0);
+  EXPECT_LT(middle, 40.0);
+  EXPECT_NEAR(middle, 20.0, 1e-9);
+  // Nearer the small shape, nearer its rate.
+  EXPECT_LT(matmul_gflops(r, 1, 80, 80, 80), middle);
+  EXPECT_GT(matmul_gflops(r, 1, 200, 200, 200), middle);
+
+  // Any shape of the shipped profile lies within its measured range.
+  const ThreadRates& shipped = default_host_profile().rates.front();
+  double lo = 1e300, hi = 0;
+  for (const MatmulPoint& m : shipped.matmul) lo = std::min(lo, m.gflops), hi = std::max(hi, m.gflops);
+  for (long s : {3L, 24L, 100L, 700L, 5000L}) {
+    const double g = matmul_gflops(shipped, 2, s, 2 * s, s + 1);
+    EXPECT_GE(g, lo * (1 - 1e-12)) << s;
+    EXPECT_LE(g, hi * (1 + 1e-12)) << s;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Corrupt or mismatched profiles
+
+json shipped_json() { return json::parse(profile_to_json(default_host_profile())); }
+
+// A JSON string that stands for raw JSON text in the dumped profile (a number
+// nlohmann cannot hold, such as 1e400).
+const std::string kRaw = "@raw@";
+json raw(const std::string& text) { return kRaw + text; }
+std::string dump_with_raw(const json& j) {
+  std::string text = j.dump();
+  for (size_t at; (at = text.find("\"" + kRaw)) != std::string::npos;) {
+    const size_t end = text.find('"', at + 1);
+    text.replace(at, end + 1 - at, text.substr(at + 1 + kRaw.size(), end - at - 1 - kRaw.size()));
+  }
+  return text;
+}
+
+// The error parse_profile throws for `text`, or "" when it accepts it.
+std::string rejection(const std::string& text, const std::string& expected_device = "") {
+  try {
+    parse_profile(text, "p.json", expected_device);
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    return std::string("not a std::runtime_error: ") + e.what();
+  }
+  return "";
+}
+
+struct Corruption {
+  std::string what;
+  std::function<void(json&)> edit;
+  std::string field;  // the path the message must name, quoted
+  std::string expected_device = "";
+};
+
+std::function<void(json&)> set(const std::string& pointer, json value) {
+  return [pointer, value](json& j) { j[json::json_pointer(pointer)] = value; };
+}
+std::function<void(json&)> drop(const std::string& pointer) {
+  return [pointer](json& j) {
+    const json::json_pointer p(pointer);
+    j[p.parent_pointer()].erase(p.back());
+  };
+}
+
+std::vector<Corruption> corruptions() {
+  std::vector<Corruption> c;
+  for (const char* field : {"format", "name", "device", "cpu", "date", "overlap", "rates"})
+    c.push_back({std::string("missing ") + field, drop(std::string("/") + field), field});
+  c.push_back({"format 1", set("/format", 1), "format"});
+  c.push_back({"format 3", set("/format", 3), "format"});
+  c.push_back({"format 2.5", set("/format", 2.5), "format"});
+  c.push_back({"format as text", set("/format", "2"), "format"});
+  c.push_back({"name as a number", set("/name", 7), "name"});
+  c.push_back({"device tpu", set("/device", "tpu"), "device"});
+  c.push_back({"host profile for cuda", [](json&) {}, "device", "cuda"});
+  c.push_back({"host profile for hip", [](json&) {}, "device", "hip"});
+  c.push_back({"cuda profile for host", set("/device", "cuda"), "device", "host"});
+  c.push_back({"overlap negative", set("/overlap", -0.1), "overlap"});
+  c.push_back({"overlap above one", set("/overlap", 1.5), "overlap"});
+  c.push_back({"rates empty", set("/rates", json::array()), "rates"});
+  c.push_back({"rates an object", set("/rates", json::object()), "rates"});
+  c.push_back({"rates[0] a number", set("/rates/0", 1), "rates[0]."});
+
+  // Numbers: negative, NaN (JSON has none: a string "nan"), out of a double's
+  // range (1e400), and zero where a rate must be positive.
+  struct Number {
+    std::string pointer, field;
+    bool zero_allowed;
+  };
+  const Number numbers[] = {
+      {"/rates/0/program_us", "rates[0].program_us", true},
+      {"/rates/0/kernel_us", "rates[0].kernel_us", true},
+      {"/rates/1/kernel_us", "rates[1].kernel_us", true},
+      {"/rates/0/dispatch_us", "rates[0].dispatch_us", true},
+      {"/rates/1/dispatch_us", "rates[1].dispatch_us", true},
+      {"/rates/0/op_ns/exp", "rates[0].op_ns.exp", false},
+      {"/rates/1/op_ns/default", "rates[1].op_ns.default", false},
+      {"/rates/0/reduce_outer_ns", "rates[0].reduce_outer_ns", false},
+      {"/rates/0/matmul/3/gflops", "rates[0].matmul[3].gflops", false},
+      {"/rates/1/matmul/0/m", "rates[1].matmul[0].m", false},
+      {"/rates/0/threads", "rates[0].threads", false},
+  };
+  for (const Number& n : numbers) {
+    c.push_back({n.field + " negative", set(n.pointer, -1.5), n.field});
+    c.push_back({n.field + " \"nan\"", set(n.pointer, "nan"), n.field});
+    c.push_back({n.field + " null", set(n.pointer, nullptr), n.field});
+    c.push_back({n.field + " 1e400", set(n.pointer, raw("1e400")), n.field});
+    c.push_back({n.field + " -1e400", set(n.pointer, raw("-1e400")), n.field});
+    if (!n.zero_allowed) c.push_back({n.field + " zero", set(n.pointer, 0), n.field});
+  }
+  c.push_back({"op_ns without default", drop("/rates/0/op_ns/default"), "rates[0].op_ns.default"});
+  c.push_back({"op_ns empty", set("/rates/0/op_ns", json::object()), "rates[0].op_ns"});
+  c.push_back({"threads 1.5", set("/rates/0/threads", 1.5), "rates[0].threads"});
+  c.push_back({"matmul m 2.5", set("/rates/0/matmul/0/m", 2.5), "rates[0].matmul[0].m"});
+  c.push_back({"matmul k 1e300", set("/rates/0/matmul/0/k", 1e300), "rates[0].matmul[0].k"});
+  c.push_back({"matmul empty", set("/rates/0/matmul", json::array()), "rates[0].matmul"});
+
+  // Curves: points are [size, ns]; sizes increase.
+  for (const char* curve : {"read/strided", "read/contiguous", "write", "reduce_inner"}) {
+    std::string name = curve;
+    std::replace(name.begin(), name.end(), '/', '.');
+    const std::string pointer = std::string("/rates/0/") + curve, point = "rates[0]." + name + "[1]";
+    c.push_back({point + " ns negative", set(pointer + "/1/1", -0.5), point});
+    c.push_back({point + " ns zero", set(pointer + "/1/1", 0), point});
+    c.push_back({point + " ns \"nan\"", set(pointer + "/1/1", "nan"), point});
+    c.push_back({point + " size zero", set(pointer + "/1/0", 0), point});
+    c.push_back({point + " size negative", set(pointer + "/1/0", -4096), point});
+    c.push_back({point + " one number", set(pointer + "/1", json::array({4096})), point});
+    c.push_back({point + " not a pair", set(pointer + "/1", 3), point});
+    c.push_back({point + " size repeated", [pointer](json& j) {
+                   json& points = j[json::json_pointer(pointer)];
+                   points[1][0] = points[0][0];
+                 },
+                 point});
+    c.push_back({point + " sizes decreasing", [pointer](json& j) {
+                   json& points = j[json::json_pointer(pointer)];
+                   std::swap(points[0], points[1]);
+                 },
+                 point});
+    c.push_back({name + " empty", set(pointer, json::array()), "rates[0]." + name});
+  }
+  // A number out of range inside a point: named down to the element.
+  c.push_back({"strided[1] ns 1e400", set("/rates/0/read/strided/1/1", raw("1e400")), "rates[0].read.strided[1][1]"});
+  c.push_back({"missing read.gather", drop("/rates/0/read/gather"), "rates[0].read.gather"});
+  c.push_back({"missing rates[1].write", drop("/rates/1/write"), "rates[1].write"});
+
+  // Thread counts must increase.
+  c.push_back({"threads repeated", set("/rates/1/threads", 1), "rates[1].threads"});
+  c.push_back({"threads decreasing", [](json& j) { std::swap(j["rates"][0], j["rates"][1]); }, "rates[1].threads"});
+  return c;
+}
+
+TEST(DeviceProfile, EveryCorruptionIsRejectedNamingItsField) {
+  const json good = shipped_json();
+  ASSERT_GE(good["rates"].size(), 2u) << "the table edits rates[0] and rates[1]";
+  ASSERT_EQ(rejection(dump_with_raw(good)), "");
+  ASSERT_EQ(rejection(dump_with_raw(good), "host"), "");
+  for (const Corruption& c : corruptions()) {
+    SCOPED_TRACE(c.what);
+    json j = good;
+    c.edit(j);
+    const std::string error = rejection(dump_with_raw(j), c.expected_device);
+    ASSERT_NE(error, "") << "accepted";
+    EXPECT_EQ(error.rfind("p.json: ", 0), 0u) << error;
+    // The field, exactly: 'rates[0].read.strided[1]' is not 'rates[0].read.strided[10]'.
+    const std::string quoted = c.field.back() == '.' ? "'" + c.field : "'" + c.field + "'";
+    EXPECT_NE(error.find(quoted), std::string::npos) << error;
+  }
+}
+
+TEST(DeviceProfile, TheErrorSaysWhatIsWrong) {
+  json j = shipped_json();
+  auto error = [&](const std::function<void(json&)>& edit, const std::string& device = "") {
+    json copy = j;
+    edit(copy);
+    return rejection(dump_with_raw(copy), device);
+  };
+  EXPECT_NE(error(drop("/cpu")).find("'cpu' is missing"), std::string::npos);
+  EXPECT_NE(error(set("/format", 1)).find("'format' is 1, this smelt reads format 2"), std::string::npos)
+      << error(set("/format", 1));
+  EXPECT_NE(error(set("/format", 2.5)).find("'format' is 2.5"), std::string::npos) << error(set("/format", 2.5));
+  EXPECT_NE(error(set("/device", "tpu")).find("not \"tpu\""), std::string::npos);
+  EXPECT_NE(error([](json&) {}, "cuda").find("is \"host\" but the target is \"cuda\""), std::string::npos)
+      << error([](json&) {}, "cuda");
+  EXPECT_NE(error(set("/rates/0/kernel_us", -1)).find("must be >= 0"), std::string::npos);
+  EXPECT_NE(error(set("/rates/0/op_ns/exp", 0)).find("must be > 0"), std::string::npos);
+  EXPECT_NE(error(set("/rates/0/op_ns/exp", "nan")).find("must be a number"), std::string::npos);
+  EXPECT_NE(error(set("/rates/0/op_ns/exp", raw("1e400"))).find("must be finite"), std::string::npos)
+      << error(set("/rates/0/op_ns/exp", raw("1e400")));
+  EXPECT_NE(error(set("/rates/1/threads", 1)).find("must increase"), std::string::npos);
+}
+
+// Zero fixed costs are measurements, not corruption: one thread dispatches
+// nothing (the shipped profile says 0), and a kernel_us below the clock's
+// resolution rounds to 0.
+TEST(DeviceProfile, ZeroFixedCostsAndZeroOverlapAreAccepted) {
+  json j = shipped_json();
+  j["overlap"] = 0;
+  for (json& r : j["rates"]) r["program_us"] = 0, r["kernel_us"] = 0, r["dispatch_us"] = 0, r["row_ns"] = 0;
+  const DeviceProfile p = parse_profile(j.dump());
+  EXPECT_EQ(p.rates.back().dispatch_us, 0);
+  EXPECT_EQ(p.rates.front().kernel_us, 0);
+  // 1e-400 is a number nlohmann rounds to 0: a rate that must be positive rejects it.
+  j = shipped_json();
+  j["rates"][0]["op_ns"]["exp"] = raw("1e-400");
+  EXPECT_NE(rejection(dump_with_raw(j)).find("'rates[0].op_ns.exp' must be > 0"), std::string::npos)
+      << rejection(dump_with_raw(j));
+}
+
+// Extra fields (the samples and validation `smelt calibrate` writes) are ignored.
+TEST(DeviceProfile, UnknownFieldsAreIgnored) {
+  json j = shipped_json();
+  j["samples"] = json::array({1, 2, 3});
+  j["rates"][0]["comment"] = "measured on a quiet machine";
+  EXPECT_EQ(rejection(j.dump()), "");
+}
+
+// Every number anywhere in the profile, made negative or too large for a
+// double, is rejected naming where it is; every required field removed is
+// rejected naming it. (Generated from the profile itself, so a field added to
+// the format is covered without editing this test.)
+struct Leaf {
+  json::json_pointer pointer;
+  std::string path;   // the validator's spelling of the field
+  std::string point;  // for a curve's [size, ns] element: the point's path
+};
+
+void collect(const json& j, const json::json_pointer& pointer, const std::string& path, std::vector<Leaf>& leaves,
+             std::vector<Leaf>& fields) {
+  if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      const std::string child = path.empty() ? it.key() : path + "." + it.key();
+      // Ops beyond "default" are optional (unmeasured ops cost the default).
+      if (pointer.empty() || pointer.back() != "op_ns" || it.key() == "default") fields.push_back({pointer / it.key(), child, ""});
+      collect(*it, pointer / it.key(), child, leaves, fields);
+    }
+  } else if (j.is_array()) {
+    const bool point = j.size() == 2 && j[0].is_number() && j[1].is_number();
+    for (size_t i = 0; i < j.size(); ++i) {
+      const std::string child = path + "[" + std::to_string(i) + "]";
+      if (point) {
+        leaves.push_back({pointer / i, child, path});
+      } else {
+        collect(j[i], pointer / i, child, leaves, fields);
+      }
+    }
+  } else if (j.is_number()) {
+    leaves.push_back({pointer, path, ""});
+  }
+}
+
+TEST(DeviceProfile, EveryNumberAndEveryFieldIsValidated) {
+  const json good = shipped_json();
+  std::vector<Leaf> leaves, fields;
+  collect(good, json::json_pointer(), "", leaves, fields);
+  ASSERT_GT(leaves.size(), 100u);
+  for (const Leaf& leaf : leaves) {
+    SCOPED_TRACE(leaf.path);
+    const std::string named = leaf.point.empty() ? leaf.path : leaf.point;
+    for (const json& value : {json(-2.0), json("nan"), raw("1e400")}) {
+      json j = good;
+      j[leaf.pointer] = value;
+      const std::string error = rejection(dump_with_raw(j));
+      ASSERT_NE(error, "") << "accepted " << value;
+      // 1e400 stops the JSON parser itself, which names the element inside a point.
+      EXPECT_TRUE(error.find("'" + named + "'") != std::string::npos ||
+                  error.find("'" + named + "[") != std::string::npos)
+          << value << ": " << error;
+    }
+  }
+  for (const Leaf& field : fields) {
+    SCOPED_TRACE(field.path);
+    json j = good;
+    j[field.pointer.parent_pointer()].erase(field.pointer.back());
+    const std::string error = rejection(j.dump());
+    ASSERT_NE(error, "") << "accepted without it";
+    EXPECT_NE(error.find("'" + field.path + "' is missing"), std::string::npos) << error;
+  }
+}
+
+TEST(DeviceProfile, TextThatIsNotAProfileObjectIsRejected) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"{", "not JSON"},     {"", "not JSON"},         {"profile", "not JSON"}, {"{\"format\": 2,}", "not JSON"},
+      {"[]", "JSON object"}, {"[{}]", "JSON object"}, {"2", "JSON object"},    {"\"host\"", "JSON object"},
+      {"{}", "'format'"},    {"null", "JSON object"},
+  };
+  for (auto [text, fragment] : cases) {
+    const std::string error = rejection(text);
+    EXPECT_EQ(error.rfind("p.json: ", 0), 0u) << text << ": " << error;
+    EXPECT_NE(error.find(fragment), std::string::npos) << text << ": " << error;
+  }
+}
+
+TEST(DeviceProfile, LoadingAMissingFileNamesThePath) {
+  const std::string path = "/nonexistent/smelt/profile.json";
+  try {
+    load_profile(path);
+    ADD_FAILURE() << "loaded " << path;
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+  }
+  // A file that exists but is corrupt: named by its path.
+  const std::filesystem::path file = std::filesystem::temp_directory_path() /
+                                     ("smelt_cost_test_" + std::to_string(::getpid()) + ".json");
+  {
+    json j = shipped_json();
+    j["rates"][0]["op_ns"]["exp"] = -1;
+    std::ofstream(file) << j.dump();
+  }
+  try {
+    load_profile(file.string());
+    ADD_FAILURE() << "loaded a corrupt profile";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind(file.string() + ": ", 0), 0u) << e.what();
+    EXPECT_NE(std::string(e.what()).find("'rates[0].op_ns.exp'"), std::string::npos) << e.what();
+  }
+  // And a host profile loaded for another device.
+  std::ofstream(file) << profile_to_json(default_host_profile());
+  EXPECT_NO_THROW(load_profile(file.string(), "host"));
+  EXPECT_THROW(load_profile(file.string(), "cuda"), std::runtime_error);
+  std::filesystem::remove(file);
+}
+
+// ---------------------------------------------------------------------------
+// Load classification of lowered kernels
+
+// The kind of the load of `x` in the single kernel of `g` fused.
+AccessKind kind_of_load(const ir::Graph& g, const ir::Tensor& x, bool inside_reduction = false) {
+  const ir::Lowering l = ir::lower_graph(g, ir::materialize_outputs(g));
+  EXPECT_EQ(l.program.kernels.size(), 1u) << ir::print_program(l.program);
+  const ir::Kernel& k = l.program.kernels.at(0);
+  const int buffer = l.buffer_of.at(static_cast<size_t>(x.id));
+  for (const ir::KernelExpr& e : k.exprs)
+    if (e.kind == ir::KernelExpr::Kind::kLoad && e.buffer == buffer) return classify_load(k, e, inside_reduction);
+  ADD_FAILURE() << "no load of buffer " << buffer << "\n" << ir::print_program(l.program);
+  return AccessKind::kContiguous;
+}
+
+TEST(ClassifyLoad, Contiguous) {
+  ir::Graph g("g");
+  ir::Tensor x = ir::input(g, "x", DType::F32, {8, 16});
+  g.add_output(ir::exp(x));
+  EXPECT_EQ(kind_of_load(g, x), AccessKind::kContiguous);
+}
+
+TEST(ClassifyLoad, APermuteIsStrided) {
+  ir::Graph g("g");
+  ir::Tensor x = ir::input(g, "x", DType::F32, {16, 8});
+  g.add_output(ir::exp(ir::permute(x, {1, 0})));
+  EXPECT_EQ(kind_of_load(g, x), AccessKind::kStrided);
+}
+
+// reshape(permute(x)): the flat index is split again by floor-div and mod of
+// the innermost variable.
+TEST(ClassifyLoad, AReshapeOfAPermuteIsAGather) {
+  ir::Graph g("g");
+  ir::Tensor x = ir::input(g, "x", DType::F32, {4, 6});
+  g.add_output(ir::exp(ir::reshape(ir::permute(x, {1, 0}), {24})));
+  EXPECT_EQ(kind_of_load(g, x), AccessKind::kGather);
+  ir::Graph g2("g2");
+  ir::Tensor y = ir::input(g2, "y", DType::F32, {2, 4, 6});
+  g2.add_output(ir::exp(ir::reshape(ir::permute(y, {0, 2, 1}), {2, 24})));
+  EXPECT_EQ(kind_of_load(g2, y), AccessKind::kGather);
+}
+
+TEST(ClassifyLoad, ABroadcastColumnIsABroadcast) {
+  ir::Graph g("g");
+  ir::Tensor x = ir::input(g, "x", DType::F32, {8, 16});
+  ir::Tensor col = ir::input(g, "col", DType::F32, {8, 1});
+  g.add_output(ir::add(x, ir::broadcast(col, {8, 16})));
+  EXPECT_EQ(kind_of_load(g, col), AccessKind::kBroadcast);
+  EXPECT_EQ(kind_of_load(g, x), AccessKind::kContiguous);
+  // A broadcast row moves with the innermost variable: contiguous.
+  ir::Graph g2("g2");
+  ir::Tensor row = ir::input(g2, "row", DType::F32, {16});
+  g2.add_output(ir::exp(ir::broadcast(row, {8, 16})));
+  EXPECT_EQ(kind_of_load(g2, row), AccessKind::kContiguous);
+}
+
+TEST(ClassifyLoad, APadIsMasked) {
+  ir::Graph g("g");
+  ir::Tensor x = ir::input(g, "x", DType::F32, {8, 16});
+  g.add_output(ir::exp(ir::pad(x, {0, 1}, {0, 1})));
+  EXPECT_EQ(kind_of_load(g, x), AccessKind::kMasked);
+}
+
+// Inside a reduction the innermost variable is the reduced one.
+TEST(ClassifyLoad, InsideAReductionTheReducedAxisDecides) {
+  ir::Graph inner("inner");
+  ir::Tensor x = ir::input(inner, "x", DType::F32, {8, 16});
+  inner.add_output(ir::reduce_sum(x, {1}));
+  EXPECT_EQ(kind_of_load(inner, x, true), AccessKind::kContiguous);
+  ir::Graph outer("outer");
+  ir::Tensor y = ir::input(outer, "y", DType::F32, {8, 16});
+  outer.add_output(ir::reduce_sum(y, {0}));
+  EXPECT_EQ(kind_of_load(outer, y, true), AccessKind::kStrided);
+}
+
+// ---------------------------------------------------------------------------
+// Predictions
+
+// A chain of elementwise ops over `shape`: one kernel per op, or one kernel.
+struct Chain {
+  ir::Graph g{"chain"};
+  Chain(ir::Shape shape, const std::vector<Op>& ops) {
+    ir::Tensor v = ir::input(g, "x", DType::F32, shape);
+    for (Op op : ops) v = ir::apply(op, {v});
+    g.add_output(v);
+  }
+  ir::KernelProgram unfused() const {
+    return ir::lower_graph(g, ir::materialize_everything(g), {.merge_horizontally = false}).program;
+  }
+  ir::KernelProgram fused() const { return ir::lower_graph(g, ir::materialize_outputs(g)).program; }
+};
+
+void expect_fusing_is_faster(const std::vector<Op>& ops) {
+  const int64_t n = 1 << 20;
+  for (const ir::Shape& shape : {ir::Shape{n}, ir::Shape{1024, 1024}}) {
+    SCOPED_TRACE(shape.size() == 1 ? "[1M]" : "[1024,1024]");
+    const Chain chain(shape, ops);
+    const ir::KernelProgram unfused = chain.unfused(), fused = chain.fused();
+    ASSERT_EQ(unfused.kernels.size(), ops.size());
+    ASSERT_EQ(fused.kernels.size(), 1u);
+    for (unsigned threads : {1u, 2u, 8u}) {
+      SCOPED_TRACE(std::to_string(threads) + " threads");
+      const DeviceProfile p = default_host_profile().for_threads(threads);
+      EXPECT_LT(predict_program_us(fused, p), predict_program_us(unfused, p));
+    }
+  }
+}
+
+// exp → neg → abs: one pass over memory instead of three.
+TEST(Predict, FusingAChainIsPredictedFaster) {
+  expect_fusing_is_faster({Op::Exp, Op::Neg, Op::Abs});
+  const int64_t n = 1 << 20;
+  const Chain chain({1024, 1024}, {Op::Exp, Op::Neg, Op::Abs});
+  const ir::KernelProgram unfused = chain.unfused(), fused = chain.fused();
+  const DeviceProfile p = default_host_profile().for_threads(1);
+  const KernelCost one = predict(fused, fused.kernels[0], p);
+  EXPECT_EQ(one.threads, 1u);
+  EXPECT_DOUBLE_EQ(one.bytes_read, 4.0 * n);
+  EXPECT_DOUBLE_EQ(one.bytes_written, 4.0 * n);
+  EXPECT_DOUBLE_EQ(one.working_set_bytes, 8.0 * n);
+  EXPECT_DOUBLE_EQ(one.fixed_us, p.at(1).kernel_us);
+  const double lo = std::min(one.memory_us, one.compute_us), hi = std::max(one.memory_us, one.compute_us);
+  EXPECT_NEAR(one.total_us, one.fixed_us + hi + p.overlap * lo, 1e-9);
+  // A program costs its fixed cost once, plus its kernels.
+  double kernels_us = 0;
+  for (const ir::Kernel& k : unfused.kernels) kernels_us += predict(unfused, k, p).total_us;
+  EXPECT_NEAR(predict_program_us(unfused, p), p.at(1).program_us + kernels_us, 1e-9);
+  EXPECT_NEAR(predict_program_us(fused, p), p.at(1).program_us + one.total_us, 1e-9);
+  // The unfused program moves the two intermediates through memory as well.
+  double unfused_bytes = 0;
+  for (const ir::Kernel& k : unfused.kernels) {
+    const KernelCost c = predict(unfused, k, p);
+    unfused_bytes += c.bytes_read + c.bytes_written;
+  }
+  EXPECT_DOUBLE_EQ(unfused_bytes, 3 * 8.0 * n);
+}
+
+
+// Math calls that feed each other pay the profile's call-chain factor on
+// every call; independent calls do not.
+TEST(Predict, ChainedMathCallsPayTheCallChainFactor) {
+  const DeviceProfile p = default_host_profile().for_threads(1);
+  const ThreadRates& r = p.at(1);
+  ASSERT_GE(r.call_chain_factor.size(), 2u);
+  EXPECT_EQ(r.call_chain_factor[0], 1.0);
+  const int64_t n = 4096;  // rank 1, one chunk: no per-row cost, one thread
+  auto compute_us = [&](const std::function<ir::Tensor(ir::Tensor)>& body) {
+    ir::Graph g("g");
+    g.add_output(body(ir::input(g, "x", DType::F32, {n})));
+    const ir::KernelProgram prog = ir::lower_graph(g, ir::materialize_outputs(g)).program;
+    EXPECT_EQ(prog.kernels.size(), 1u);
+    return predict(prog, prog.kernels[0], p).compute_us;
+  };
+  const double sin_ns = op_ns(r, "sin"), cos_ns = op_ns(r, "cos"), add_ns = op_ns(r, "add");
+  EXPECT_NEAR(compute_us([](ir::Tensor x) { return ir::sin(x); }), n * sin_ns / 1000, 1e-9);
+  EXPECT_NEAR(compute_us([](ir::Tensor x) { return ir::add(ir::sin(x), ir::cos(x)); }),
+              n * (sin_ns + cos_ns + add_ns) / 1000, 1e-9);
+  EXPECT_NEAR(compute_us([](ir::Tensor x) { return ir::sin(ir::sin(x)); }),
+              n * 2 * sin_ns * r.call_chain_factor[1] / 1000, 1e-9);
+  // Longer than the measured chains: the last factor.
+  const size_t longest = r.call_chain_factor.size() + 3;
+  EXPECT_NEAR(compute_us([&](ir::Tensor x) {
+                for (size_t i = 0; i < longest; ++i) x = ir::sin(x);
+                return x;
+              }),
+              n * static_cast<double>(longest) * sin_ns * r.call_chain_factor.back() / 1000, 1e-9);
+}
+
+// An inlined value is recomputed in each kernel that uses it.
+TEST(Predict, RecomputationIsPaidInEveryConsumer) {
+  const DeviceProfile p = default_host_profile().for_threads(1);
+  const ThreadRates& r = p.at(1);
+  const int64_t n = 4096;
+  auto kernel_with_exps = [&](int copies) {
     ir::KernelProgram prog;
-    int x = ir::add_buffer(prog, "x", {DType::F32, {4096}}, BufferKind::kInput, 0);
-    int y = ir::add_buffer(prog, "y", {DType::F32, {4096}}, BufferKind::kOutput, 0);
-    prog.kernels.push_back({"k", {4096}, {}, {}, {}, {}});
+    int x = ir::add_buffer(prog, "x", {DType::F32, {n}}, BufferKind::kInput, 0);
+    int y = ir::add_buffer(prog, "y", {DType::F32, {n}}, BufferKind::kOutput, 0);
+    prog.kernels.push_back({"k", {n}, {}, {}, {}, {}});
     ir::KernelBuilder b(prog.kernels.back());
     int v = b.load(x, {b.var(0)}, DType::F32);
     int sum = b.op(Op::Exp, {v}, DType::F32);
@@ -125,8 +692,32 @@ TEST(Predict, RecomputationIsPaidInEveryConsumer) {
     b.output(y, sum);
     return prog;
   };
-  auto once = kernel_with_exps(1), thrice = kernel_with_exps(3);
-  EXPECT_LT(predict(once, once.kernels[0], p).compute_us, predict(thrice, thrice.kernels[0], p).compute_us);
+  const auto once = kernel_with_exps(1), thrice = kernel_with_exps(3);
+  const double c1 = predict(once, once.kernels[0], p).compute_us, c3 = predict(thrice, thrice.kernels[0], p).compute_us;
+  EXPECT_NEAR(c1, n * op_ns(r, "exp") / 1000, 1e-9);
+  EXPECT_NEAR(c3 - c1, n * 2 * (op_ns(r, "exp") + op_ns(r, "add")) / 1000, 1e-9);
+
+  // Through the lowering: e = exp(x) feeds two outputs; left inlined, each
+  // output's kernel computes it; materialized, it is computed once.
+  ir::Graph g("shared");
+  ir::Tensor e = ir::exp(ir::input(g, "x", DType::F32, {n}));
+  g.add_output(ir::neg(e));
+  g.add_output(ir::abs(e));
+  std::vector<bool> with_e = ir::materialize_outputs(g);
+  with_e.resize(g.nodes().size(), false);
+  with_e[static_cast<size_t>(e.id)] = true;
+  const ir::KernelProgram inlined = ir::lower_graph(g, ir::materialize_outputs(g), {.merge_horizontally = false}).program;
+  const ir::KernelProgram shared = ir::lower_graph(g, with_e, {.merge_horizontally = false}).program;
+  ASSERT_EQ(inlined.kernels.size(), 2u);
+  ASSERT_EQ(shared.kernels.size(), 3u);
+  double inlined_compute = 0, shared_compute = 0;
+  for (const ir::Kernel& k : inlined.kernels) {
+    const double c = predict(inlined, k, p).compute_us;
+    EXPECT_GE(c, n * op_ns(r, "exp") / 1000) << k.name;
+    inlined_compute += c;
+  }
+  for (const ir::Kernel& k : shared.kernels) shared_compute += predict(shared, k, p).compute_us;
+  EXPECT_NEAR(inlined_compute - shared_compute, n * op_ns(r, "exp") / 1000, 1e-9);
 }
 
 TEST(Predict, ContractionsCountTwoFlopsPerMultiplyAdd) {
@@ -140,12 +731,28 @@ TEST(Predict, ContractionsCountTwoFlopsPerMultiplyAdd) {
   int product = b.op(Op::Mul, {b.load(a, {b.var(0), b.var(2)}, DType::F32), b.load(bm, {b.var(2), b.var(1)}, DType::F32)},
                      DType::F32);
   b.output(c, b.reduce(Op::ReduceSum, product, DType::F32, true));
-  const DeviceProfile& p = default_host_profile();
-  KernelCost cost = predict(prog, prog.kernels[0], p);
-  EXPECT_DOUBLE_EQ(cost.flops, 2.0 * M * N * K);
-  EXPECT_NEAR(cost.compute_us, cost.flops / p.matmul_gflops(M, N, K) / 1000, 1e-9);
-  // Each operand is read once (ideal reuse), not once per output element.
-  EXPECT_DOUBLE_EQ(cost.bytes_read, 4.0 * (M * K + K * N));
+  for (unsigned threads : {1u, 2u}) {
+    SCOPED_TRACE(threads);
+    const DeviceProfile p = default_host_profile().for_threads(threads);
+    const KernelCost cost = predict(prog, prog.kernels[0], p);
+    EXPECT_DOUBLE_EQ(cost.flops, 2.0 * M * N * K);
+    EXPECT_NEAR(cost.compute_us, cost.flops / matmul_gflops(p.at(cost.threads), 1, M, N, K) / 1000, 1e-9);
+    // Each operand is read once (ideal reuse), not once per output element.
+    EXPECT_DOUBLE_EQ(cost.bytes_read, 4.0 * (M * K + K * N));
+    EXPECT_DOUBLE_EQ(cost.bytes_written, 4.0 * M * N);
+  }
+
+  // A batched matmul through the lowering: the batch multiplies the flops.
+  ir::Graph g("bmm");
+  const int64_t B = 3;
+  g.add_output(ir::matmul(ir::input(g, "a", DType::F32, {B, M, K}), ir::input(g, "b", DType::F32, {B, K, N})));
+  const ir::KernelProgram bmm = ir::lower_graph(g, ir::materialize_outputs(g)).program;
+  ASSERT_EQ(bmm.kernels.size(), 1u);
+  const DeviceProfile p = default_host_profile().for_threads(1);
+  const KernelCost cost = predict(bmm, bmm.kernels[0], p);
+  EXPECT_DOUBLE_EQ(cost.flops, 2.0 * B * M * N * K);
+  EXPECT_NEAR(cost.compute_us, cost.flops / matmul_gflops(p.at(1), B, M, N, K) / 1000, 1e-9);
+  EXPECT_NEAR(matmul_work_ns(p, B, M, N, K), cost.flops / matmul_gflops(p.at(1), B, M, N, K), 1e-6);
 }
 
 // A concat along rows of six exps is decided per row (ir/kernel_branches.h):
@@ -158,13 +765,73 @@ TEST(Predict, ABranchPerRegionIsChargedOnlyWhereItIsTaken) {
   g.add_output(ir::concat(parts, 0));
   ir::Graph one("one");
   one.add_output(ir::exp(ir::input(one, "x", DType::F32, {6 * 64, 1024})));
-  const DeviceProfile& p = default_host_profile();
-  const ir::KernelProgram six_ways = ir::lower_to_kernels(g, ir::materialize_outputs(g));
-  const ir::KernelProgram single = ir::lower_to_kernels(one, ir::materialize_outputs(one));
-  ASSERT_EQ(six_ways.kernels.size(), 1u);
-  const KernelCost split = predict(six_ways, six_ways.kernels[0], p), whole = predict(single, single.kernels[0], p);
-  EXPECT_NEAR(split.compute_us, whole.compute_us, 1e-9);
-  EXPECT_DOUBLE_EQ(split.bytes_read, whole.bytes_read);
+  for (unsigned threads : {1u, 2u}) {
+    SCOPED_TRACE(threads);
+    const DeviceProfile p = default_host_profile().for_threads(threads);
+    const ir::KernelProgram six_ways = ir::lower_to_kernels(g, ir::materialize_outputs(g));
+    const ir::KernelProgram single = ir::lower_to_kernels(one, ir::materialize_outputs(one));
+    ASSERT_EQ(six_ways.kernels.size(), 1u);
+    const KernelCost split = predict(six_ways, six_ways.kernels[0], p), whole = predict(single, single.kernels[0], p);
+    EXPECT_NEAR(split.compute_us, whole.compute_us, 1e-9);
+    EXPECT_DOUBLE_EQ(split.bytes_read, whole.bytes_read);
+    // Charging every branch everywhere would cost six exps per element.
+    EXPECT_LT(split.compute_us, 2 * whole.compute_us);
+  }
+}
+
+// A profile whose fixed costs say which entry and whether a dispatch was charged.
+DeviceProfile distinct_fixed_costs() {
+  DeviceProfile p = default_host_profile();
+  EXPECT_EQ(p.rates.size(), 2u);
+  EXPECT_EQ(p.rates[1].threads, 2u);
+  p.rates[0].kernel_us = 1;
+  p.rates[0].dispatch_us = 100;  // never charged: one thread dispatches nothing
+  p.rates[1].kernel_us = 2;
+  p.rates[1].dispatch_us = 5;
+  return p;
+}
+
+TEST(Predict, ASmallKernelRunsInlineOnOneThread) {
+  const DeviceProfile p = distinct_fixed_costs().for_threads(2);
+  ir::Graph g("small");
+  g.add_output(ir::exp(ir::input(g, "x", DType::F32, {64})));
+  const ir::KernelProgram prog = ir::lower_graph(g, ir::materialize_outputs(g)).program;
+  const KernelCost c = predict(prog, prog.kernels[0], p);
+  EXPECT_EQ(c.threads, 1u);
+  EXPECT_DOUBLE_EQ(c.fixed_us, 1.0);  // kernel_us of the 1-thread entry, no dispatch
+  EXPECT_DOUBLE_EQ(c.fixed_us, p.at(1).kernel_us);
+}
+
+TEST(Predict, ABigKernelIsSplitOverTwoThreadsAndPaysTheDispatch) {
+  ir::Graph g("big");
+  g.add_output(ir::exp(ir::input(g, "x", DType::F32, {256, 1024})));
+  const ir::KernelProgram prog = ir::lower_graph(g, ir::materialize_outputs(g)).program;
+  const DeviceProfile two = distinct_fixed_costs().for_threads(2);
+  const KernelCost c = predict(prog, prog.kernels[0], two);
+  EXPECT_EQ(c.threads, 2u);
+  EXPECT_DOUBLE_EQ(c.fixed_us, 2.0 + 5.0);  // the 2-thread entry's kernel_us + dispatch_us
+  // On one thread the same kernel runs inline on the 1-thread entry.
+  const KernelCost inline_cost = predict(prog, prog.kernels[0], distinct_fixed_costs().for_threads(1));
+  EXPECT_EQ(inline_cost.threads, 1u);
+  EXPECT_DOUBLE_EQ(inline_cost.fixed_us, 1.0);
+  // More threads than entries: the largest measured entry (2) is used.
+  const KernelCost many = predict(prog, prog.kernels[0], distinct_fixed_costs().for_threads(64));
+  EXPECT_GT(many.threads, 2u);
+  EXPECT_DOUBLE_EQ(many.fixed_us, 2.0 + 5.0);
+  // The shipped profile's 2-thread entry is what a 2-thread run is costed with.
+  const DeviceProfile shipped = default_host_profile().for_threads(2);
+  const KernelCost c2 = predict(prog, prog.kernels[0], shipped);
+  EXPECT_EQ(c2.threads, 2u);
+  EXPECT_DOUBLE_EQ(c2.fixed_us, shipped.at(2).kernel_us + shipped.at(2).dispatch_us);
+}
+
+TEST(Predict, WorkEstimatesUseTheProfilesThreads) {
+  const DeviceProfile one = default_host_profile().for_threads(1), two = default_host_profile().for_threads(2);
+  EXPECT_DOUBLE_EQ(elementwise_work_ns(one, "exp", 1000), 1000 * op_ns(one.at(1), "exp"));
+  EXPECT_DOUBLE_EQ(elementwise_work_ns(two, "exp", 1000), 1000 * op_ns(two.at(2), "exp"));
+  EXPECT_DOUBLE_EQ(matmul_work_ns(one, 1, 64, 4096, 1024),
+                   2.0 * 64 * 4096 * 1024 / matmul_gflops(one.at(1), 1, 64, 4096, 1024));
+  EXPECT_GT(reduction_work_ns(one, 1000), 0);
 }
 
 }  // namespace

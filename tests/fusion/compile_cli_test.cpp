@@ -3,12 +3,15 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "tests/support/smelt_cli_fixture.h"
 
@@ -62,17 +65,160 @@ TEST_F(CompileCli, NoFusionKeepsOneKernelPerOp) {
   EXPECT_NE(plain.out.find("1 kernel, "), std::string::npos) << plain.out;
 }
 
-// A profile with a 1000 µs launch: every kernel costs at least that.
+nlohmann::json shipped_profile() {
+  return nlohmann::json::parse(
+      smelt_testing::read_text_file(fs::path(SMELT_SOURCE_DIR) / "cost/profiles/host.json"));
+}
+
+// A profile whose kernels cost 1000 µs each, at every thread count: every
+// kernel costs at least that, and fusing down to one kernel saves it.
 TEST_F(CompileCli, ProfileChangesThePrediction) {
-  nlohmann::json profile = nlohmann::json::parse(smelt_testing::read_text_file(fs::path(SMELT_SOURCE_DIR) / "cost/profiles/host.json"));
-  profile["launch_overhead_us"] = 1000.0;
-  const fs::path path = write("slow_launch.json", profile.dump());
+  nlohmann::json profile = shipped_profile();
+  for (nlohmann::json& rates : profile["rates"]) rates["kernel_us"] = 1000.0;
+  const fs::path path = write("slow_kernels.json", profile.dump());
   const Result r = smelt("compile " + example("luminal_subexpr") + " --json --profile '" + path.string() + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
-  EXPECT_GE(j["predicted_us_before"].get<double>(), 3000.0);
+  const Result plain = smelt("compile " + example("luminal_subexpr") + " --json");
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  const nlohmann::json shipped = nlohmann::json::parse(plain.out);
+  EXPECT_LT(shipped["predicted_us_after"].get<double>(), 1000.0);
+  EXPECT_GE(j["predicted_us_before"].get<double>(), 1000.0 * j["kernels_before"].get<double>());
+  EXPECT_GE(j["kernels_before"].get<int>(), 3);
+  EXPECT_EQ(j["kernels_after"], 1);
   EXPECT_GE(j["predicted_us_after"].get<double>(), 1000.0);
   EXPECT_LT(j["predicted_us_after"].get<double>(), 1100.0);
+  // The shipped file itself predicts what the built-in profile does.
+  const Result same = smelt("compile " + example("luminal_subexpr") + " --json --profile '" + SMELT_SOURCE_DIR +
+                            "/cost/profiles/host.json'");
+  ASSERT_EQ(same.exit_code, 0) << same.err;
+  EXPECT_EQ(nlohmann::json::parse(same.out)["predicted_us_after"], shipped["predicted_us_after"]);
+}
+
+// A corrupt profile: exit 1, nothing on stdout, and the file and the field
+// named on stderr, for `smelt compile` and `smelt run`.
+TEST_F(CompileCli, CorruptProfileExitsOneNamingTheField) {
+  struct Case {
+    std::string what, field;
+    std::function<std::string()> text;
+  };
+  auto edited = [](std::function<void(nlohmann::json&)> edit) {
+    return [edit] {
+      nlohmann::json j = shipped_profile();
+      edit(j);
+      return j.dump();
+    };
+  };
+  const std::vector<Case> cases = {
+      {"negative op", "rates[0].op_ns.exp", edited([](nlohmann::json& j) { j["rates"][0]["op_ns"]["exp"] = -1; })},
+      {"kernel_us as text", "rates[1].kernel_us",
+       edited([](nlohmann::json& j) { j["rates"][1]["kernel_us"] = "fast"; })},
+      {"zero gflops", "rates[0].matmul[0].gflops",
+       edited([](nlohmann::json& j) { j["rates"][0]["matmul"][0]["gflops"] = 0; })},
+      {"sizes not increasing", "rates[0].read.strided[1]",
+       edited([](nlohmann::json& j) {
+         nlohmann::json& c = j["rates"][0]["read"]["strided"];
+         c[1][0] = c[0][0];
+       })},
+      {"threads not increasing", "rates[1].threads", edited([](nlohmann::json& j) { j["rates"][1]["threads"] = 1; })},
+      {"old format", "format", edited([](nlohmann::json& j) { j["format"] = 1; })},
+      {"missing rates", "rates", edited([](nlohmann::json& j) { j.erase("rates"); })},
+      {"device tpu", "device", edited([](nlohmann::json& j) { j["device"] = "tpu"; })},
+      {"dispatch 1e400", "rates[1].dispatch_us",
+       [] {
+         nlohmann::json j = shipped_profile();
+         j["rates"][1]["dispatch_us"] = 123456.5;
+         std::string text = j.dump();
+         text.replace(text.find("123456.5"), 8, "1e400");
+         return text;
+       }},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    const fs::path bad = write("bad profile.json", c.text());
+    for (const std::string& command :
+         {"compile " + example("luminal_fusion") + " --json", "run " + example("luminal_fusion") + " --json",
+          "run " + example("luminal_fusion") + " --reps 2"}) {
+      SCOPED_TRACE(command);
+      const Result r = smelt(command + " --profile '" + bad.string() + "'");
+      EXPECT_EQ(r.exit_code, 1) << r.err;
+      EXPECT_TRUE(r.out.empty()) << r.out;
+      EXPECT_NE(r.err.find(bad.string()), std::string::npos) << r.err;
+      EXPECT_NE(r.err.find("'" + c.field + "'"), std::string::npos) << r.err;
+      EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
+    }
+  }
+  const Result not_json = smelt("compile " + example("luminal_fusion") + " --profile '" +
+                                write("not.json", "{\"format\": 2,").string() + "'");
+  EXPECT_EQ(not_json.exit_code, 1);
+  EXPECT_NE(not_json.err.find("not JSON"), std::string::npos) << not_json.err;
+  const Result array = smelt("run " + example("luminal_fusion") + " --profile '" + write("array.json", "[]").string() + "'");
+  EXPECT_EQ(array.exit_code, 1);
+  EXPECT_TRUE(array.out.empty()) << array.out;
+  EXPECT_NE(array.err.find("array.json"), std::string::npos) << array.err;
+}
+
+// A profile measured on another device costs the host wrongly: the host
+// compile rejects it (cost::load_profile's expected_device).
+TEST_F(CompileCli, ProfileForAnotherDeviceIsRejected) {
+  nlohmann::json profile = shipped_profile();
+  profile["device"] = "cuda";
+  const fs::path path = write("cuda.json", profile.dump());
+  for (const std::string& command : {"compile " + example("luminal_fusion") + " --json",
+                                     "run " + example("luminal_fusion") + " --json --reps 1"}) {
+    SCOPED_TRACE(command);
+    const Result r = smelt(command + " --profile '" + path.string() + "'");
+    EXPECT_EQ(r.exit_code, 1) << r.out;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    EXPECT_NE(r.err.find("'device'"), std::string::npos) << r.err;
+  }
+}
+
+// --measure: each candidate predicted and timed, the fastest measured kept.
+TEST_F(CompileCli, MeasureReportsEveryCandidateAndKeepsTheFastest) {
+  const Result r = smelt("compile " + example("ratchet_permute") + " --json --measure 4 --threads 1");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.contains("measured")) << r.out;
+  ASSERT_GE(j["measured"].size(), 2u);
+  int chosen = 0, unfused = 0, picks = 0;
+  double least = 1e300;
+  for (const nlohmann::json& m : j["measured"])
+    for (const char* key : {"predicted_us", "median_us", "kernels", "model_pick", "chosen"})
+      ASSERT_TRUE(m.contains(key)) << key << " in " << m.dump();
+  for (const nlohmann::json& m : j["measured"]) least = std::min(least, m["median_us"].get<double>());
+  for (const nlohmann::json& m : j["measured"]) {
+    chosen += m["chosen"].get<bool>();
+    unfused += m["unfused"].get<bool>();
+    picks += m["model_pick"].get<bool>();
+    if (m["chosen"].get<bool>()) {
+      EXPECT_EQ(m["median_us"].get<double>(), least);
+      EXPECT_EQ(m["kernels"], j["kernels_after"]);
+    }
+  }
+  EXPECT_EQ(chosen, 1);
+  EXPECT_EQ(unfused, 1);
+  EXPECT_EQ(picks, 1);
+  ASSERT_TRUE(j.contains("model_pick_fastest"));
+  ASSERT_TRUE(j.contains("model_pick_vs_fastest"));
+  EXPECT_GE(j["model_pick_vs_fastest"].get<double>(), 1.0);
+
+  const Result text = smelt("compile " + example("luminal_fusion") + " --measure 2 --threads 1");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("median_us"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("unfused"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("chosen (fastest)"), std::string::npos) << text.out;
+  // Without --measure the JSON has no measurements.
+  const Result plain = smelt("compile " + example("luminal_fusion") + " --json");
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_FALSE(nlohmann::json::parse(plain.out).contains("measured"));
+}
+
+TEST_F(CompileCli, MeasureIsForTheHostOnly) {
+  const Result r = smelt("compile " + example("luminal_fusion") + " --measure 2 --target cuda");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--measure"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty());
 }
 
 TEST_F(CompileCli, BadInputExitsOneAndUsageTwo) {
@@ -81,10 +227,17 @@ TEST_F(CompileCli, BadInputExitsOneAndUsageTwo) {
   const Result malformed = smelt("compile '" + bad.string() + "' --json");
   EXPECT_EQ(malformed.exit_code, 1);
   EXPECT_TRUE(malformed.out.empty());
-  const fs::path not_a_profile = write("profile.json", "{\"launch_overhead_us\": \"fast\"}");
+  nlohmann::json corrupt = shipped_profile();
+  corrupt["rates"][0]["kernel_us"] = "fast";
+  const fs::path not_a_profile = write("profile.json", corrupt.dump());
   const Result profile = smelt("compile " + example("luminal_fusion") + " --profile '" + not_a_profile.string() + "'");
   EXPECT_EQ(profile.exit_code, 1);
+  EXPECT_TRUE(profile.out.empty()) << profile.out;
   EXPECT_NE(profile.err.find("profile.json"), std::string::npos) << profile.err;
+  EXPECT_NE(profile.err.find("'rates[0].kernel_us'"), std::string::npos) << profile.err;
+  const Result missing = smelt("compile " + example("luminal_fusion") + " --profile '" + (dir_ / "none.json").string() + "'");
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_NE(missing.err.find((dir_ / "none.json").string()), std::string::npos) << missing.err;
   EXPECT_EQ(smelt("compile").exit_code, 2);
   EXPECT_EQ(smelt("compile " + example("luminal_fusion") + " --json --report").exit_code, 2);
   EXPECT_EQ(smelt("compile " + example("luminal_fusion") + " --time-limit 0").exit_code, 2);

@@ -1,0 +1,145 @@
+#include "cli/calibrate_command.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "cli/commands.h"
+#include "cli/format.h"
+#include "cost/scatter_plot.h"
+#include "smelt/calibrate.h"
+#include "smelt/smelt.h"
+
+namespace cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Writes through a temporary file, so a failure leaves no partial output.
+void write_atomically(const fs::path& path, const std::string& text) {
+  const fs::path tmp = path.string() + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    if (!out || !(out << text) || !out.flush()) {
+      std::error_code ignored;
+      fs::remove(tmp, ignored);
+      throw std::runtime_error(path.string() + ": cannot write");
+    }
+  }
+  fs::rename(tmp, path);
+}
+
+std::string summary_line(const smelt::ValidationSummary& s, const char* what) {
+  return formatted("spearman=%.3f", s.spearman) + formatted(" median_abs_err=%.3f", s.median_abs_err) +
+         formatted(" max_abs_err=%.3f", s.max_abs_err) + " " + what + "=" + std::to_string(s.count);
+}
+
+std::vector<unsigned> thread_counts(unsigned up_to) {
+  if (up_to == 0) return {};
+  std::vector<unsigned> t;
+  for (unsigned n = 1; n < up_to; n *= 2) t.push_back(n);
+  t.push_back(up_to);
+  return t;
+}
+
+}  // namespace
+
+int calibrate_command(const CalibrateOptions& options) {
+  if (options.device != "host") {
+    std::cerr << "error: calibrate --device " << options.device
+              << ": needs its GPU and driver on this machine; only --device host can be calibrated here\n";
+    return kBadInput;
+  }
+  const fs::path profile_path = options.output;
+  fs::path png_path = profile_path;
+  png_path.replace_extension(".png");
+  smelt::CalibrateOptions o;
+  o.device = options.device;
+  o.quick = options.quick;
+  o.threads = thread_counts(options.threads);
+  o.graphs = options.validate;
+  o.random_graphs = options.random;
+  o.seed = options.seed;
+  o.save_graphs = options.save_graphs;
+  try {
+    for (const std::string& file : options.validate) (void)smelt::load_graph(file);  // bad input before minutes of work
+    if (!options.validate_only.empty()) o.existing = smelt::load_device_profile(options.validate_only, options.device);
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return kBadInput;
+  }
+  // A progress bar on a terminal only, so pipes and files get just the results.
+  if (::isatty(STDOUT_FILENO) && ::isatty(STDERR_FILENO))
+    o.progress = [](size_t done, size_t total, const std::string& what) {
+      const int width = 30;
+      const int filled = total ? static_cast<int>(width * done / total) : width;
+      std::cerr << "\r\033[K[" << std::string(static_cast<size_t>(filled), '#')
+                << std::string(static_cast<size_t>(width - filled), '.') << "] " << done << "/" << total << " "
+                << what << (done == total ? "\r\033[K" : "") << std::flush;
+    };
+  smelt::CalibrationReport report = smelt::calibrate(o);
+
+  cost::ScatterPlot plot;
+  plot.title = "smelt cost model on " + report.calibration.profile.cpu + ": " + std::to_string(report.kernels.count) +
+               " held-out kernels";
+  plot.x_label = "predicted us";
+  plot.y_label = "measured us (median)";
+  for (const smelt::ValidationPoint& p : report.points)
+    if (!p.program && p.predicted_us > 0 && p.measured_us > 0) plot.points.push_back({p.predicted_us, p.measured_us});
+  try {
+    if (options.validate_only.empty()) write_atomically(profile_path, smelt::calibration_json(report));
+    if (!plot.points.empty()) cost::write_scatter_png(png_path.string(), plot);
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return kBadInput;
+  }
+
+  if (options.json) {
+    auto summary = [](const smelt::ValidationSummary& s) {
+      return nlohmann::ordered_json{{"count", s.count}, {"spearman", s.spearman}, {"median_abs_err", s.median_abs_err},
+                                    {"max_abs_err", s.max_abs_err}, {"max_factor", s.max_factor}};
+    };
+    nlohmann::ordered_json j = {{"profile", options.validate_only.empty() ? profile_path.string() : options.validate_only},
+                                {"plot", plot.points.empty() ? "" : png_path.string()},
+                                {"cpu", report.calibration.profile.cpu},
+                                {"overlap", report.calibration.profile.overlap},
+                                {"kernels", summary(report.kernels)},
+                                {"programs", summary(report.programs)}};
+    std::cout << j.dump() << "\n";
+    return kOk;
+  }
+  // The kernels furthest off, to look at with `smelt compile --report`.
+  std::vector<const smelt::ValidationPoint*> worst;
+  for (const smelt::ValidationPoint& p : report.points)
+    if (!p.program && p.predicted_us > 0 && p.measured_us > 0) worst.push_back(&p);
+  auto factor = [](const smelt::ValidationPoint* p) {
+    return std::max(p->predicted_us / p->measured_us, p->measured_us / p->predicted_us);
+  };
+  std::sort(worst.begin(), worst.end(), [&](auto* a, auto* b) { return factor(a) > factor(b); });
+  if (worst.size() > 10) worst.resize(10);
+  std::cout << "kernels furthest off (predicted, measured median us):\n";
+  for (const smelt::ValidationPoint* p : worst)
+    std::cout << formatted("  %10.1f", p->predicted_us) << formatted(" %10.1f", p->measured_us)
+              << formatted("  %5.2fx  ", p->measured_us / p->predicted_us) << p->threads << "t  " << p->what << "\n";
+  // Per source: how far the programs are off.
+  std::cout << "programs (predicted vs measured median, us):\n";
+  for (const smelt::ValidationPoint& p : report.points)
+    if (p.program)
+      std::cout << formatted("  %10.1f", p.predicted_us) << formatted(" %10.1f", p.measured_us)
+                << formatted("  %5.2fx  ", p.measured_us / p.predicted_us) << p.threads << "t  " << p.what << "\n";
+  if (options.validate_only.empty())
+    std::cout << "profile: " << profile_path.string() << " (" << report.calibration.samples.size()
+              << " measurements, overlap " << formatted("%.2f", report.calibration.profile.overlap) << ")\n";
+  if (!plot.points.empty()) std::cout << "plot: " << png_path.string() << "\n";
+  std::cout << "programs: " << summary_line(report.programs, "programs") << "\n";
+  std::cout << summary_line(report.kernels, "kernels") << "\n";
+  return kOk;
+}
+
+}  // namespace cli

@@ -1,0 +1,490 @@
+#include "cost/calibrate.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <fstream>
+#include <random>
+#include <thread>
+
+#include "cost/predict.h"
+#include "ir/builder.h"
+#include "ir/lower_to_kernels.h"
+#include "runtime/executable.h"
+#include "runtime/host_device.h"
+#include "runtime/thread_pool.h"
+
+namespace cost {
+namespace {
+
+using ir::DType;
+
+constexpr const char* kUnaryOps[] = {"neg", "exp", "exp2", "log", "log2", "sin", "cos", "tanh", "sqrt",
+                                     "rsqrt", "recip", "abs", "relu", "sigmoid", "gelu", "erf"};
+constexpr const char* kBinaryOps[] = {"add", "sub", "mul", "div", "max", "min", "pow"};
+
+ir::Tensor apply_named(const std::string& op, ir::Tensor a, ir::Tensor b) {
+  const std::optional<ir::Op> parsed = ir::parse_op(op);
+  if (!parsed) throw std::logic_error("calibrate: unknown op " + op);
+  if (ir::op_info(*parsed).arity == 1) return ir::apply(*parsed, {a});
+  return ir::apply(*parsed, {a, b});
+}
+
+// One fused kernel computing the graph's outputs.
+ir::KernelProgram fused(const ir::Graph& g) { return ir::lower_graph(g, ir::materialize_outputs(g)).program; }
+
+std::string today() {
+  const std::time_t now = std::time(nullptr);
+  char buffer[16];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%d", std::gmtime(&now));
+  return buffer;
+}
+
+// Rows × 1024 columns of f32 holding about `bytes` bytes per operand.
+ir::Shape rows_of(double bytes) {
+  const int64_t elements = std::max<int64_t>(1024, static_cast<int64_t>(bytes / 4));
+  return {std::max<int64_t>(1, elements / 1024), 1024};
+}
+
+struct Calibrator {
+  const CalibrationOptions& options;
+  Calibration result;
+  std::vector<std::pair<std::string, std::function<void()>>> steps;
+
+  Timing time(const ir::KernelProgram& program, unsigned threads) {
+    return time_host_program(program, threads, options.quick ? 0.08 : 0.25);
+  }
+  void record(const std::string& what, unsigned threads, const Timing& t, double value, const std::string& unit) {
+    result.samples.push_back({what, threads, t, value, unit});
+  }
+
+  // --- fixed costs
+  void fixed_costs(ThreadRates& r) {
+    // 64 tiny kernels run inline: the per-kernel cost of the runtime loop and the call.
+    ir::Graph g("inline_kernels");
+    ir::Tensor x = ir::input(g, "x", DType::F32, {16});
+    for (int i = 0; i < 64; ++i) x = ir::neg(x);
+    g.add_output(x);
+    const ir::KernelProgram program =
+        ir::lower_graph(g, ir::materialize_everything(g), {.merge_horizontally = false}).program;
+    const Timing t = time(program, r.threads);
+    r.kernel_us = std::max(0.005, t.median_us / 64);
+    record("kernel (inline, 64 kernels of 16 elements)", r.threads, t, r.kernel_us, "us");
+    // One such kernel alone: what remains is the program's own fixed cost.
+    ir::Graph one("one_kernel");
+    one.add_output(ir::neg(ir::input(one, "x", DType::F32, {16})));
+    const Timing t1 = time(fused(one), r.threads);
+    r.program_us = std::max(0.0, t1.median_us - r.kernel_us);
+    record("program (one kernel of 16 elements)", r.threads, t1, r.program_us, "us");
+    if (r.threads == 1) {
+      r.dispatch_us = 0;
+      return;
+    }
+    // The pool handing a chunk of about 5 µs of work to every thread and
+    // waiting for all of them, less the 5 µs: wake-up, hand-off, join.
+    runtime::ThreadPool pool(r.threads);
+    auto spin = [](int64_t iterations) {
+      volatile double v = 1;
+      for (int64_t i = 0; i < iterations; ++i) v = v * 0.999999 + 1e-9;
+    };
+    const Timing alone = measure_until_stable([&](int reps) {
+      std::vector<double> seconds;
+      for (int i = 0; i < reps; ++i) {
+        const auto start = std::chrono::steady_clock::now();
+        spin(1000);
+        seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      }
+      return seconds;
+    });
+    const int64_t iterations = static_cast<int64_t>(1000 * 5.0 / std::max(1e-3, alone.median_us));
+    const Timing d = measure_until_stable([&](int reps) {
+      std::vector<double> seconds;
+      for (int i = 0; i < reps; ++i) {
+        const auto start = std::chrono::steady_clock::now();
+        pool.parallel_for(r.threads, 1, [&](int64_t begin, int64_t end) { spin((end - begin) * iterations); });
+        seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      }
+      return seconds;
+    });
+    const double work_us = static_cast<double>(iterations) * alone.median_us / 1000;
+    r.dispatch_us = std::max(0.0, d.median_us - work_us);
+    record("dispatch (parallel_for over every thread)", r.threads, d, r.dispatch_us, "us");
+  }
+
+  // --- memory: per working-set size, reads and writes from two kernels
+  std::vector<double> working_sets(unsigned threads) const {
+    std::vector<double> sizes = options.quick ? std::vector<double>{64e3, 1e6, 16e6, 128e6}
+                                              : std::vector<double>{32e3, 128e3, 512e3, 2e6, 8e6, 32e6, 128e6};
+    // A kernel is split only with enough work: smaller sets run inline.
+    if (threads > 1) sizes.erase(std::remove_if(sizes.begin(), sizes.end(), [](double b) { return b < 500e3; }), sizes.end());
+    return sizes;
+  }
+
+  void memory(ThreadRates& r) {
+    const ThreadRates* one = result.profile.rates.empty() ? nullptr : &result.profile.rates.front();
+    for (double ws : working_sets(r.threads)) {
+      // copy: 1 read + 1 write per element; read4: 4 reads + 1 write.
+      ir::Graph copy("copy");
+      const ir::Shape s1 = rows_of(ws / 2);
+      copy.add_output(ir::neg(ir::input(copy, "x", DType::F32, s1)));
+      const double n1 = static_cast<double>(ir::numel(s1));
+      const Timing t1 = time(fused(copy), r.threads);
+      ir::Graph read4("read4");
+      const ir::Shape s4 = rows_of(ws / 5);
+      ir::Tensor sum = ir::input(read4, "a", DType::F32, s4);
+      for (const char* name : {"b", "c", "d"}) sum = ir::add(sum, ir::input(read4, name, DType::F32, s4));
+      read4.add_output(sum);
+      const double n4 = static_cast<double>(ir::numel(s4));
+      const Timing t4 = time(fused(read4), r.threads);
+      const double per_copy = t1.median_us * 1e3 / (4 * n1);  // ns per byte of (read + write)
+      const double per_read4 = t4.median_us * 1e3 / (4 * n4);  // ns per byte of (4 reads + write)
+      double read = (per_read4 - per_copy) / 3;
+      read = std::clamp(read, 0.1 * per_copy, 0.9 * per_copy);
+      const double write = per_copy - read;
+      const double bytes = 8 * n1;
+      r.read[static_cast<int>(AccessKind::kContiguous)].push_back({bytes, read});
+      r.write.push_back({bytes, write});
+      record("read contiguous (copy + 4-input sum) " + std::to_string(static_cast<long>(bytes)) + " B", r.threads, t4, read,
+             "ns/B");
+      record("write (copy) " + std::to_string(static_cast<long>(bytes)) + " B", r.threads, t1, write, "ns/B");
+
+      // The other access kinds: the read of one permuted / reshaped / padded /
+      // broadcast operand, less the write, per byte read.
+      auto other = [&](AccessKind kind, const ir::Graph& g, double bytes_read, double bytes_written) {
+        const Timing t = time(fused(g), r.threads);
+        double v = (t.median_us * 1e3 - bytes_written * write) / bytes_read;
+        v = std::clamp(v, 0.2 * read, 200 * read);
+        r.read[static_cast<int>(kind)].push_back({bytes, v});
+        record(std::string("read ") + access_kind_name(kind) + " " + std::to_string(static_cast<long>(bytes)) + " B",
+               r.threads, t, v, "ns/B");
+      };
+      const int64_t side = std::max<int64_t>(64, static_cast<int64_t>(std::sqrt(n1)) / 16 * 16);
+      {
+        ir::Graph g("strided");
+        g.add_output(ir::neg(ir::permute(ir::input(g, "x", DType::F32, {side, side}), {1, 0})));
+        other(AccessKind::kStrided, g, 4.0 * side * side, 4.0 * side * side);
+      }
+      {
+        // A rank-1 result whose index into x is a floor-div / mod of its variable.
+        ir::Graph g("gather");
+        const int64_t cols = 48;
+        const int64_t rows = std::max<int64_t>(1, static_cast<int64_t>(n1) / cols);
+        ir::Tensor x = ir::input(g, "x", DType::F32, {rows, cols});
+        g.add_output(ir::neg(ir::reshape(ir::permute(x, {1, 0}), {rows * cols})));
+        other(AccessKind::kGather, g, 4.0 * rows * cols, 4.0 * rows * cols);
+      }
+      {
+        ir::Graph g("masked");
+        const ir::Shape s = rows_of(ws / 2);
+        g.add_output(ir::neg(ir::pad(ir::input(g, "x", DType::F32, s), {0, 16}, {0, 16}, 0)));
+        other(AccessKind::kMasked, g, 4.0 * static_cast<double>(ir::numel(s)),
+              4.0 * static_cast<double>(s[0] * (s[1] + 32)));
+      }
+      {
+        ir::Graph g("broadcast");
+        const ir::Shape s = rows_of(ws / 2);
+        ir::Tensor column = ir::input(g, "x", DType::F32, {s[0], 1});
+        ir::Tensor y = ir::input(g, "y", DType::F32, s);
+        g.add_output(ir::add(y, ir::broadcast(column, s)));
+        const Timing t = time(fused(g), r.threads);
+        // What remains after the contiguous read of y and the write, per byte of the column.
+        const double n = static_cast<double>(ir::numel(s));
+        double v = (t.median_us * 1e3 - 4 * n * (read + write)) / (4.0 * static_cast<double>(s[0]));
+        v = std::clamp(v, 0.2 * read, 20 * read);
+        r.read[static_cast<int>(AccessKind::kBroadcast)].push_back({bytes, v});
+        record("read broadcast " + std::to_string(static_cast<long>(bytes)) + " B", r.threads, t, v, "ns/B");
+      }
+    }
+    (void)one;
+    // Power-of-two strides: a transpose of 512 KB whose reads step 512 B … 8 KB.
+    const double write = interpolate(r.write, 1e6);
+    for (int64_t cols : {128, 256, 512, 1024, 2048}) {
+      ir::Graph g("aliasing");
+      const int64_t rows = 131072 / cols;
+      g.add_output(ir::neg(ir::permute(ir::input(g, "x", DType::F32, {rows, cols}), {1, 0})));
+      const Timing t = time(fused(g), r.threads);
+      const double bytes = 4.0 * 131072;
+      const double v = std::max(0.001, (t.median_us * 1e3 - bytes * write) / bytes);
+      r.read_aliasing_stride.push_back({4.0 * static_cast<double>(cols), v});
+      record("read strided by " + std::to_string(4 * cols) + " B", r.threads, t, v, "ns/B");
+    }
+  }
+
+  // --- ops: four independent applications per element, less the same kernel without the op
+  void ops(ThreadRates& r) {
+    const ir::Shape s = rows_of(r.threads > 1 ? 1e6 : 256e3);
+    const double n = static_cast<double>(ir::numel(s));
+    const double scales[] = {0.5, 0.7, 0.9, 1.1};
+    auto kernel = [&](const std::string& op) {
+      ir::Graph g("op_" + op);
+      ir::Tensor x = ir::input(g, "x", DType::F32, s);
+      ir::Tensor z = ir::input(g, "z", DType::F32, s);
+      ir::Tensor sum;
+      for (int i = 0; i < 4; ++i) {
+        ir::Tensor scaled = ir::mul(x, ir::broadcast(ir::constant(g, scales[i]), s));
+        ir::Tensor term = op.empty()            ? scaled
+                          : op == "cast_bf16" ? ir::cast(ir::cast(scaled, DType::BF16), DType::F32)
+                          : op == "cast_f16"  ? ir::cast(ir::cast(scaled, DType::F16), DType::F32)
+                                              : apply_named(op, scaled, z);
+        sum = i == 0 ? term : ir::add(sum, term);
+      }
+      g.add_output(sum);
+      return fused(g);
+    };
+    const Timing base = time(kernel(""), r.threads);
+    record("op baseline (4 scaled copies summed)", r.threads, base, base.median_us * 1e3 / n, "ns/element");
+    std::vector<std::string> names(std::begin(kUnaryOps), std::end(kUnaryOps));
+    names.insert(names.end(), std::begin(kBinaryOps), std::end(kBinaryOps));
+    for (const std::string& op : names) {
+      const Timing t = time(kernel(op), r.threads);
+      const double ns = std::max(0.002, (t.median_us - base.median_us) * 1e3 / (4 * n));
+      r.op_ns[op] = ns;
+      record("op " + op, r.threads, t, ns, "ns/element");
+    }
+    // Chains of d math calls feeding each other in one loop, against d alone.
+    const int longest = options.quick ? 4 : 6;
+    double single = 0;
+    for (int d = 1; d <= longest; ++d) {
+      ir::Graph g("call_chain");
+      ir::Tensor y = ir::input(g, "x", DType::F32, s);
+      for (int i = 0; i < d; ++i) y = ir::sin(y);
+      g.add_output(y);
+      const Timing t = time(fused(g), r.threads);
+      if (d == 1) single = t.median_us;
+      const double factor = std::max(1.0, t.median_us / (d * single));
+      r.call_chain_factor.push_back(d == 1 ? 1.0 : factor);
+      record("math call chain of " + std::to_string(d), r.threads, t, r.call_chain_factor.back(), "x");
+    }
+    // Comparisons, select and casts between f32 and integers compile to one
+    // vector instruction each, as an add does; a cast from f16 / bf16 is a shift.
+    for (const char* cheap : {"lt", "le", "eq", "where", "cast", "cast_f32", "cast_i32", "cast_i64", "cast_bool", "default"})
+      r.op_ns[cheap] = r.op_ns["add"];
+    // A cast to f16 / bf16 rounds (and so does every op computed in them):
+    // timed as to-and-back, less the way back.
+    for (const char* rounding : {"cast_bf16", "cast_f16"}) {
+      const Timing t = time(kernel(rounding), r.threads);
+      r.op_ns[rounding] = std::max(0.002, (t.median_us - base.median_us) * 1e3 / (4 * n) - r.op_ns["add"]);
+      record(std::string("op ") + rounding, r.threads, t, r.op_ns[rounding], "ns/element");
+    }
+  }
+
+  // Per-row costs: the same number of elements in short rows and in long rows.
+  void rows(ThreadRates& r) {
+    const int64_t n = r.threads > 1 ? 96 * 1024 : 48 * 1024;
+    enum Body { kCopy, kSum, kMax };
+    auto shaped = [&](int64_t cols, Body body) {
+      ir::Graph g("rows");
+      ir::Tensor x = ir::input(g, "x", DType::F32, {n / cols, cols});
+      g.add_output(body == kSum ? ir::reduce_sum(x, {1}) : body == kMax ? ir::reduce_max(x, {1}) : ir::neg(x));
+      return time(fused(g), r.threads);
+    };
+    const Timing long_rows = shaped(1024, kCopy), short_rows = shaped(24, kCopy);
+    r.row_ns = std::max(0.0, (short_rows.median_us - long_rows.median_us) * 1e3 / (n / 24.0 - n / 1024.0));
+    record("row (copy in rows of 24 vs 1024)", r.threads, short_rows, r.row_ns, "ns/row");
+    // Sums along rows of several lengths: short rows do not vectorize.
+    const std::vector<int64_t> lengths = options.quick ? std::vector<int64_t>{16, 64, 128, 1024}
+                                                       : std::vector<int64_t>{8, 16, 32, 64, 100, 128, 256, 1024, 4096};
+    for (Body body : {kSum, kMax})
+      for (int64_t length : lengths) {
+        const Timing t = shaped(length, body);
+        const double per_element = std::max(0.002, t.median_us * 1e3 / static_cast<double>(n / length * length));
+        (body == kSum ? r.reduce_inner : r.reduce_max_inner).push_back({static_cast<double>(length), per_element});
+        record(std::string(body == kSum ? "sum" : "max") + " of rows of " + std::to_string(length), r.threads, t,
+               per_element, "ns/element");
+      }
+  }
+
+  void reductions(ThreadRates& r) {
+    // In cache: the adds, not the memory (the loads are charged as reads).
+    const double bytes = r.threads > 1 ? 256e3 : 128e3;
+    {
+      ir::Graph g("reduce_outer");
+      const int64_t cols = 256;
+      const int64_t rows = static_cast<int64_t>(bytes / 4) / cols;
+      g.add_output(ir::reduce_sum(ir::input(g, "x", DType::F32, {rows, cols}), {0}));
+      const Timing t = time(fused(g), r.threads);
+      r.reduce_outer_ns = std::max(0.002, t.median_us * 1e3 / static_cast<double>(rows * cols));
+      record("reduce outer axis", r.threads, t, r.reduce_outer_ns, "ns/element");
+    }
+  }
+
+  void matmuls(ThreadRates& r) {
+    std::vector<MatmulPoint> shapes;
+    const std::vector<long> ms = options.quick ? std::vector<long>{8, 128, 512} : std::vector<long>{1, 8, 32, 128, 512};
+    const std::vector<long> ns = options.quick ? std::vector<long>{256, 2048} : std::vector<long>{64, 256, 1024, 4096};
+    const std::vector<long> ks = options.quick ? std::vector<long>{256, 2048} : std::vector<long>{64, 256, 1024, 4096};
+    for (long m : ms)
+      for (long n : ns)
+        for (long k : ks)
+          if (2.0 * m * n * k <= 4.3e9) shapes.push_back({1, m, n, k, 0});
+    shapes.push_back({6, 32, 64, 64, 0});
+    shapes.push_back({8, 128, 128, 64, 0});
+    if (!options.quick) shapes.push_back({32, 128, 128, 128, 0});
+    for (MatmulPoint p : shapes) {
+      ir::Graph g("matmul");
+      const ir::Shape a = p.batch > 1 ? ir::Shape{p.batch, p.m, p.k} : ir::Shape{p.m, p.k};
+      const ir::Shape b = p.batch > 1 ? ir::Shape{p.batch, p.k, p.n} : ir::Shape{p.k, p.n};
+      g.add_output(ir::matmul(ir::input(g, "a", DType::F32, a), ir::input(g, "b", DType::F32, b)));
+      const Timing t = time(fused(g), r.threads);
+      const double flops = 2.0 * p.batch * p.m * p.n * p.k;
+      // The fixed cost is the model's own term: the rate is what remains.
+      const double fixed = r.kernel_us + (r.threads > 1 ? r.dispatch_us : 0);
+      p.gflops = flops / (std::max(0.2 * t.median_us, t.median_us - fixed) * 1e3);
+      r.matmul.push_back(p);
+      record("matmul " + std::to_string(p.batch) + "x" + std::to_string(p.m) + "x" + std::to_string(p.n) + "x" +
+                 std::to_string(p.k),
+             r.threads, t, p.gflops, "GFLOP/s");
+    }
+  }
+
+  // The one fitted number: how much memory and compute time overlap, chosen
+  // to fit chains of transcendental ops over sizes in and out of cache.
+  void fit_overlap() {
+    std::vector<std::pair<ir::KernelProgram, double>> cases;
+    const unsigned threads = result.profile.rates.front().threads;
+    for (double ws : options.quick ? std::vector<double>{1e6, 64e6} : std::vector<double>{256e3, 2e6, 16e6, 96e6})
+      for (int length : {1, 3, 6}) {
+        ir::Graph g("mixed");
+        ir::Tensor x = ir::input(g, "x", DType::F32, rows_of(ws / 2));
+        ir::Tensor y = x;
+        for (int i = 0; i < length; ++i) y = ir::mul(ir::sigmoid(y), x);
+        g.add_output(y);
+        ir::KernelProgram p = fused(g);
+        const double measured = time(p, threads).median_us;
+        cases.push_back({std::move(p), measured});
+      }
+    DeviceProfile trial = result.profile.for_threads(threads);
+    double best = 1e300;
+    for (int step = 0; step <= 20; ++step) {
+      trial.overlap = step / 20.0;
+      double error = 0;
+      for (const auto& [program, measured] : cases) {
+        const double predicted = predict_program_us(program, trial);
+        error += std::pow(std::log(predicted / measured), 2);
+      }
+      if (error < best) {
+        best = error;
+        result.profile.overlap = trial.overlap;
+      }
+    }
+    result.samples.push_back({"overlap (fitted over " + std::to_string(cases.size()) + " sigmoid chains)", threads, {},
+                              result.profile.overlap, ""});
+  }
+};
+
+}  // namespace
+
+std::vector<unsigned> default_calibration_threads() {
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<unsigned> threads;
+  for (unsigned t = 1; t < cores; t *= 2) threads.push_back(t);
+  threads.push_back(cores);
+  return threads;
+}
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("model name", 0) == 0) {
+      const size_t colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(line.find_first_not_of(" \t", colon + 1));
+    }
+  return "unknown";
+}
+
+std::vector<ir::HostTensor> timing_inputs(const ir::KernelProgram& program, uint64_t seed) {
+  std::vector<const ir::Buffer*> inputs;
+  for (const ir::Buffer& b : program.buffers)
+    if (b.kind == ir::BufferKind::kInput) inputs.push_back(&b);
+  std::sort(inputs.begin(), inputs.end(), [](const ir::Buffer* a, const ir::Buffer* b) { return a->io_index < b->io_index; });
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> real(0.5, 1.5);
+  std::vector<ir::HostTensor> tensors;
+  for (const ir::Buffer* b : inputs) {
+    if (ir::is_float(b->type.dtype)) {
+      std::vector<double> values(static_cast<size_t>(ir::numel(b->type.shape)));
+      for (double& v : values) v = real(rng);
+      tensors.push_back(ir::HostTensor::from_values(b->type, values));
+    } else {
+      tensors.push_back(ir::random_tensor(b->type, rng));
+    }
+  }
+  return tensors;
+}
+
+ir::KernelProgram single_kernel_program(const ir::KernelProgram& program, size_t k) {
+  ir::KernelProgram one;
+  const ir::Kernel& kernel = program.kernels.at(k);
+  std::vector<int> remap(program.buffers.size(), -1);
+  std::vector<bool> written(program.buffers.size(), false);
+  for (const ir::KernelOutput& out : kernel.outputs) written[out.buffer] = true;
+  int inputs = 0, outputs = 0;
+  auto use = [&](int b) {
+    if (remap[b] >= 0) return;
+    ir::Buffer buffer = program.buffers[b];
+    if (written[b]) {
+      buffer.kind = ir::BufferKind::kOutput;
+      buffer.io_index = outputs++;
+    } else if (buffer.kind != ir::BufferKind::kConstant) {
+      buffer.kind = ir::BufferKind::kInput;
+      buffer.io_index = inputs++;
+    }
+    remap[b] = static_cast<int>(one.buffers.size());
+    one.buffers.push_back(std::move(buffer));
+  };
+  ir::Kernel copy = kernel;
+  for (ir::KernelExpr& e : copy.exprs)
+    if (e.kind == ir::KernelExpr::Kind::kLoad) {
+      use(e.buffer);
+      e.buffer = remap[e.buffer];
+    }
+  for (ir::KernelOutput& out : copy.outputs) {
+    use(out.buffer);
+    out.buffer = remap[out.buffer];
+  }
+  one.kernels.push_back(std::move(copy));
+  return one;
+}
+
+Timing time_host_program(const ir::KernelProgram& program, unsigned threads, double budget_s) {
+  runtime::Executable exe(program, std::make_shared<runtime::HostDevice>(threads));
+  const std::vector<ir::HostTensor> inputs = timing_inputs(program);
+  return measure_until_stable([&](int reps) { return exe.benchmark(inputs, reps); }, budget_s);
+}
+
+Calibration calibrate_host(const CalibrationOptions& options) {
+  Calibrator c{options, {}, {}};
+  DeviceProfile& p = c.result.profile;
+  p.device = "host";
+  p.cpu = cpu_model();
+  p.date = today();
+  p.overlap = 0.5;
+  const std::vector<unsigned> threads = options.threads.empty() ? default_calibration_threads() : options.threads;
+  std::string counts;
+  for (unsigned t : threads) counts += (counts.empty() ? "" : ", ") + std::to_string(t);
+  p.name = "host: measured " + p.date + " by smelt calibrate" + (options.quick ? " --quick" : "") + " on " + p.cpu +
+           ", threads " + counts;
+  p.rates.resize(threads.size());
+  for (size_t i = 0; i < threads.size(); ++i) {
+    ThreadRates* r = &p.rates[i];
+    r->threads = threads[i];
+    const std::string at = " (" + std::to_string(threads[i]) + (threads[i] == 1 ? " thread)" : " threads)");
+    c.steps.push_back({"fixed costs" + at, [&c, r] { c.fixed_costs(*r); }});
+    c.steps.push_back({"bandwidth" + at, [&c, r] { c.memory(*r); }});
+    c.steps.push_back({"elementwise ops" + at, [&c, r] { c.ops(*r); }});
+    c.steps.push_back({"reductions" + at, [&c, r] { c.reductions(*r); }});
+    c.steps.push_back({"rows" + at, [&c, r] { c.rows(*r); }});
+    c.steps.push_back({"matmul shapes" + at, [&c, r] { c.matmuls(*r); }});
+  }
+  c.steps.push_back({"fitting memory / compute overlap", [&c] { c.fit_overlap(); }});
+  for (size_t s = 0; s < c.steps.size(); ++s) {
+    if (options.progress) options.progress(s, c.steps.size(), c.steps[s].first);
+    c.steps[s].second();
+  }
+  if (options.progress) options.progress(c.steps.size(), c.steps.size(), "done");
+  return std::move(c.result);
+}
+
+}  // namespace cost

@@ -1,0 +1,61 @@
+#pragma once
+// `smelt calibrate`'s measurements: microkernels built as graphs, lowered by
+// ir/ + lower/ and run by runtime/ (the code smelt really emits), timed until
+// stable at every thread count the runtime uses, and fitted into a
+// DeviceProfile. docs/cost.md lists what is measured and how it is fitted.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "cost/device_profile.h"
+#include "cost/measure.h"
+#include "ir/host_tensor.h"
+#include "ir/kernel.h"
+
+namespace cost {
+
+// Called before each step: steps done, steps in all, what runs next.
+using CalibrationProgress = std::function<void(size_t done, size_t total, const std::string& what)>;
+
+struct CalibrationOptions {
+  bool quick = false;              // fewer sizes and shapes: under a minute on two cores
+  std::vector<unsigned> threads;   // empty: 1, 2, 4, ... up to every core (and every core itself)
+  CalibrationProgress progress;
+};
+
+// One timed microkernel, as written beside the profile (the spread is kept).
+struct CalibrationSample {
+  std::string what;  // e.g. "read contiguous 1048576 B", "op exp", "matmul 1x128x256x1024"
+  unsigned threads = 1;
+  Timing timing;
+  double value = 0;  // what was derived from it (ns per byte, ns per element, GFLOP/s, µs)
+  std::string unit;
+};
+
+struct Calibration {
+  DeviceProfile profile;
+  std::vector<CalibrationSample> samples;
+};
+
+// The thread counts calibrated by default on this machine.
+std::vector<unsigned> default_calibration_threads();
+
+// Measures the host and fits a profile (device "host", this CPU's model, today's date).
+Calibration calibrate_host(const CalibrationOptions& options);
+
+// Random inputs for a program (values in [0.5, 1.5) for floats, so every op's
+// fast path is timed), in the order of its input buffers' io_index.
+std::vector<ir::HostTensor> timing_inputs(const ir::KernelProgram& program, uint64_t seed = 1);
+
+// A program holding only kernel `k` of `program`: the buffers it reads become
+// inputs (constants stay constants), the ones it writes outputs. How one fused
+// kernel is timed alone.
+ir::KernelProgram single_kernel_program(const ir::KernelProgram& program, size_t k);
+
+// Times `program` on the host with `threads` threads until stable.
+Timing time_host_program(const ir::KernelProgram& program, unsigned threads, double budget_s = 0.25);
+
+// This machine's processor model (from /proc/cpuinfo), "unknown" if unreadable.
+std::string cpu_model();
+
+}  // namespace cost

@@ -1,0 +1,26 @@
+#pragma once
+// Timing until stable: what every measurement of `smelt calibrate` and of its
+// validation uses, so predicted and measured times are taken the same way.
+#include <functional>
+#include <vector>
+
+namespace cost {
+
+struct Timing {
+  double median_us = 0;
+  double min_us = 0;
+  double spread = 0;  // interquartile range / median of the samples
+  int reps = 0;
+  bool stable = false;  // false: the time budget ran out before the median settled
+};
+
+// `run(reps)` runs the work `reps` times (after its own warm-up) and returns
+// each run's seconds. Batches are run until the median of all samples moves
+// by less than 1% from one batch to the next (at least 3 batches), or until
+// `budget_s` seconds have been spent.
+Timing measure_until_stable(const std::function<std::vector<double>(int reps)>& run, double budget_s = 0.25);
+
+// Median and spread of samples in seconds, as a Timing in microseconds.
+Timing summarize(std::vector<double> seconds);
+
+}  // namespace cost

@@ -1,0 +1,41 @@
+#include "ir/host_split.h"
+
+#include <algorithm>
+
+namespace ir {
+
+int64_t host_parallel_units(const Kernel& kernel) {
+  const Shape& space = kernel.space;
+  if (space.empty()) return 1;
+  if (space.size() == 1) return (space[0] + kHostRank1Chunk - 1) / kHostRank1Chunk;
+  int64_t rows = 1;
+  for (size_t axis = 0; axis + 1 < space.size(); ++axis) rows *= space[axis];
+  return rows;
+}
+
+int64_t host_min_units_per_chunk(const Kernel& kernel, int64_t units, unsigned threads) {
+  if (units <= 0) return 1;
+  const int64_t work = std::max<int64_t>(1, numel(kernel.space)) * std::max<int64_t>(1, numel(kernel.reduction));
+  const int64_t work_per_unit = std::max<int64_t>(1, work / units);
+  const int64_t by_work = std::max<int64_t>(1, (kHostMinWorkPerChunk + work_per_unit - 1) / work_per_unit);
+  const bool contraction = std::any_of(kernel.exprs.begin(), kernel.exprs.end(), [](const KernelExpr& e) {
+    return e.kind == KernelExpr::Kind::kReduce && e.contraction;
+  });
+  if (!contraction) return by_work;
+  const int64_t per_thread = (units + std::max(1u, threads) - 1) / std::max(1u, threads);
+  return std::max(by_work, per_thread);
+}
+
+HostSplit host_split(const Kernel& kernel, unsigned threads) {
+  HostSplit s;
+  s.units = host_parallel_units(kernel);
+  // The pool's own rule (runtime/thread_pool.cpp): about four chunks per thread.
+  const int64_t target_chunks = static_cast<int64_t>(std::max(1u, threads)) * 4;
+  s.min_chunk = std::max(host_min_units_per_chunk(kernel, s.units, threads), (s.units + target_chunks - 1) / target_chunks);
+  s.min_chunk = std::max<int64_t>(1, s.min_chunk);
+  s.chunks = s.units <= 0 ? 0 : (s.units + s.min_chunk - 1) / s.min_chunk;
+  s.threads_used = static_cast<unsigned>(std::clamp<int64_t>(std::min<int64_t>(threads, s.chunks), 1, 1 << 16));
+  return s;
+}
+
+}  // namespace ir

@@ -1,0 +1,33 @@
+#pragma once
+// How the host runs a kernel: its parallel range (rows of the iteration space,
+// or blocks of a rank-1 space) cut into chunks that the thread pool hands to
+// its threads. One definition for the code generator (lower/), the runtime
+// (runtime/) and the cost model (cost/), which must agree on it.
+#include <cstdint>
+
+#include "ir/kernel.h"
+
+namespace ir {
+
+// A rank-1 space is split into blocks of this many consecutive elements.
+inline constexpr int64_t kHostRank1Chunk = 4096;
+// A chunk should carry at least this many element evaluations (space × reduction)
+// so it amortizes the hand-off to another thread.
+inline constexpr int64_t kHostMinWorkPerChunk = 16 * 1024;
+
+// The parallel units of `kernel`: the rows of its space (all axes but the
+// innermost), ceil(n / kHostRank1Chunk) blocks for a rank-1 space, 1 for rank 0.
+int64_t host_parallel_units(const Kernel& kernel);
+
+// Units one chunk takes at least: about kHostMinWorkPerChunk evaluations, and
+// for a contraction one chunk per thread (each call packs its B panels).
+int64_t host_min_units_per_chunk(const Kernel& kernel, int64_t units, unsigned threads);
+
+// The chunks the thread pool makes of a kernel's units on `threads` threads.
+struct HostSplit {
+  int64_t units = 1, min_chunk = 1, chunks = 1;  // min_chunk: the chunk size the pool uses
+  unsigned threads_used = 1;  // min(threads, chunks): 1 means the caller runs it inline
+};
+HostSplit host_split(const Kernel& kernel, unsigned threads);
+
+}  // namespace ir

@@ -1,0 +1,146 @@
+// `smelt run --reps N`: the measured time of the kernels beside the cost
+// model's prediction, and `smelt run --profile`, run as a user would.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tests/support/smelt_cli_fixture.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using Result = smelt_testing::CliResult;
+
+class RunTimingTest : public smelt_testing::SmeltCliTest {
+ protected:
+  static std::string example(const std::string& name) { return std::string(SMELT_SOURCE_DIR) + "/examples/" + name; }
+  static std::string host_profile() { return std::string(SMELT_SOURCE_DIR) + "/cost/profiles/host.json"; }
+};
+
+TEST_F(RunTimingTest, RepsJsonHasMedianMinAndThePrediction) {
+  Result r = smelt("run --json --reps 3 --threads 2 " + example("luminal_fusion.sg"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  for (const char* key : {"median_us", "min_us", "reps", "predicted_us", "threads"}) {
+    ASSERT_TRUE(j.contains(key)) << key << " missing: " << r.out;
+    ASSERT_TRUE(j[key].is_number()) << key << ": " << j[key];
+    EXPECT_GT(j[key].get<double>(), 0) << key;
+  }
+  EXPECT_EQ(j["reps"], 3);
+  EXPECT_EQ(j["threads"], 2);
+  EXPECT_LE(j["min_us"].get<double>(), j["median_us"].get<double>());
+  EXPECT_DOUBLE_EQ(j["measured_over_predicted"].get<double>(),
+                   j["median_us"].get<double>() / j["predicted_us"].get<double>());
+}
+
+TEST_F(RunTimingTest, RepsLeaveTheOutputsAsTheyAre) {
+  const std::string file = example("mlir_dot_slice.sg");
+  Result plain = smelt("run --json --seed 3 " + file);
+  Result timed = smelt("run --json --seed 3 --reps 2 " + file);
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  ASSERT_EQ(timed.exit_code, 0) << timed.err;
+  auto p = nlohmann::json::parse(plain.out), t = nlohmann::json::parse(timed.out);
+  EXPECT_EQ(p["outputs"], t["outputs"]);
+  EXPECT_FALSE(p.contains("median_us")) << "untimed runs gain no timing keys";
+  EXPECT_GT(t["threads"].get<unsigned>(), 0u);
+}
+
+TEST_F(RunTimingTest, RepsPrintOneTimingLine) {
+  Result r = smelt("run --reps 3 --threads 1 " + example("luminal_fusion.sg"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const size_t at = r.out.find("timing: median ");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const std::string line = r.out.substr(at, r.out.find('\n', at) - at);
+  EXPECT_NE(line.find(" us, min "), std::string::npos) << line;
+  EXPECT_NE(line.find(" us over 3 runs; predicted "), std::string::npos) << line;
+  EXPECT_NE(line.find(" us (measured/predicted "), std::string::npos) << line;
+  EXPECT_EQ(line.back(), ')') << line;
+  EXPECT_NE(r.out.find("y: f32[10] checksum="), std::string::npos) << r.out;
+}
+
+TEST_F(RunTimingTest, RepsBelowOneAreAUsageError) {
+  for (const char* reps : {"0", "-2"}) {
+    Result r = smelt("run --reps " + std::string(reps) + " " + example("luminal_fusion.sg"));
+    EXPECT_EQ(r.exit_code, 2) << reps << r.out << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    EXPECT_NE(r.err.find("--reps must be at least 1"), std::string::npos) << r.err;
+  }
+}
+
+TEST_F(RunTimingTest, RepsWithTheReferenceTargetIsAUsageError) {
+  Result r = smelt("run --reps 3 --target reference " + example("luminal_fusion.sg"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_NE(r.err.find("the reference interpreter is not timed"), std::string::npos) << r.err;
+}
+
+TEST_F(RunTimingTest, ProfileWithTheReferenceTargetIsAUsageError) {
+  Result r = smelt("run --profile " + host_profile() + " --target reference " + example("luminal_fusion.sg"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_NE(r.err.find("--profile costs compiled kernels"), std::string::npos) << r.err;
+}
+
+TEST_F(RunTimingTest, MissingProfileIsBadInputNamingTheFile) {
+  const fs::path missing = dir_ / "no_such_profile.json";
+  Result r = smelt("run --reps 2 --profile " + missing.string() + " " + example("luminal_fusion.sg"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_NE(r.err.find(missing.string()), std::string::npos) << r.err;
+}
+
+TEST_F(RunTimingTest, MalformedProfileIsBadInputNamingTheFile) {
+  const fs::path bad = write("bad_profile.json", "{\"name\": \"x\"");
+  Result r = smelt("run --json --profile " + bad.string() + " " + example("luminal_fusion.sg"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_NE(r.err.find(bad.string()), std::string::npos) << r.err;
+}
+
+// Every fixed per-kernel cost of a profile (the fields named *_us, wherever
+// they are) made 1 ms slower: a profile no kernel runs as fast with.
+void slow_fixed_costs(nlohmann::json& j) {
+  if (j.is_array())
+    for (auto& e : j) slow_fixed_costs(e);
+  if (!j.is_object()) return;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const std::string& key = it.key();
+    if (it->is_number() && key.size() > 3 && key.compare(key.size() - 3, 3, "_us") == 0)
+      *it = it->get<double>() + 1000;
+    else
+      slow_fixed_costs(*it);
+  }
+}
+
+// The prediction is the compiled program's, costed with --profile: the shipped
+// host profile predicts what the default does; a slower one predicts more.
+TEST_F(RunTimingTest, ProfileIsWhatThePredictionIsCostedWith) {
+  const std::string file = example("luminal_fusion.sg");
+  Result plain = smelt("run --json --reps 1 --threads 1 " + file);
+  Result shipped = smelt("run --json --reps 1 --threads 1 --profile " + host_profile() + " " + file);
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  ASSERT_EQ(shipped.exit_code, 0) << shipped.err;
+  const double predicted = nlohmann::json::parse(plain.out)["predicted_us"].get<double>();
+  EXPECT_DOUBLE_EQ(nlohmann::json::parse(shipped.out)["predicted_us"].get<double>(), predicted);
+
+  nlohmann::json profile = nlohmann::json::parse(smelt_testing::read_text_file(host_profile()));
+  slow_fixed_costs(profile);
+  const fs::path slow = write("slow.json", profile.dump());
+  Result r = smelt("run --json --reps 1 --threads 1 --profile " + slow.string() + " " + file);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_GT(nlohmann::json::parse(r.out)["predicted_us"].get<double>(), predicted + 500);
+}
+
+TEST_F(RunTimingTest, HelpDescribesRepsAndProfile) {
+  Result r = smelt("run --help");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("--reps"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--profile"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("not with --target reference"), std::string::npos) << r.out;
+}
+
+}  // namespace
