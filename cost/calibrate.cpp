@@ -309,6 +309,30 @@ struct Calibrator {
     }
   }
 
+  // A prologue on B (a concat of four weights along N: masked loads and
+  // selects), against the same gemm without: per prologue node evaluation.
+  void prologue(ThreadRates& r) {
+    auto gemm = [&](bool with_prologue) {
+      ir::Graph g("prologue");
+      ir::Tensor x = ir::input(g, "x", DType::F32, {32, 256});
+      ir::Tensor w;
+      if (with_prologue) {
+        std::vector<ir::Tensor> parts;
+        for (int i = 0; i < 4; ++i) parts.push_back(ir::input(g, "w" + std::to_string(i), DType::F32, {256, 96}));
+        w = ir::concat(parts, 1);
+      } else {
+        w = ir::input(g, "w", DType::F32, {256, 384});
+      }
+      g.add_output(ir::matmul(x, w));
+      return fused(g);
+    };
+    const ir::KernelProgram with = gemm(true), without = gemm(false);
+    const Timing t_with = time(with, r.threads), t_without = time(without, r.threads);
+    const double evaluations = prologue_evaluations(with.kernels.at(0));
+    r.prologue_ns = evaluations > 0 ? std::max(0.0, (t_with.median_us - t_without.median_us) * 1e3 / evaluations) : 0;
+    record("matmul prologue (B = concat of 4)", r.threads, t_with, r.prologue_ns, "ns/evaluation");
+  }
+
   void matmuls(ThreadRates& r) {
     std::vector<MatmulPoint> shapes;
     const std::vector<long> ms = options.quick ? std::vector<long>{8, 128, 512} : std::vector<long>{1, 8, 32, 128, 512};
@@ -477,6 +501,7 @@ Calibration calibrate_host(const CalibrationOptions& options) {
     c.steps.push_back({"reductions" + at, [&c, r] { c.reductions(*r); }});
     c.steps.push_back({"rows" + at, [&c, r] { c.rows(*r); }});
     c.steps.push_back({"matmul shapes" + at, [&c, r] { c.matmuls(*r); }});
+    c.steps.push_back({"matmul prologue" + at, [&c, r] { c.prologue(*r); }});
   }
   c.steps.push_back({"fitting memory / compute overlap", [&c] { c.fit_overlap(); }});
   for (size_t s = 0; s < c.steps.size(); ++s) {

@@ -172,6 +172,7 @@ ThreadRates thread_rates(const json& j, const std::string& path, const std::stri
     if (!std::isfinite(f) || !(f > 0)) bad(source, at, "must be finite and > 0");
     r.call_chain_factor.push_back(f);
   }
+  r.prologue_ns = number(j, "prologue_ns", path, source, false);
   const json& mm = member(j, "matmul", path, source);
   if (!mm.is_array() || mm.empty()) bad(source, path + "matmul", "must be a non-empty array");
   for (size_t i = 0; i < mm.size(); ++i) {
@@ -321,7 +322,8 @@ std::string profile_to_json(const DeviceProfile& p) {
                      {"reduce_max_inner", curve_json(r.reduce_max_inner)},
                      {"reduce_outer_ns", r.reduce_outer_ns},
                      {"call_chain_factor", r.call_chain_factor},
-                     {"matmul", mm}});
+                     {"matmul", mm},
+                     {"prologue_ns", r.prologue_ns}});
   }
   json j = {{"format", DeviceProfile::kFormat}, {"name", p.name}, {"device", p.device}, {"cpu", p.cpu},
             {"date", p.date}, {"overlap", p.overlap}, {"rates", rates}};

@@ -61,6 +61,7 @@ struct ThreadRates {
   // longest chain of calls is d (the last entry for longer chains). Entry 0 is 1.
   std::vector<double> call_chain_factor;
   std::vector<MatmulPoint> matmul;
+  double prologue_ns = 0;  // per evaluation of a node the tiled matmul computes while packing
 };
 
 struct DeviceProfile {

@@ -85,6 +85,30 @@ std::vector<bool> contraction_bodies(const ir::Kernel& k) {
   return covered;
 }
 
+// A contraction's prologue: the nodes inside the K loop other than the
+// product and its plain loads. The tiled matmul evaluates them one element at
+// a time while it packs its panels (lower/host_matmul.cpp).
+std::vector<bool> prologue_nodes(const ir::Kernel& k) {
+  std::vector<bool> prologue(k.exprs.size(), false), product(k.exprs.size(), false);
+  bool contraction = false;
+  for (const ir::KernelExpr& e : k.exprs)
+    if (e.kind == ir::KernelExpr::Kind::kReduce && e.contraction) {
+      contraction = true;
+      product[e.operands[0]] = true;
+    }
+  if (!contraction) return prologue;
+  std::vector<bool> plain_operand(k.exprs.size(), false);
+  for (size_t i = 0; i < k.exprs.size(); ++i)
+    if (product[i])
+      for (int operand : k.exprs[i].operands)
+        plain_operand[operand] = k.exprs[operand].kind == ir::KernelExpr::Kind::kLoad && k.exprs[operand].valid == ir::kNoIndex;
+  const std::vector<bool> inner = ir::reduction_loop_nodes(k);
+  for (size_t i = 0; i < k.exprs.size(); ++i)
+    prologue[i] = inner[i] && !product[i] && !plain_operand[i] && k.exprs[i].kind != ir::KernelExpr::Kind::kConstant &&
+                  k.exprs[i].kind != ir::KernelExpr::Kind::kReduce;
+  return prologue;
+}
+
 // Per node: the share of its evaluations that some version of the kernel runs
 // (ir/kernel_branches.h): a side of a per-region branch only where it is taken,
 // a node no output needs never.
@@ -221,6 +245,7 @@ KernelCost predict(const ir::KernelProgram& program, const ir::Kernel& k, const 
 
   const std::vector<VarMask> vars = node_vars(k);
   const std::vector<bool> covered = contraction_bodies(k);
+  const std::vector<bool> prologue = prologue_nodes(k);
   const std::vector<double> share = evaluated_share(k);
   VarMask reduction_vars = 0;
   for (size_t r = 0; r < k.reduction.size(); ++r) reduction_vars |= VarMask{1} << (k.space.size() + r);
@@ -289,6 +314,10 @@ KernelCost predict(const ir::KernelProgram& program, const ir::Kernel& k, const 
     const ir::KernelExpr& e = k.exprs[i];
     if (share[i] == 0) continue;
     const double evaluations = extent_product(k, vars[i]) * share[i];
+    if (prologue[i]) {
+      compute_ns += evaluations * rates.prologue_ns;
+      continue;
+    }
     switch (e.kind) {
       case ir::KernelExpr::Kind::kElementwise:
         if (!covered[i]) {
@@ -335,6 +364,16 @@ KernelCost predict(const ir::KernelProgram& program, const ir::Kernel& k, const 
   const double work_us = std::max(cost.memory_us, cost.compute_us) + profile.overlap * std::min(cost.memory_us, cost.compute_us);
   cost.total_us = cost.fixed_us + balance * work_us;
   return cost;
+}
+
+double prologue_evaluations(const ir::Kernel& k) {
+  const std::vector<bool> prologue = prologue_nodes(k);
+  const std::vector<VarMask> vars = node_vars(k);
+  const std::vector<double> share = evaluated_share(k);
+  double total = 0;
+  for (size_t i = 0; i < k.exprs.size(); ++i)
+    if (prologue[i]) total += extent_product(k, vars[i]) * share[i];
+  return total;
 }
 
 double predict_program_us(const ir::KernelProgram& program, const DeviceProfile& profile) {

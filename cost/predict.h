@@ -36,6 +36,10 @@ KernelCost predict(const ir::KernelProgram& program, const ir::Kernel& kernel, c
 // The program's fixed cost plus its predicted kernel times, in microseconds.
 double predict_program_us(const ir::KernelProgram& program, const DeviceProfile& profile);
 
+// Evaluations of a contraction's prologue nodes (the nodes inside the K loop
+// other than the product and its plain loads), each charged `prologue_ns`.
+double prologue_evaluations(const ir::Kernel& kernel);
+
 // How a load walks its buffer as the innermost loop variable advances.
 AccessKind classify_load(const ir::Kernel& kernel, const ir::KernelExpr& load, bool inside_reduction);
 

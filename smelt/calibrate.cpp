@@ -194,9 +194,14 @@ CalibrationReport calibrate(const CalibrateOptions& options) {
       std::ofstream out(std::filesystem::path(options.save_graphs) / (g.name() + ".sg"));
       out << ir::print_graph(g);
     }
-    const FusionResult fused = fuse(g, fuse_options);
-    collect.program("random " + std::to_string(i) + " fused", fused.after, threads, true);
-    if (i % 3 == 0) collect.program("random " + std::to_string(i) + " unfused", fused.before, threads, true);
+    // Fused for each thread count: the program the compiler would run there.
+    for (unsigned t : threads) {
+      FuseOptions o = fuse_options;
+      o.threads = t;
+      const FusionResult fused = fuse(g, o);
+      collect.program("random " + std::to_string(i) + " fused", fused.after, {t}, true);
+      if (i % 3 == 0) collect.program("random " + std::to_string(i) + " unfused", fused.before, {t}, true);
+    }
   }
   for (size_t i = 0; i < options.graphs.size(); ++i) {
     const std::string& file = options.graphs[i];
@@ -205,9 +210,12 @@ CalibrationReport calibrate(const CalibrateOptions& options) {
     FuseOptions o = fuse_options;
     o.time_limit_s = 2;
     o.simplify_indices = true;
-    const FusionResult fused = fuse(g, o);
-    collect.program(file + " fused", fused.after, threads, true);
-    collect.program(file + " unfused", fused.before, threads, false);
+    for (unsigned t : threads) {
+      o.threads = t;
+      const FusionResult fused = fuse(g, o);
+      collect.program(file + " fused", fused.after, {t}, true);
+      collect.program(file + " unfused", fused.before, {t}, false);
+    }
   }
   if (options.progress) options.progress(total, total, "done");
   report.kernels = summarize_validation(report.points, false);

@@ -3,11 +3,14 @@
 // a predicted time never above the unfused program's.
 //
 // The structures are checked under a fixed variant of the host profile (seed_options):
-// 2 threads, and chained math calls charged what they cost alone. The shipped
-// profile is measured (smelt calibrate) and charges chains: on this machine
-// ratchet's gelu→exp→cos measures faster as three kernels, and that is what it
-// picks; these tests are about what the rules and the extractor can reach, not
-// about one machine's calibration. EveryExample… uses the shipped profile.
+// 2 threads, chained math calls charged what they cost alone, and a gemm's
+// prologue charged nothing beyond its ops. The shipped profile is measured
+// (smelt calibrate) and charges both: on this machine ratchet's gelu→exp→cos
+// measures faster as three kernels, and the towers' batched gemms, whose
+// prologue (a tower's bias + SiLU) is evaluated element by element while
+// packing, measure no faster than separate ones — and that is what it picks.
+// These tests are about what the rules and the extractor can reach, not about
+// one machine's calibration. EveryExample… uses the shipped profile.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -61,7 +64,10 @@ std::vector<int64_t> element(const ir::Kernel& k, const KernelExpr& load, const 
 
 smelt::FuseOptions seed_options() {
   cost::DeviceProfile profile = cost::default_host_profile();
-  for (cost::ThreadRates& r : profile.rates) r.call_chain_factor = {1.0};
+  for (cost::ThreadRates& r : profile.rates) {
+    r.call_chain_factor = {1.0};
+    r.prologue_ns = 0;
+  }
   smelt::FuseOptions options;
   options.profile = profile;
   options.threads = 2;
@@ -144,11 +150,13 @@ TEST(FusionExamples, MigraphxSiluSlicesIsOneKernelWithOneSigmoidPerElementOfH) {
   EXPECT_EQ(check_program(f.graph, f.result.after, 5), "");
 }
 
-// The ideal of the seed: 4 gemm kernels instead of 24. Layer 1's six gemms
-// share x: one contraction group, or one batched [6,32,64] gemm reading x for
-// every tower (the profile decides which); layers 2-4 are one batched
-// [6,32,64]x[6,64,64] gemm each, which computes one tower's bias + SiLU
-// prologue per batch element (a version per tower, ir/kernel_branches.h).
+// The ideal of the seed: 4 gemm kernels instead of 24, one per layer. Layer
+// 1's six gemms share x (one contraction group, or one batched [6,32,64] gemm
+// reading x); layers 2-4 each become one batched [6,32,64]x[6,64,64] gemm
+// whose prologue computes one tower's bias + SiLU per batch element (a version
+// per tower, ir/kernel_branches.h), or one kernel holding the layer's six gemms
+// over the same space — the profile decides which (tests/rules/seeds_test
+// checks the batched forms are in the e-graph).
 TEST(FusionExamples, MigraphxTowersBatchTheirGemms) {
   Fused f("migraphx_mlp_towers");
   int gemm_kernels = 0, gemms = 0, six_gemm_kernels = 0, batched_layer_1 = 0, batched_with_silu = 0;
@@ -156,8 +164,7 @@ TEST(FusionExamples, MigraphxTowersBatchTheirGemms) {
     gemm_kernels += count_contractions(k) > 0;
     gemms += count_contractions(k);
     six_gemm_kernels += count_contractions(k) == 6;
-    // A contraction group's gemms share an operand (DESIGN.md): only layer 1's
-    // six gemms (all reading x) may share a kernel.
+    // A kernel holds one gemm or one layer's six (same M×N×K space).
     EXPECT_TRUE(count_contractions(k) <= 1 || count_contractions(k) == 6) << ir::print_program(f.result.after);
     if (count_contractions(k) == 1 && k.space == ir::Shape{6, 32, 64}) {
       const ir::BranchPlan versions = ir::plan_branches(k);
@@ -182,8 +189,9 @@ TEST(FusionExamples, MigraphxTowersBatchTheirGemms) {
   std::printf("[ towers   ] %d kernels, %d with gemms (%d gemm nodes), layer 1: %s, %d batched with SiLU prologues\n",
               static_cast<int>(f.result.kernels_after), gemm_kernels, gemms,
               six_gemm_kernels ? "six-gemm group" : "batched", batched_with_silu);
-  EXPECT_EQ(six_gemm_kernels + batched_layer_1, 1) << ir::print_program(f.result.after);
-  EXPECT_EQ(batched_with_silu, 3) << ir::print_program(f.result.after);
+  // Every gemm kernel is one batched gemm or a layer's six gemms.
+  EXPECT_EQ(batched_layer_1 + batched_with_silu + six_gemm_kernels, gemm_kernels) << ir::print_program(f.result.after);
+  EXPECT_EQ(gemms, batched_layer_1 + batched_with_silu + 6 * six_gemm_kernels);
   EXPECT_EQ(gemm_kernels, 4);
   EXPECT_LT(f.result.predicted_us_after, f.result.predicted_us_before);
   EXPECT_EQ(check_program(f.graph, f.result.after, 6), "");
