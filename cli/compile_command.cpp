@@ -44,7 +44,7 @@ void print_report(const smelt::FusionResult& r, const std::string& file) {
 
 // --measure: one line per candidate timed.
 void print_measured(const smelt::FusionResult& r) {
-  std::cout << "measured on the host (median of runs until stable):\n"
+  std::cout << "measured on the host (medians, timed side by side in interleaved rounds):\n"
             << "  predicted_us   median_us  kernels\n";
   for (const smelt::MeasuredCandidate& m : r.measured) {
     std::string notes;

@@ -478,6 +478,35 @@ Timing time_host_program(const ir::KernelProgram& program, unsigned threads, dou
   return measure_until_stable([&](int reps) { return exe.benchmark(inputs, reps); }, budget_s);
 }
 
+std::vector<Timing> time_host_programs(const std::vector<const ir::KernelProgram*>& programs, unsigned threads,
+                                       double budget_s) {
+  auto device = std::make_shared<runtime::HostDevice>(threads);
+  std::vector<std::unique_ptr<runtime::Executable>> exes;
+  std::vector<std::vector<ir::HostTensor>> inputs;
+  std::vector<int> batch;
+  for (const ir::KernelProgram* p : programs) {
+    exes.push_back(std::make_unique<runtime::Executable>(*p, device));
+    inputs.push_back(timing_inputs(*p));
+    const std::vector<double> pilot = exes.back()->benchmark(inputs.back(), 3);
+    const double one = std::max(1e-7, *std::min_element(pilot.begin(), pilot.end()));
+    constexpr int kRounds = 8;
+    batch.push_back(static_cast<int>(std::clamp(budget_s / kRounds / one, 1.0, 5000.0)));
+  }
+  std::vector<std::vector<double>> samples(programs.size());
+  for (int round = 0; round < 8; ++round)
+    for (size_t i = 0; i < programs.size(); ++i) {
+      const std::vector<double> s = exes[i]->benchmark(inputs[i], batch[i]);
+      samples[i].insert(samples[i].end(), s.begin(), s.end());
+    }
+  std::vector<Timing> timings;
+  for (std::vector<double>& s : samples) {
+    Timing t = summarize(std::move(s));
+    t.stable = true;
+    timings.push_back(t);
+  }
+  return timings;
+}
+
 Calibration calibrate_host(const CalibrationOptions& options) {
   Calibrator c{options, {}, {}};
   DeviceProfile& p = c.result.profile;

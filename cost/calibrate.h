@@ -55,6 +55,12 @@ ir::KernelProgram single_kernel_program(const ir::KernelProgram& program, size_t
 // Times `program` on the host with `threads` threads until stable.
 Timing time_host_program(const ir::KernelProgram& program, unsigned threads, double budget_s = 0.25);
 
+// Times several programs side by side on one host device: all are loaded
+// first, then run in interleaved rounds, so none gains or loses from being
+// timed first or from the machine drifting (about `budget_s` seconds each).
+std::vector<Timing> time_host_programs(const std::vector<const ir::KernelProgram*>& programs, unsigned threads,
+                                       double budget_s = 0.25);
+
 // This machine's processor model (from /proc/cpuinfo), "unknown" if unreadable.
 std::string cpu_model();
 

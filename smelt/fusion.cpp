@@ -48,15 +48,19 @@ void measure_candidates(FusionResult& r, std::vector<Candidate> candidates, cons
   const auto started = std::chrono::steady_clock::now();
   std::vector<FusionResult> programs(candidates.size());
   size_t fastest = 0, pick = 0;
+  for (size_t i = 0; i < candidates.size(); ++i)
+    set_after(programs[i], candidates[i].graph, std::move(candidates[i].lowering), profile, options.simplify_indices);
+  // Timed side by side in interleaved rounds: the order is no advantage.
+  std::vector<const ir::KernelProgram*> compiled;
+  for (const FusionResult& p : programs) compiled.push_back(&p.after);
+  const std::vector<cost::Timing> timings = cost::time_host_programs(compiled, options.threads, options.measure_budget_s);
   for (size_t i = 0; i < candidates.size(); ++i) {
-    FusionResult& p = programs[i];
-    set_after(p, candidates[i].graph, std::move(candidates[i].lowering), profile, options.simplify_indices);
     MeasuredCandidate m;
-    m.predicted_us = p.predicted_us_after;
-    m.kernels = p.kernels_after;
+    m.predicted_us = programs[i].predicted_us_after;
+    m.kernels = programs[i].kernels_after;
     m.model_pick = candidates[i].model_pick;
     m.unfused = candidates[i].unfused;
-    m.timing = cost::time_host_program(p.after, options.threads, options.measure_budget_s);
+    m.timing = timings[i];
     if (m.model_pick) pick = i;
     r.measured.push_back(m);
     if (r.measured[i].timing.median_us < r.measured[fastest].timing.median_us) fastest = i;
