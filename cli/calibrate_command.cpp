@@ -53,7 +53,8 @@ std::vector<unsigned> thread_counts(unsigned up_to) {
 int calibrate_command(const CalibrateOptions& options) {
   if (options.device != "host") {
     std::cerr << "error: calibrate --device " << options.device
-              << ": needs its GPU and driver on this machine; only --device host can be calibrated here\n";
+              << ": GPU calibration is not implemented yet (only --device host); GPU kernels are costed with the "
+                 "host model\n";
     return kBadInput;
   }
   const fs::path profile_path = options.output;

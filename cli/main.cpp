@@ -116,7 +116,7 @@ int main(int argc, char** argv) {
       "calibrate",
       "Measure the cost model's device profile by running the kernels smelt emits; validate it on held-out "
       "kernels and programs; write PROFILE.json and a predicted-vs-measured scatter PNG beside it");
-  calibrate_cmd->add_option("--device", calibrate.device, "host, cuda or hip (only the host is measured here)")
+  calibrate_cmd->add_option("--device", calibrate.device, "host (cuda and hip: not implemented yet, exit 1)")
       ->check(CLI::IsMember({"host", "cuda", "hip"}))
       ->default_val("host");
   calibrate_cmd->add_option("-o,--output", calibrate.output, "The profile to write (the plot: same name, .png)")

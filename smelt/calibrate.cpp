@@ -159,7 +159,7 @@ ValidationSummary summarize_validation(const std::vector<ValidationPoint>& point
 CalibrationReport calibrate(const CalibrateOptions& options) {
   if (options.device != "host")
     throw std::invalid_argument("calibrate: --device " + options.device +
-                                " needs its GPU and driver on this machine; only the host can be calibrated here");
+                                ": GPU calibration is not implemented yet (only the host)");
   CalibrationReport report;
   const std::vector<unsigned> threads =
       options.threads.empty() ? cost::default_calibration_threads() : options.threads;
