@@ -197,6 +197,17 @@ struct Calibrator {
       }
     }
     (void)one;
+    // A padded bf16 read in cache, less the write: per element.
+    {
+      ir::Graph g("masked_narrow");
+      const int64_t rows = r.threads > 1 ? 256 : 128;
+      g.add_output(ir::neg(ir::pad(ir::input(g, "x", DType::BF16, {rows, 240}), {0, 8}, {0, 8}, 0)));
+      const Timing t = time(fused(g), r.threads);
+      const double out = static_cast<double>(rows * 256), in = static_cast<double>(rows * 240);
+      r.read_masked_narrow_ns =
+          std::max(0.0, (t.median_us * 1e3 - out * 4 * r.write.front().ns) / in);
+      record("read masked bf16", r.threads, t, r.read_masked_narrow_ns, "ns/element");
+    }
     // Power-of-two strides: a transpose of 512 KB whose reads step 512 B … 8 KB.
     const double write = interpolate(r.write, 1e6);
     for (int64_t cols : {128, 256, 512, 1024, 2048}) {
@@ -331,6 +342,24 @@ struct Calibrator {
     const double evaluations = prologue_evaluations(with.kernels.at(0));
     r.prologue_ns = evaluations > 0 ? std::max(0.0, (t_with.median_us - t_without.median_us) * 1e3 / evaluations) : 0;
     record("matmul prologue (B = concat of 4)", r.threads, t_with, r.prologue_ns, "ns/evaluation");
+  }
+
+  // Two gemms sharing A in one kernel (a contraction group) against the two
+  // as separate kernels, at a SwiGLU's shape (64 tokens, 1024 → 2 × 2048):
+  // the group's two B panels compete for the cache.
+  void group(ThreadRates& r) {
+    auto gemms = [&](bool grouped) {
+      ir::Graph g("group");
+      ir::Tensor a = ir::input(g, "a", DType::F32, {64, 1024});
+      ir::Tensor w1 = ir::input(g, "w1", DType::F32, {1024, 2048}), w2 = ir::input(g, "w2", DType::F32, {1024, 2048});
+      g.add_output(ir::mul(ir::matmul(a, w1), ir::matmul(a, w2)));
+      if (grouped) return fused(g);
+      return ir::lower_graph(g, ir::materialize_everything(g), {.merge_horizontally = false}).program;
+    };
+    const ir::KernelProgram grouped = gemms(true), separate = gemms(false);
+    const std::vector<Timing> t = time_host_programs({&grouped, &separate}, r.threads, options.quick ? 0.15 : 0.4);
+    r.group_factor = std::clamp(t[0].median_us / t[1].median_us, 0.5, 2.0);
+    record("contraction group of 2 vs separate gemms", r.threads, t[0], r.group_factor, "x");
   }
 
   void matmuls(ThreadRates& r) {
@@ -531,6 +560,7 @@ Calibration calibrate_host(const CalibrationOptions& options) {
     c.steps.push_back({"rows" + at, [&c, r] { c.rows(*r); }});
     c.steps.push_back({"matmul shapes" + at, [&c, r] { c.matmuls(*r); }});
     c.steps.push_back({"matmul prologue" + at, [&c, r] { c.prologue(*r); }});
+    c.steps.push_back({"contraction groups" + at, [&c, r] { c.group(*r); }});
   }
   c.steps.push_back({"fitting memory / compute overlap", [&c] { c.fit_overlap(); }});
   for (size_t s = 0; s < c.steps.size(); ++s) {

@@ -153,6 +153,7 @@ ThreadRates thread_rates(const json& j, const std::string& path, const std::stri
   for (int a = 0; a < kNumAccessKinds; ++a)
     r.read[a] = curve(member(read, kAccessNames[a], path + "read.", source), path + "read." + kAccessNames[a], source);
   r.write = curve(member(j, "write", path, source), path + "write", source);
+  r.read_masked_narrow_ns = number(j, "read_masked_narrow_ns", path, source, false);
   r.read_aliasing_stride =
       curve(member(j, "read_aliasing_stride", path, source), path + "read_aliasing_stride", source);
   const json& ops = member(j, "op_ns", path, source);
@@ -173,6 +174,7 @@ ThreadRates thread_rates(const json& j, const std::string& path, const std::stri
     r.call_chain_factor.push_back(f);
   }
   r.prologue_ns = number(j, "prologue_ns", path, source, false);
+  r.group_factor = number(j, "group_factor", path, source, true);
   const json& mm = member(j, "matmul", path, source);
   if (!mm.is_array() || mm.empty()) bad(source, path + "matmul", "must be a non-empty array");
   for (size_t i = 0; i < mm.size(); ++i) {
@@ -316,6 +318,7 @@ std::string profile_to_json(const DeviceProfile& p) {
                      {"read", read},
                      {"write", curve_json(r.write)},
                      {"read_aliasing_stride", curve_json(r.read_aliasing_stride)},
+                     {"read_masked_narrow_ns", r.read_masked_narrow_ns},
                      {"op_ns", r.op_ns},
                      {"row_ns", r.row_ns},
                      {"reduce_inner", curve_json(r.reduce_inner)},
@@ -323,7 +326,8 @@ std::string profile_to_json(const DeviceProfile& p) {
                      {"reduce_outer_ns", r.reduce_outer_ns},
                      {"call_chain_factor", r.call_chain_factor},
                      {"matmul", mm},
-                     {"prologue_ns", r.prologue_ns}});
+                     {"prologue_ns", r.prologue_ns},
+                     {"group_factor", r.group_factor}});
   }
   json j = {{"format", DeviceProfile::kFormat}, {"name", p.name}, {"device", p.device}, {"cpu", p.cpu},
             {"date", p.date}, {"overlap", p.overlap}, {"rates", rates}};

@@ -47,6 +47,9 @@ struct ThreadRates {
   // A strided read whose stride is a power of two of at least 512 bytes: every
   // access maps to the same few cache sets. ns per byte by the stride in bytes.
   Curve read_aliasing_stride;
+  // A masked load of a 2-byte type (f16 / bf16 behind a pad or concat mask):
+  // the vectorizer scalarizes it; ns per element, in cache.
+  double read_masked_narrow_ns = 0;
   // Nanoseconds per element of each elementwise op in the vectorized loops
   // ("default" for ops not measured).
   std::map<std::string, double> op_ns;
@@ -62,6 +65,9 @@ struct ThreadRates {
   std::vector<double> call_chain_factor;
   std::vector<MatmulPoint> matmul;
   double prologue_ns = 0;  // per evaluation of a node the tiled matmul computes while packing
+  // A contraction group (several gemms sharing A in one kernel) against the
+  // same gemms as separate kernels: multiplies the group's matmul time.
+  double group_factor = 1;
 };
 
 struct DeviceProfile {

@@ -251,14 +251,16 @@ KernelCost predict(const ir::KernelProgram& program, const ir::Kernel& k, const 
   for (size_t r = 0; r < k.reduction.size(); ++r) reduction_vars |= VarMask{1} << (k.space.size() + r);
 
   const bool unrolled = is_unrolled_reduction(k);
-  bool contraction = false;
-  for (const ir::KernelExpr& e : k.exprs) contraction = contraction || (e.kind == ir::KernelExpr::Kind::kReduce && e.contraction);
+  int contractions = 0;
+  for (const ir::KernelExpr& e : k.exprs) contractions += e.kind == ir::KernelExpr::Kind::kReduce && e.contraction;
+  const bool contraction = contractions > 0;
   // First pass: the bytes each load touches and the kernel's working set.
   struct Traffic {
     double bytes;
     AccessKind kind;
     int64_t stride = 0;  // bytes, for strided loads
     double elements = 0;
+    bool narrow = false;  // a 2-byte (or smaller) element type
   };
   std::vector<Traffic> loads;
   for (size_t i = 0; i < k.exprs.size(); ++i) {
@@ -273,7 +275,7 @@ KernelCost predict(const ir::KernelProgram& program, const ir::Kernel& k, const 
     if (covered[i]) continue;
     const AccessKind kind = classify_load(k, e, in_reduction);
     loads.push_back({bytes, kind, kind == AccessKind::kStrided ? stride_bytes(k, e, buffer, in_reduction) : 0,
-                     bytes / ir::dtype_bytes(buffer.type.dtype)});
+                     bytes / ir::dtype_bytes(buffer.type.dtype), ir::dtype_bytes(buffer.type.dtype) < 4});
   }
   for (const ir::KernelOutput& out : k.outputs) {
     const ir::Buffer& buffer = program.buffers[out.buffer];
@@ -301,6 +303,7 @@ KernelCost predict(const ir::KernelProgram& program, const ir::Kernel& k, const 
     }
     if (aliasing_stride(t.stride) && !rates.read_aliasing_stride.empty())
       ns = std::max(ns, interpolate(rates.read_aliasing_stride, static_cast<double>(t.stride)));
+    if (t.kind == AccessKind::kMasked && t.narrow) floor = std::max(floor, rates.read_masked_narrow_ns);
     memory_ns += std::max(t.bytes * ns, t.elements * floor);
   }
   for (const ir::KernelOutput& out : k.outputs) {
@@ -339,7 +342,8 @@ KernelCost predict(const ir::KernelProgram& program, const ir::Kernel& k, const 
           const long batch = static_cast<long>(ir::numel(k.space)) / std::max(1L, n * m);
           const long kk = static_cast<long>(ir::numel(k.reduction));
           cost.flops += 2 * steps;
-          compute_ns += 2 * steps / matmul_gflops(rates, batch, m, n, kk);  // GFLOP/s = flop/ns
+          compute_ns += 2 * steps / matmul_gflops(rates, batch, m, n, kk) *  // GFLOP/s = flop/ns
+                        (contractions > 1 ? rates.group_factor : 1.0);
         } else if (unrolled) {
           compute_ns += steps * op_ns(rates, "add");
         } else {
