@@ -3,8 +3,9 @@
 // a predicted time never above the unfused program's.
 //
 // The structures are checked under a fixed variant of the host profile (seed_options):
-// 2 threads, chained math calls charged what they cost alone, and a gemm's
-// prologue charged nothing beyond its ops. The shipped profile is measured
+// 2 threads, chained math calls charged what they cost alone, a gemm's
+// prologue nothing beyond its ops, and a contraction group what its gemms cost
+// apart. The shipped profile is measured
 // (smelt calibrate) and charges both: on this machine ratchet's gelu→exp→cos
 // measures faster as three kernels, and the towers' batched gemms, whose
 // prologue (a tower's bias + SiLU) is evaluated element by element while
@@ -67,6 +68,7 @@ smelt::FuseOptions seed_options() {
   for (cost::ThreadRates& r : profile.rates) {
     r.call_chain_factor = {1.0};
     r.prologue_ns = 0;
+    r.group_factor = 1;
   }
   smelt::FuseOptions options;
   options.profile = profile;
