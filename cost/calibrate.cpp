@@ -122,7 +122,6 @@ struct Calibrator {
   }
 
   void memory(ThreadRates& r) {
-    const ThreadRates* one = result.profile.rates.empty() ? nullptr : &result.profile.rates.front();
     for (double ws : working_sets(r.threads)) {
       // copy: 1 read + 1 write per element; read4: 4 reads + 1 write.
       ir::Graph copy("copy");
@@ -196,7 +195,6 @@ struct Calibrator {
         record("read broadcast " + std::to_string(static_cast<long>(bytes)) + " B", r.threads, t, v, "ns/B");
       }
     }
-    (void)one;
     // A padded bf16 read in cache, less the write: per element.
     {
       ir::Graph g("masked_narrow");
@@ -502,38 +500,22 @@ ir::KernelProgram single_kernel_program(const ir::KernelProgram& program, size_t
 }
 
 Timing time_host_program(const ir::KernelProgram& program, unsigned threads, double budget_s) {
-  runtime::Executable exe(program, std::make_shared<runtime::HostDevice>(threads));
-  const std::vector<ir::HostTensor> inputs = timing_inputs(program);
-  return measure_until_stable([&](int reps) { return exe.benchmark(inputs, reps); }, budget_s);
+  return time_host_programs({&program}, threads, budget_s)[0];
 }
 
 std::vector<Timing> time_host_programs(const std::vector<const ir::KernelProgram*>& programs, unsigned threads,
                                        double budget_s) {
+  // One device (one thread pool) for all: no idle pool spins beside the one timed.
   auto device = std::make_shared<runtime::HostDevice>(threads);
   std::vector<std::unique_ptr<runtime::Executable>> exes;
-  std::vector<std::vector<ir::HostTensor>> inputs;
-  std::vector<int> batch;
-  for (const ir::KernelProgram* p : programs) {
-    exes.push_back(std::make_unique<runtime::Executable>(*p, device));
-    inputs.push_back(timing_inputs(*p));
-    const std::vector<double> pilot = exes.back()->benchmark(inputs.back(), 3);
-    const double one = std::max(1e-7, *std::min_element(pilot.begin(), pilot.end()));
-    constexpr int kRounds = 8;
-    batch.push_back(static_cast<int>(std::clamp(budget_s / kRounds / one, 1.0, 5000.0)));
+  std::vector<std::vector<ir::HostTensor>> inputs(programs.size());
+  std::vector<RunFn> runs;
+  for (size_t i = 0; i < programs.size(); ++i) {
+    exes.push_back(std::make_unique<runtime::Executable>(*programs[i], device));
+    inputs[i] = timing_inputs(*programs[i]);
+    runs.push_back([&exes, &inputs, i](int reps) { return exes[i]->benchmark(inputs[i], reps); });
   }
-  std::vector<std::vector<double>> samples(programs.size());
-  for (int round = 0; round < 8; ++round)
-    for (size_t i = 0; i < programs.size(); ++i) {
-      const std::vector<double> s = exes[i]->benchmark(inputs[i], batch[i]);
-      samples[i].insert(samples[i].end(), s.begin(), s.end());
-    }
-  std::vector<Timing> timings;
-  for (std::vector<double>& s : samples) {
-    Timing t = summarize(std::move(s));
-    t.stable = true;
-    timings.push_back(t);
-  }
-  return timings;
+  return measure_until_stable(runs, budget_s);
 }
 
 Calibration calibrate_host(const CalibrationOptions& options) {

@@ -56,8 +56,9 @@ ir::KernelProgram single_kernel_program(const ir::KernelProgram& program, size_t
 Timing time_host_program(const ir::KernelProgram& program, unsigned threads, double budget_s = 0.25);
 
 // Times several programs side by side on one host device: all are loaded
-// first, then run in interleaved rounds, so none gains or loses from being
-// timed first or from the machine drifting (about `budget_s` seconds each).
+// first, then run in interleaved rounds until every median is stable
+// (measure_until_stable), so none gains or loses from being timed first or
+// from the machine drifting (at most about `budget_s` seconds each).
 std::vector<Timing> time_host_programs(const std::vector<const ir::KernelProgram*>& programs, unsigned threads,
                                        double budget_s = 0.25);
 

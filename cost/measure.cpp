@@ -27,29 +27,43 @@ Timing summarize(std::vector<double> seconds) {
   return t;
 }
 
-Timing measure_until_stable(const std::function<std::vector<double>(int reps)>& run, double budget_s) {
+std::vector<Timing> measure_until_stable(const std::vector<RunFn>& runs, double budget_s) {
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
-  std::vector<double> samples = run(3);
-  // Batches of about a fiftieth of the budget each.
-  const double first = std::max(1e-7, *std::min_element(samples.begin(), samples.end()));
-  const int batch = static_cast<int>(std::clamp(budget_s / 50 / first, 3.0, 2000.0));
-  double previous = summarize(samples).median_us;
-  int settled = 0, batches = 0;
-  while (true) {
-    const std::vector<double> more = run(batch);
-    samples.insert(samples.end(), more.begin(), more.end());
-    ++batches;
-    const double median = summarize(samples).median_us;
-    settled = std::fabs(median - previous) <= 0.01 * previous ? settled + 1 : 0;
-    previous = median;
+  const size_t n = runs.size();
+  std::vector<std::vector<double>> samples(n);
+  std::vector<int> batch(n);
+  std::vector<double> previous(n);
+  std::vector<int> settled(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    samples[i] = runs[i](3);
+    // Batches of about a fiftieth of the budget each.
+    const double first = std::max(1e-7, *std::min_element(samples[i].begin(), samples[i].end()));
+    batch[i] = static_cast<int>(std::clamp(budget_s / 50 / first, 3.0, 2000.0));
+    previous[i] = summarize(samples[i]).median_us;
+  }
+  for (int rounds = 1;; ++rounds) {
+    // One batch of each workload per round: none is favoured by its place.
+    for (size_t i = 0; i < n; ++i) {
+      const std::vector<double> more = runs[i](batch[i]);
+      samples[i].insert(samples[i].end(), more.begin(), more.end());
+      const double median = summarize(samples[i]).median_us;
+      settled[i] = std::fabs(median - previous[i]) <= 0.01 * previous[i] ? settled[i] + 1 : 0;
+      previous[i] = median;
+    }
+    const bool all_settled = std::all_of(settled.begin(), settled.end(), [](int s) { return s >= 2; });
     const double spent = std::chrono::duration<double>(Clock::now() - start).count();
-    if ((settled >= 2 && batches >= 3) || spent > budget_s) {
-      Timing t = summarize(samples);
-      t.stable = settled >= 2;
-      return t;
+    if ((all_settled && rounds >= 3) || spent > budget_s * static_cast<double>(n)) {
+      std::vector<Timing> timings;
+      for (size_t i = 0; i < n; ++i) {
+        timings.push_back(summarize(std::move(samples[i])));
+        timings.back().stable = settled[i] >= 2;
+      }
+      return timings;
     }
   }
 }
+
+Timing measure_until_stable(const RunFn& run, double budget_s) { return measure_until_stable(std::vector<RunFn>{run}, budget_s)[0]; }
 
 }  // namespace cost

@@ -15,10 +15,18 @@ struct Timing {
 };
 
 // `run(reps)` runs the work `reps` times (after its own warm-up) and returns
-// each run's seconds. Batches are run until the median of all samples moves
-// by less than 1% from one batch to the next (at least 3 batches), or until
-// `budget_s` seconds have been spent.
-Timing measure_until_stable(const std::function<std::vector<double>(int reps)>& run, double budget_s = 0.25);
+// each run's seconds.
+using RunFn = std::function<std::vector<double>(int reps)>;
+
+// Batches are run until the median of all samples moves by less than 1% from
+// one batch to the next (at least 3 batches), or until `budget_s` seconds have
+// been spent.
+Timing measure_until_stable(const RunFn& run, double budget_s = 0.25);
+
+// The same for several workloads side by side: in rounds of one batch each,
+// until every median has settled or `budget_s` seconds per workload are spent,
+// so none gains or loses from being timed first or from the machine drifting.
+std::vector<Timing> measure_until_stable(const std::vector<RunFn>& runs, double budget_s = 0.25);
 
 // Median and spread of samples in seconds, as a Timing in microseconds.
 Timing summarize(std::vector<double> seconds);

@@ -67,46 +67,41 @@ std::vector<VarMask> node_vars(const ir::Kernel& k) {
   return vars;
 }
 
-// Nodes whose work a contraction's measured matmul throughput already covers:
-// the product, and every load inside the K loop (the tiled matmul packs them;
-// packing is part of what `smelt calibrate` timed).
-std::vector<bool> contraction_bodies(const ir::Kernel& k) {
-  std::vector<bool> covered(k.exprs.size(), false);
-  bool contraction = false;
-  for (const ir::KernelExpr& e : k.exprs) {
-    if (e.kind != ir::KernelExpr::Kind::kReduce || !e.contraction) continue;
-    contraction = true;
-    covered[e.operands[0]] = true;
-  }
-  if (!contraction) return covered;
-  const std::vector<bool> inner = ir::reduction_loop_nodes(k);
-  for (size_t i = 0; i < k.exprs.size(); ++i)
-    if (inner[i] && k.exprs[i].kind == ir::KernelExpr::Kind::kLoad) covered[i] = true;
-  return covered;
-}
+// A contraction kernel's parts, found in one pass. `covered`: the product and
+// every load inside the K loop, whose work the measured matmul throughput
+// already includes (the tiled matmul packs them; `smelt calibrate` timed the
+// packing). `prologue`: the nodes inside the K loop other than the product and
+// its plain loads, which the tiled matmul evaluates one element at a time
+// while it packs its panels (lower/host_matmul.cpp).
+struct ContractionParts {
+  int contractions = 0;
+  std::vector<bool> covered, prologue;
+};
 
-// A contraction's prologue: the nodes inside the K loop other than the
-// product and its plain loads. The tiled matmul evaluates them one element at
-// a time while it packs its panels (lower/host_matmul.cpp).
-std::vector<bool> prologue_nodes(const ir::Kernel& k) {
-  std::vector<bool> prologue(k.exprs.size(), false), product(k.exprs.size(), false);
-  bool contraction = false;
+ContractionParts contraction_parts(const ir::Kernel& k) {
+  ContractionParts parts;
+  parts.covered.assign(k.exprs.size(), false);
+  parts.prologue.assign(k.exprs.size(), false);
+  std::vector<bool> product(k.exprs.size(), false);
   for (const ir::KernelExpr& e : k.exprs)
     if (e.kind == ir::KernelExpr::Kind::kReduce && e.contraction) {
-      contraction = true;
+      ++parts.contractions;
       product[e.operands[0]] = true;
     }
-  if (!contraction) return prologue;
+  if (parts.contractions == 0) return parts;
   std::vector<bool> plain_operand(k.exprs.size(), false);
   for (size_t i = 0; i < k.exprs.size(); ++i)
     if (product[i])
       for (int operand : k.exprs[i].operands)
         plain_operand[operand] = k.exprs[operand].kind == ir::KernelExpr::Kind::kLoad && k.exprs[operand].valid == ir::kNoIndex;
   const std::vector<bool> inner = ir::reduction_loop_nodes(k);
-  for (size_t i = 0; i < k.exprs.size(); ++i)
-    prologue[i] = inner[i] && !product[i] && !plain_operand[i] && k.exprs[i].kind != ir::KernelExpr::Kind::kConstant &&
-                  k.exprs[i].kind != ir::KernelExpr::Kind::kReduce;
-  return prologue;
+  for (size_t i = 0; i < k.exprs.size(); ++i) {
+    const ir::KernelExpr::Kind kind = k.exprs[i].kind;
+    parts.covered[i] = product[i] || (inner[i] && kind == ir::KernelExpr::Kind::kLoad);
+    parts.prologue[i] = inner[i] && !product[i] && !plain_operand[i] && kind != ir::KernelExpr::Kind::kConstant &&
+                        kind != ir::KernelExpr::Kind::kReduce;
+  }
+  return parts;
 }
 
 // Per node: the share of its evaluations that some version of the kernel runs
@@ -136,7 +131,6 @@ bool is_unrolled_reduction(const ir::Kernel& k) {
 // Whether a reduction walks its loads along their unit stride (vectorized) or
 // across rows.
 bool reduces_inner_axis(const ir::Kernel& k, int reduce) {
-  if (is_unrolled_reduction(k)) return false;
   std::vector<int> stack{k.exprs[reduce].operands[0]};
   std::vector<bool> seen(k.exprs.size(), false);
   bool any_load = false;
@@ -244,15 +238,15 @@ KernelCost predict(const ir::KernelProgram& program, const ir::Kernel& k, const 
           : 1.0;
 
   const std::vector<VarMask> vars = node_vars(k);
-  const std::vector<bool> covered = contraction_bodies(k);
-  const std::vector<bool> prologue = prologue_nodes(k);
+  const ContractionParts parts = contraction_parts(k);
+  const std::vector<bool>& covered = parts.covered;
+  const std::vector<bool>& prologue = parts.prologue;
   const std::vector<double> share = evaluated_share(k);
   VarMask reduction_vars = 0;
   for (size_t r = 0; r < k.reduction.size(); ++r) reduction_vars |= VarMask{1} << (k.space.size() + r);
 
   const bool unrolled = is_unrolled_reduction(k);
-  int contractions = 0;
-  for (const ir::KernelExpr& e : k.exprs) contractions += e.kind == ir::KernelExpr::Kind::kReduce && e.contraction;
+  const int contractions = parts.contractions;
   const bool contraction = contractions > 0;
   // First pass: the bytes each load touches and the kernel's working set.
   struct Traffic {
@@ -371,7 +365,7 @@ KernelCost predict(const ir::KernelProgram& program, const ir::Kernel& k, const 
 }
 
 double prologue_evaluations(const ir::Kernel& k) {
-  const std::vector<bool> prologue = prologue_nodes(k);
+  const std::vector<bool> prologue = contraction_parts(k).prologue;
   const std::vector<VarMask> vars = node_vars(k);
   const std::vector<double> share = evaluated_share(k);
   double total = 0;
