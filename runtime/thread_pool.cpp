@@ -21,7 +21,8 @@ inline void cpu_relax() {
 
 ThreadPool::ThreadPool(unsigned threads) {
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-  for (unsigned i = 1; i < threads; ++i) workers_.emplace_back([this] { worker_loop(); });
+  remaining_.resize(threads);
+  for (unsigned i = 1; i < threads; ++i) workers_.emplace_back([this, i] { worker_loop(i); });
 }
 
 ThreadPool::~ThreadPool() {
@@ -51,14 +52,15 @@ void ThreadPool::parallel_for(int64_t units, int64_t min_chunk, const RangeFn& f
     units_ = units;
     chunk_ = chunk;
     chunks_ = chunks;
-    next_chunk_ = 0;
+    const int64_t n = threads();
+    for (int64_t t = 0; t < n; ++t) remaining_[t] = {chunks * t / n, chunks * (t + 1) / n};
     finished_chunks_ = 0;
     error_ = nullptr;
     ++generation_;
     generation_hint_.store(generation_, std::memory_order_release);
   }
   wake_.notify_all();
-  run_chunks();
+  run_chunks(0);
   std::unique_lock lock(mutex_);
   // Wait for every chunk and for every worker to have left the job, so fn_
   // is not touched after we return: spinning first, then asleep.
@@ -74,10 +76,19 @@ void ThreadPool::parallel_for(int64_t units, int64_t min_chunk, const RangeFn& f
   if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
 }
 
-void ThreadPool::run_chunks() {
+int64_t ThreadPool::claim_chunk(unsigned self) {
+  ChunkRange& own = remaining_[self];
+  if (own.next < own.end) return own.next++;
+  // Out of its own chunks: take the last chunk of the thread with the most left.
+  ChunkRange* victim = nullptr;
+  for (ChunkRange& r : remaining_)
+    if (r.end - r.next > 0 && (!victim || r.end - r.next > victim->end - victim->next)) victim = &r;
+  return victim ? --victim->end : -1;
+}
+
+void ThreadPool::run_chunks(unsigned self) {
   std::unique_lock lock(mutex_);
-  while (next_chunk_ < chunks_) {
-    const int64_t c = next_chunk_++;
+  for (int64_t c = claim_chunk(self); c >= 0; c = claim_chunk(self)) {
     const int64_t begin = c * chunk_, end = std::min(units_, begin + chunk_);
     const RangeFn* fn = fn_;
     lock.unlock();
@@ -94,7 +105,7 @@ void ThreadPool::run_chunks() {
   if (finished_chunks_ == chunks_) done_.notify_all();
 }
 
-void ThreadPool::worker_loop() {
+void ThreadPool::worker_loop(unsigned self) {
   uint64_t seen = 0;
   std::unique_lock lock(mutex_);
   while (true) {
@@ -109,7 +120,7 @@ void ThreadPool::worker_loop() {
     seen = generation_;
     ++busy_workers_;
     lock.unlock();
-    run_chunks();
+    run_chunks(self);
     lock.lock();
     --busy_workers_;
     if (busy_workers_ == 0) done_.notify_all();

@@ -33,8 +33,10 @@ class ThreadPool {
   void parallel_for(int64_t units, int64_t min_chunk, const RangeFn& fn);
 
  private:
-  void worker_loop();
-  void run_chunks();
+  void worker_loop(unsigned self);
+  void run_chunks(unsigned self);
+  // The next chunk thread `self` runs (-1: none left); mutex_ held.
+  int64_t claim_chunk(unsigned self);
 
   std::vector<std::thread> workers_;
   // Read without the lock by spinning workers: a worker that sleeps on the
@@ -49,7 +51,16 @@ class ThreadPool {
   bool stopping_ = false;
   // The job in progress (guarded by mutex_ except next_chunk_'s claims).
   const RangeFn* fn_ = nullptr;
-  int64_t units_ = 0, chunk_ = 1, chunks_ = 0, next_chunk_ = 0, finished_chunks_ = 0;
+  int64_t units_ = 0, chunk_ = 1, chunks_ = 0, finished_chunks_ = 0;
+  // Chunks not yet claimed, by thread. Thread t starts with the t-th contiguous
+  // block of chunks, so consecutive kernels over the same space give each thread
+  // the rows it wrote before, still in its own cache (dynamic claiming made a
+  // 3-kernel 2-thread program no faster than 1 thread); a thread that runs out
+  // takes chunks from the end of the fullest block.
+  struct ChunkRange {
+    int64_t next = 0, end = 0;
+  };
+  std::vector<ChunkRange> remaining_;
   unsigned busy_workers_ = 0;
   std::exception_ptr error_;
 };

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <thread>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -48,6 +50,41 @@ TEST(ThreadPool, ChunksRespectTheMinimumAndUseSeveralThreads) {
   }
   EXPECT_GT(chunks.size(), 1u);
   EXPECT_GE(ids.size(), 1u);
+}
+
+// Each thread starts on its own contiguous block of chunks, so consecutive
+// kernels over one space give a thread the rows it wrote before; a thread that
+// runs out takes chunks from the end of another's block. 8 chunks of 10 ms on
+// 2 threads: the caller owns chunks 0-3, the worker 4-7; the caller could take
+// chunk 4 only after 70 ms, far beyond the worker's wake-up.
+TEST(ThreadPool, EachThreadStartsOnItsOwnBlock) {
+  runtime::ThreadPool pool(2);
+  const std::thread::id caller = std::this_thread::get_id();
+  std::mutex mutex;
+  std::vector<std::thread::id> ran_on(8);
+  pool.parallel_for(8, 1, [&](int64_t begin, int64_t end) {
+    ASSERT_EQ(end, begin + 1);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    std::lock_guard lock(mutex);
+    ran_on[static_cast<size_t>(begin)] = std::this_thread::get_id();
+  });
+  EXPECT_EQ(ran_on[0], caller);
+  EXPECT_NE(ran_on[4], caller);
+}
+
+// A thread that finishes its block helps with the others': one slow chunk in
+// the worker's block does not leave the caller idle.
+TEST(ThreadPool, IdleThreadsTakeChunksFromOthers) {
+  runtime::ThreadPool pool(2);
+  const std::thread::id caller = std::this_thread::get_id();
+  std::mutex mutex;
+  std::vector<std::thread::id> ran_on(8);
+  pool.parallel_for(8, 1, [&](int64_t begin, int64_t) {
+    if (begin == 4) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    std::lock_guard lock(mutex);
+    ran_on[static_cast<size_t>(begin)] = std::this_thread::get_id();
+  });
+  EXPECT_EQ(ran_on[7], caller);  // taken from the end of the worker's block
 }
 
 TEST(ThreadPool, SmallRangesRunInlineOnTheCaller) {
