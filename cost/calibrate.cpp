@@ -67,7 +67,7 @@ struct Calibrator {
     for (int i = 0; i < 64; ++i) x = ir::neg(x);
     g.add_output(x);
     const ir::KernelProgram program =
-        ir::lower_graph(g, ir::materialize_everything(g), {.merge_horizontally = false}).program;
+        ir::lower_graph(g, ir::materialize_everything(g), ir::LoweringOptions::unmerged()).program;
     const Timing t = time(program, r.threads);
     r.kernel_us = std::max(0.005, t.median_us / 64);
     record("kernel (inline, 64 kernels of 16 elements)", r.threads, t, r.kernel_us, "us");
@@ -352,7 +352,7 @@ struct Calibrator {
       ir::Tensor w1 = ir::input(g, "w1", DType::F32, {1024, 2048}), w2 = ir::input(g, "w2", DType::F32, {1024, 2048});
       g.add_output(ir::mul(ir::matmul(a, w1), ir::matmul(a, w2)));
       if (grouped) return fused(g);
-      return ir::lower_graph(g, ir::materialize_everything(g), {.merge_horizontally = false}).program;
+      return ir::lower_graph(g, ir::materialize_everything(g), ir::LoweringOptions::unmerged()).program;
     };
     const ir::KernelProgram grouped = gemms(true), separate = gemms(false);
     const std::vector<Timing> t = time_host_programs({&grouped, &separate}, r.threads, options.quick ? 0.15 : 0.4);

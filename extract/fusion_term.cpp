@@ -17,9 +17,10 @@ FusionEvaluator::FusionEvaluator(const egraph::EGraph& graph, std::span<const Id
                                  const cost::DeviceProfile& profile)
     : graph_(graph),
       profile_(profile),
-      incremental_([&profile](const ir::KernelProgram& program, const ir::Kernel& kernel) {
+      lowering_{.price = [&profile](const ir::KernelProgram& program, const ir::Kernel& kernel) {
         return cost::predict(program, kernel, profile).total_us;
-      }) {
+      }},
+      incremental_(lowering_.price, lowering_) {
   for (Id root : roots) roots_.push_back(graph.find(root));
   check_incremental_ = std::getenv("SMELT_CHECK_INCREMENTAL") != nullptr;
   empty_program_us_ = cost::predict_program_us(ir::KernelProgram{}, profile_);
@@ -84,7 +85,7 @@ std::optional<FusionTerm> FusionEvaluator::read(const rules::TermChoice& choice)
 FusionCost FusionEvaluator::cost(const FusionTerm& term, const std::vector<bool>& materialized) {
   ++evaluations_;
   FusionCost result;
-  result.lowering = ir::lower_graph(term.graph, materialized);
+  result.lowering = ir::lower_graph(term.graph, materialized, lowering_);
   result.predicted_us = cost::predict_program_us(result.lowering.program, profile_);
   if (keep_ > 0) offer(term, result);
   return result;
@@ -104,7 +105,7 @@ FusionPrice FusionEvaluator::price(const FusionTerm& term, const std::vector<boo
   const bool offered = keep_ > 0 && (kept_.size() < keep_ || us < kept_.back().predicted_us);
   if (offered || check_incremental_) {
     FusionCost full;
-    full.lowering = ir::lower_graph(term.graph, materialized);
+    full.lowering = ir::lower_graph(term.graph, materialized, lowering_);
     full.predicted_us = cost::predict_program_us(full.lowering.program, profile_);
     if (check_incremental_ && (full.predicted_us != us || full.lowering.materialized != p.materialized))
       throw std::logic_error("FusionEvaluator::price: incremental " + std::to_string(us) + " us, lowered " +

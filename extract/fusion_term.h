@@ -101,6 +101,7 @@ class FusionEvaluator {
   std::vector<egraph::Id> roots_;
   const cost::DeviceProfile& profile_;
   size_t evaluations_ = 0;
+  ir::LoweringOptions lowering_;  // merges priced by the profile, as the search prices them
   ir::IncrementalLowering incremental_;
   double empty_program_us_ = 0;  // cost::predict_program_us of a program without kernels
   bool check_incremental_ = false;

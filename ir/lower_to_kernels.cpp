@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <iterator>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <unordered_map>
@@ -68,6 +69,7 @@ class KernelEmitter {
   KernelEmitter(ProgramState& state, Kernel& kernel) : s_(state), k_(kernel), pool_(kernel.indices) {}
 
   void emit_root(ValueId root) {
+    roots_.push_back(root);
     Index identity;
     for (size_t i = 0; i < k_.space.size(); ++i) identity.push_back(pool_.var(static_cast<int>(i)));
     current_root_ = root;
@@ -78,12 +80,19 @@ class KernelEmitter {
 
   // Materialized values (not inputs) this kernel reads.
   const std::vector<ValueId>& loaded() const { return loaded_; }
+  // By position in loaded(): every load of that value is at its own output
+  // index, unguarded and outside any reduction body, so the value could be
+  // computed in this kernel and stored from here instead of loaded.
+  const std::vector<bool>& loaded_at_own_index() const { return at_own_index_; }
 
  private:
   const Node& node(ValueId v) const { return s_.g.node(v); }
   const Shape& shape(ValueId v) const { return s_.g.type(v).shape; }
   DType dtype(ValueId v) const { return s_.g.type(v).dtype; }
-  bool in_buffer(ValueId v) const { return v != current_root_ && s_.buffer_of[v] >= 0; }
+  // A value with a buffer is loaded, unless this kernel computes and stores it.
+  bool in_buffer(ValueId v) const {
+    return s_.buffer_of[v] >= 0 && std::find(roots_.begin(), roots_.end(), v) == roots_.end();
+  }
 
   // A value that is a load of a buffer once its views are composed.
   bool is_view_of_buffer(ValueId v) const {
@@ -99,8 +108,16 @@ class KernelEmitter {
   // `pad` elsewhere (a pad of a plain buffer is a masked load).
   int value(ValueId v, const Index& idx, IndexRef guard, double pad) {
     if (in_buffer(v)) {
-      if (node(v).op != Op::Input && std::find(loaded_.begin(), loaded_.end(), v) == loaded_.end())
-        loaded_.push_back(v);
+      if (node(v).op != Op::Input) {
+        const bool own = guard == kNoIndex && reduction_depth_ == 0 && shape(v) == k_.space && at_own_output_index(idx, shape(v));
+        const auto at = std::find(loaded_.begin(), loaded_.end(), v);
+        if (at == loaded_.end()) {
+          loaded_.push_back(v);
+          at_own_index_.push_back(own);
+        } else {
+          at_own_index_[static_cast<size_t>(at - loaded_.begin())] = at_own_index_[static_cast<size_t>(at - loaded_.begin())] && own;
+        }
+      }
       return load(s_.buffer_of[v], idx, dtype(v), guard, pad);
     }
     if (is_anchor(node(v).op) && v != current_root_ && (reduction_depth_ > 0 || !at_own_output_index(idx, shape(v))))
@@ -356,8 +373,10 @@ class KernelEmitter {
   Kernel& k_;
   IndexPool& pool_;
   ValueId current_root_ = -1;
+  std::vector<ValueId> roots_;  // emitted so far
   int reduction_depth_ = 0;
   std::vector<ValueId> loaded_;
+  std::vector<bool> at_own_index_;
   std::unordered_map<Words, int, WordsHash> memo_;   // (value, guard, pad, index) -> node
   std::unordered_map<Words, int, WordsHash> exprs_;  // node structure -> node
 };
@@ -365,7 +384,6 @@ class KernelEmitter {
 struct SingleKernel {
   std::vector<ValueId> roots;
   Kernel kernel;
-  std::vector<size_t> deps;  // kernels whose buffers it reads
 };
 
 // What horizontal merging looks at in a single-root kernel.
@@ -374,6 +392,10 @@ struct GroupingFacts {
   Shape reduction;
   std::vector<int> loads;    // the buffers it loads, sorted, each once (any numbering that tells buffers apart)
   std::vector<size_t> deps;  // kernels whose buffers it reads
+  // By position in deps: the kernel reads that dependency's value only at its
+  // own output index (KernelEmitter::loaded_at_own_index).
+  std::vector<bool> dep_at_own_index;
+  int own_load = -1;  // the name in `loads` under which consumers load what this kernel stores (-1: none)
 };
 
 std::string kernel_name(const Graph& g, const std::vector<ValueId>& roots) {
@@ -481,6 +503,151 @@ std::vector<std::vector<size_t>> horizontal_groups(const std::vector<GroupingFac
   return ordered;
 }
 
+// Producer-consumer merging: a kernel whose stored value another kernel over
+// the same space reads only at its own output index is merged into that
+// reader, which then computes the value itself and stores it as one more
+// output (a value that is both a graph output, or otherwise stored, and used
+// by the next op costs a store, not a kernel boundary and a reload). Merged
+// kernels hold at most one reduction domain and never close a cycle through a
+// third kernel, and only where `pays` says the merged kernel is no slower
+// than the two apart (chained math calls can make one loop slower than two).
+// Returns units of kernel indices (each ascending) in dependency order, and
+// each unit's facts with its deps numbered by unit.
+struct MergedUnits {
+  std::vector<std::vector<size_t>> units;
+  std::vector<GroupingFacts> facts;
+};
+// (merged, producer, consumer): kernel indices, each ascending.
+using MergePays = std::function<bool(const std::vector<size_t>&, const std::vector<size_t>&, const std::vector<size_t>&)>;
+
+MergedUnits merge_producers(const std::vector<GroupingFacts>& kernels, const MergePays& pays) {
+  const size_t n = kernels.size();
+  std::vector<size_t> unit_of(n);
+  std::vector<std::vector<size_t>> members(n);
+  std::vector<Shape> reduction(n);
+  for (size_t k = 0; k < n; ++k) {
+    unit_of[k] = k;
+    members[k] = {k};
+    reduction[k] = kernels[k].reduction;
+  }
+  // Does unit `from` reach unit `to` through a unit other than themselves?
+  std::vector<size_t> stack;
+  std::vector<bool> seen;
+  auto reaches_through_another = [&](size_t from, size_t to) {
+    seen.assign(n, false);
+    stack.clear();
+    for (size_t m : members[from])
+      for (size_t dep : kernels[m].deps)
+        if (unit_of[dep] != from && unit_of[dep] != to && !seen[unit_of[dep]]) {
+          seen[unit_of[dep]] = true;
+          stack.push_back(unit_of[dep]);
+        }
+    while (!stack.empty()) {
+      const size_t u = stack.back();
+      stack.pop_back();
+      for (size_t m : members[u])
+        for (size_t dep : kernels[m].deps) {
+          const size_t d = unit_of[dep];
+          if (d == to) return true;
+          if (d != u && !seen[d]) {
+            seen[d] = true;
+            stack.push_back(d);
+          }
+        }
+    }
+    return false;
+  };
+  for (size_t j = 0; j < n; ++j) {
+    for (size_t i = 0; i < kernels[j].deps.size(); ++i) {
+      if (!kernels[j].dep_at_own_index[i]) continue;
+      const size_t producer = unit_of[kernels[j].deps[i]], consumer = unit_of[j];
+      if (producer == consumer || kernels[kernels[j].deps[i]].space != kernels[j].space) continue;
+      if (!reduction[producer].empty() && !reduction[consumer].empty()) continue;
+      if (reaches_through_another(consumer, producer) || reaches_through_another(producer, consumer)) continue;
+      std::vector<size_t> merged = members[consumer];
+      merged.insert(merged.end(), members[producer].begin(), members[producer].end());
+      std::sort(merged.begin(), merged.end());
+      if (pays && !pays(merged, members[producer], members[consumer])) continue;
+      for (size_t m : members[producer]) unit_of[m] = consumer;
+      members[consumer] = std::move(merged);
+      members[producer].clear();
+      if (reduction[consumer].empty()) reduction[consumer] = reduction[producer];
+    }
+  }
+  // Units in dependency order (depth first from each, earliest kernel first).
+  MergedUnits result;
+  std::vector<int> state(n, 0);  // 0 unvisited, 1 on the path, 2 placed
+  std::vector<size_t> number(n, 0);
+  std::vector<std::pair<size_t, size_t>> walk;  // unit, next member-dep position (flattened)
+  auto deps_of = [&](size_t u) {
+    std::vector<size_t> d;
+    for (size_t m : members[u])
+      for (size_t dep : kernels[m].deps)
+        if (unit_of[dep] != u) d.push_back(unit_of[dep]);
+    return d;
+  };
+  for (size_t start = 0; start < n; ++start) {
+    if (members[start].empty() || state[start] != 0) continue;
+    std::vector<std::pair<size_t, std::vector<size_t>>> path{{start, deps_of(start)}};
+    state[start] = 1;
+    while (!path.empty()) {
+      auto& [u, pending] = path.back();
+      if (pending.empty()) {
+        state[u] = 2;
+        number[u] = result.units.size();
+        result.units.push_back(members[u]);
+        path.pop_back();
+        continue;
+      }
+      const size_t d = pending.back();
+      pending.pop_back();
+      if (state[d] == 1) throw std::logic_error("merge_producers: merged kernels depend on each other");
+      if (state[d] == 0) {
+        state[d] = 1;
+        path.emplace_back(d, deps_of(d));
+      }
+    }
+  }
+  for (const std::vector<size_t>& unit : result.units) {
+    GroupingFacts f;
+    f.space = kernels[unit.front()].space;
+    std::vector<int> own;
+    for (size_t m : unit) {
+      if (!kernels[m].reduction.empty()) f.reduction = kernels[m].reduction;
+      if (kernels[m].own_load >= 0) own.push_back(kernels[m].own_load);
+      f.loads.insert(f.loads.end(), kernels[m].loads.begin(), kernels[m].loads.end());
+      for (size_t dep : kernels[m].deps)
+        if (unit_of[dep] != unit_of[m]) f.deps.push_back(number[unit_of[dep]]);
+    }
+    std::sort(own.begin(), own.end());
+    std::sort(f.loads.begin(), f.loads.end());
+    f.loads.erase(std::unique(f.loads.begin(), f.loads.end()), f.loads.end());
+    std::erase_if(f.loads, [&](int b) { return std::binary_search(own.begin(), own.end(), b); });
+    std::sort(f.deps.begin(), f.deps.end());
+    f.deps.erase(std::unique(f.deps.begin(), f.deps.end()), f.deps.end());
+    f.dep_at_own_index.assign(f.deps.size(), false);
+    result.facts.push_back(std::move(f));
+  }
+  return result;
+}
+
+// Kernels (by index) merged into one, in emission order: the units of each
+// horizontal group, each unit's members ascending (producers first).
+std::vector<std::vector<size_t>> merged_kernels(const std::vector<GroupingFacts>& kernels, bool merge,
+                                                const MergePays& pays) {
+  std::vector<std::vector<size_t>> out;
+  if (!merge) {
+    for (size_t k = 0; k < kernels.size(); ++k) out.push_back({k});
+    return out;
+  }
+  const MergedUnits units = merge_producers(kernels, pays);
+  for (const std::vector<size_t>& group : horizontal_groups(units.facts)) {
+    out.emplace_back();
+    for (size_t u : group) out.back().insert(out.back().end(), units.units[u].begin(), units.units[u].end());
+  }
+  return out;
+}
+
 // The buffers of the graph's inputs and of every kernel's root; returns the
 // roots (materialized values and outputs), each the root of one kernel.
 // Unnamed buffers (`named` false) for a program that is only priced.
@@ -531,6 +698,7 @@ Lowering build(const Graph& g, const std::vector<bool>& materialized, const Lowe
   const std::vector<ValueId> roots = start_program(s);
 
   std::vector<SingleKernel> kernels;
+  std::vector<GroupingFacts> facts;
   std::vector<size_t> kernel_of(g.size(), 0);
   for (ValueId root : roots) {
     SingleKernel single;
@@ -539,34 +707,53 @@ Lowering build(const Graph& g, const std::vector<bool>& materialized, const Lowe
     single.kernel.space = g.type(root).shape;
     KernelEmitter emitter(s, single.kernel);
     emitter.emit_root(root);
-    for (ValueId v : emitter.loaded()) single.deps.push_back(kernel_of[v]);
+    GroupingFacts f;
+    f.space = single.kernel.space;
+    f.reduction = single.kernel.reduction;
+    f.loads = loaded_buffers(single.kernel);
+    for (ValueId v : emitter.loaded()) f.deps.push_back(kernel_of[v]);
+    f.dep_at_own_index = emitter.loaded_at_own_index();
+    f.own_load = g.node(root).op == Op::Input ? -1 : s.buffer_of[root];
     kernel_of[root] = kernels.size();
     kernels.push_back(std::move(single));
+    facts.push_back(std::move(f));
   }
 
-  Lowering result;
-  if (options.merge_horizontally) {
-    std::vector<GroupingFacts> facts;
-    for (const SingleKernel& single : kernels)
-      facts.push_back({single.kernel.space, single.kernel.reduction, loaded_buffers(single.kernel), single.deps});
-    for (const std::vector<size_t>& group : horizontal_groups(facts)) {
-      if (group.size() == 1) {
-        s.program.kernels.push_back(std::move(kernels[group.front()].kernel));
-        continue;
-      }
-      // Re-emitted together, so the roots share loads and subexpressions.
-      std::vector<ValueId> group_roots;
-      for (size_t member : group) group_roots.push_back(kernels[member].roots.front());
-      Kernel merged;
-      merged.name = kernel_name(g, group_roots);
-      merged.space = kernels[group.front()].kernel.space;
-      KernelEmitter emitter(s, merged);
-      for (ValueId root : group_roots) emitter.emit_root(root);
-      s.program.kernels.push_back(std::move(merged));
+  // Kernels of `members` emitted as one and priced; +inf when that is illegal.
+  auto trial_price = [&](const std::vector<size_t>& members) {
+    if (members.size() == 1) return options.price(s.program, kernels[members.front()].kernel);
+    Kernel trial;
+    trial.space = kernels[members.front()].kernel.space;
+    KernelEmitter emitter(s, trial);
+    try {
+      for (size_t m : members) emitter.emit_root(kernels[m].roots.front());
+    } catch (const MustMaterialize&) {
+      return std::numeric_limits<double>::infinity();
     }
-  } else {
-    for (SingleKernel& single : kernels) s.program.kernels.push_back(std::move(single.kernel));
+    return options.price(s.program, trial);
+  };
+  MergePays pays;
+  if (options.price)
+    pays = [&](const std::vector<size_t>& merged, const std::vector<size_t>& producer, const std::vector<size_t>& consumer) {
+      return trial_price(merged) <= trial_price(producer) + trial_price(consumer);
+    };
+  for (const std::vector<size_t>& members : merged_kernels(facts, options.merge_kernels, pays)) {
+    if (members.size() == 1) {
+      s.program.kernels.push_back(std::move(kernels[members.front()].kernel));
+      continue;
+    }
+    // Re-emitted together, so the roots share loads and subexpressions and a
+    // root another one reads is computed, not loaded.
+    std::vector<ValueId> merged_roots;
+    for (size_t m : members) merged_roots.push_back(kernels[m].roots.front());
+    Kernel merged;
+    merged.name = kernel_name(g, merged_roots);
+    merged.space = kernels[members.front()].kernel.space;
+    KernelEmitter emitter(s, merged);
+    for (ValueId root : merged_roots) emitter.emit_root(root);
+    s.program.kernels.push_back(std::move(merged));
   }
+  Lowering result;
   result.program = std::move(s.program);
   result.buffer_of = std::move(s.buffer_of);
   for (auto [v, b] : s.literal) result.buffer_of[v] = result.buffer_of[v] >= 0 ? result.buffer_of[v] : b;
@@ -659,6 +846,7 @@ struct CachedSingle {
   Shape reduction;
   std::vector<std::pair<int, bool>> loads;  // region number, literal buffer (else the value's buffer)
   std::vector<int> deps;                    // region numbers of materialized values it loads
+  std::vector<bool> dep_at_own_index;       // by position in deps
   double price = 0;
 };
 struct CachedMerged {
@@ -691,6 +879,7 @@ void emit_single(const IncrementalLowering::KernelPrice& price, ProgramState& s,
     single.loads.emplace_back(region_number(region, static_cast<ValueId>(name / 2)), name % 2 == 1);
   }
   for (ValueId v : emitter.loaded()) single.deps.push_back(region_number(region, v));
+  single.dep_at_own_index = emitter.loaded_at_own_index();
   single.price = price(s.program, kernel);
 }
 
@@ -767,6 +956,8 @@ IncrementalLowering::Priced IncrementalLowering::price(const Graph& g, std::span
         f.loads.push_back(static_cast<int>(2 * region.values[static_cast<size_t>(number)] + (literal ? 1 : 0)));
       std::sort(f.loads.begin(), f.loads.end());
       for (int number : single.deps) f.deps.push_back(kernel_of[region.values[static_cast<size_t>(number)]]);
+      f.dep_at_own_index = single.dep_at_own_index;
+      f.own_load = g.node(root).op == Op::Input ? -1 : static_cast<int>(2 * root);
       kernel_of[root] = facts.size();
       facts.push_back(std::move(f));
       prices.push_back(single.price);
@@ -775,45 +966,52 @@ IncrementalLowering::Priced IncrementalLowering::price(const Graph& g, std::span
       mat[*must_materialize] = true;
       continue;
     }
-    Priced result;
-    if (c.options.merge_horizontally) {
-      for (const std::vector<size_t>& group : horizontal_groups(facts)) {
-        if (group.size() == 1) {
-          result.kernel_prices.push_back(prices[group.front()]);
-          continue;
-        }
-        std::vector<ValueId> group_roots;
-        for (size_t member : group) group_roots.push_back(roots[member]);
-        walker.walk(s, keys, group_roots, region);
-        auto [it, inserted] = c.merged.try_emplace(region.words);
-        Cache::Merged& merged = it->second;
-        if (inserted) {
-          ++c.emitted;
-          Kernel kernel;
-          kernel.space = g.type(group_roots.front()).shape;
-          KernelEmitter emitter(s, kernel);
+    // The price of the kernels of `members` emitted as one (cached by region);
+    // nullopt with `must_materialize` set when that inlines an anchor illegally.
+    auto unit_price = [&](const std::vector<size_t>& members) -> std::optional<double> {
+      if (members.size() == 1) return prices[members.front()];
+      std::vector<ValueId> merged_roots;
+      for (size_t m : members) merged_roots.push_back(roots[m]);
+      walker.walk(s, keys, merged_roots, region);
+      auto [it, inserted] = c.merged.try_emplace(region.words);
+      Cache::Merged& merged = it->second;
+      if (inserted) {
+        ++c.emitted;
+        Kernel kernel;
+        kernel.space = g.type(merged_roots.front()).shape;
+        KernelEmitter emitter(s, kernel);
+        try {
           try {
-            try {
-              for (ValueId root : group_roots) emitter.emit_root(root);
-              merged.price = c.price(s.program, kernel);
-            } catch (const MustMaterialize& m) {
-              merged.must_materialize = region_number(region, m.value);
-            }
-          } catch (...) {
-            c.merged.erase(it);
-            throw;
+            for (ValueId root : merged_roots) emitter.emit_root(root);
+            merged.price = c.price(s.program, kernel);
+          } catch (const MustMaterialize& m) {
+            merged.must_materialize = region_number(region, m.value);
           }
-        } else {
-          ++c.reused;
+        } catch (...) {
+          c.merged.erase(it);
+          throw;
         }
-        if (merged.must_materialize >= 0) {
-          must_materialize = region.values[static_cast<size_t>(merged.must_materialize)];
-          break;
-        }
-        result.kernel_prices.push_back(merged.price);
+      } else {
+        ++c.reused;
       }
-    } else {
-      result.kernel_prices = std::move(prices);
+      if (merged.must_materialize >= 0) {
+        must_materialize = region.values[static_cast<size_t>(merged.must_materialize)];
+        return std::nullopt;
+      }
+      return merged.price;
+    };
+    // As lower_graph's trial prices: an illegal merge never pays.
+    const MergePays pays = [&](const std::vector<size_t>& merged, const std::vector<size_t>& producer,
+                               const std::vector<size_t>& consumer) {
+      const std::optional<double> together = unit_price(merged);
+      must_materialize.reset();
+      return together && *together <= *unit_price(producer) + *unit_price(consumer);
+    };
+    Priced result;
+    for (const std::vector<size_t>& members : merged_kernels(facts, c.options.merge_kernels, pays)) {
+      const std::optional<double> price = unit_price(members);
+      if (!price) break;
+      result.kernel_prices.push_back(*price);
     }
     if (must_materialize) {
       mat[*must_materialize] = true;
@@ -832,6 +1030,7 @@ Lowering lower_graph(const Graph& g, const std::vector<bool>& materialized, cons
     try {
       return build(g, mat, options);
     } catch (const MustMaterialize& m) {
+      if (mat[m.value]) throw std::logic_error("lower_graph: a materialized value was inlined");
       mat[m.value] = true;
     }
   }

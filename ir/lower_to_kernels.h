@@ -3,8 +3,9 @@
 //
 // Every materialized value is written by a kernel; every other value is
 // inlined: recomputed inside each kernel that consumes it. A kernel is one
-// materialized root (or several over the same iteration space, merged
-// horizontally) plus the inlined region behind it; its leaves are loads of
+// materialized root (or several over the same iteration space: merged
+// horizontally, or a root the next one reads at its own index, computed once
+// and both stored) plus the inlined region behind it; its leaves are loads of
 // inputs, materialized values and constant literals. Views compose into the
 // loads' index maps (slice: start + i·step; permute; broadcast: 0 on size-1
 // axes; reshape: linearize / delinearize per group of axes; pad and concat:
@@ -32,10 +33,24 @@
 namespace ir {
 
 struct LoweringOptions {
-  // Merge independent kernels over the same iteration space and reduction
-  // domain into one kernel with several outputs. Never slower under the cost
-  // model (one launch, shared loads); off for the one-kernel-per-op baseline.
-  bool merge_horizontally = true;
+  // Merge kernels: independent kernels over the same iteration space and
+  // reduction domain into one with several outputs (horizontally), and a
+  // stored value into the one kernel over its space that reads it only at its
+  // own index (that kernel computes and stores it: a graph output the next op
+  // also uses costs a store, not a kernel boundary). Never slower under the
+  // cost model (fewer launches, shared loads, no reload); off for the
+  // one-kernel-per-op baseline.
+  bool merge_kernels = true;
+  // Where set, a producer is merged into its reader only if the merged kernel
+  // prices no higher than the two apart (cost::predict, as extraction prices).
+  std::function<double(const KernelProgram&, const Kernel&)> price;
+
+  // One kernel per materialized value: the unfused baseline.
+  static LoweringOptions unmerged() {
+    LoweringOptions o;
+    o.merge_kernels = false;
+    return o;
+  }
 };
 
 struct Lowering {
@@ -77,6 +92,8 @@ class IncrementalLowering {
     std::vector<bool> materialized;     // as Lowering::materialized
   };
 
+  // Producer merges are decided with `price`: lower_graph agrees given
+  // options.price = price.
   explicit IncrementalLowering(KernelPrice price, LoweringOptions options = {});
   ~IncrementalLowering();
   IncrementalLowering(const IncrementalLowering&) = delete;

@@ -90,7 +90,7 @@ FusionResult fuse(const ir::Graph& g, const FuseOptions& options) {
   const cost::DeviceProfile profile =
       (options.profile ? *options.profile : cost::default_host_profile()).for_threads(options.threads);
   FusionResult r;
-  ir::Lowering unfused = ir::lower_graph(g, ir::materialize_everything(g), {.merge_horizontally = false});
+  ir::Lowering unfused = ir::lower_graph(g, ir::materialize_everything(g), ir::LoweringOptions::unmerged());
   r.before = unfused.program;
   r.kernels_before = r.before.kernels.size();
   r.predicted_us_before = cost::predict_program_us(r.before, profile);

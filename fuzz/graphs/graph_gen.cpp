@@ -414,6 +414,9 @@ class GraphBuilder {
           if (std::optional<Tensor> v = view_of(x, c.pick(5), c)) x = *v;
         return;
       }
+      case StepKind::kOutput:
+        if (g_.node(x.id).op != Op::Input) marked_outputs_.push_back(x.id);
+        return;
       case StepKind::kFactory:
       case StepKind::kInput: return;
     }
@@ -431,13 +434,19 @@ class GraphBuilder {
     std::vector<bool> consumed(g_.size(), false);
     for (const ir::Node& node : g_.nodes())
       for (ir::ValueId operand_id : node.operands) consumed[operand_id] = true;
+    std::vector<bool> output(g_.size(), false);
     for (size_t v = 0; v < g_.size(); ++v)
-      if (!consumed[v] && !is_input(static_cast<ir::ValueId>(v))) g_.add_output(static_cast<ir::ValueId>(v));
+      if (!consumed[v] && !is_input(static_cast<ir::ValueId>(v))) output[v] = true;
+    // Values both read by another op and stored: multi-output kernels.
+    for (ir::ValueId v : marked_outputs_) output[static_cast<size_t>(v)] = true;
+    for (size_t v = 0; v < g_.size(); ++v)
+      if (output[v]) g_.add_output(static_cast<ir::ValueId>(v));
   }
 
   const GraphGenOptions& options_;
   ir::Graph g_{"random"};
   std::vector<Tensor> values_;
+  std::vector<ir::ValueId> marked_outputs_;
   int num_inputs_ = 0;
 };
 

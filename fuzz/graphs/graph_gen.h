@@ -32,8 +32,9 @@ namespace smelt::fuzz {
 enum class StepKind : uint8_t {
   kUnary, kBinary, kCompare, kWhere, kCast, kReshape, kPermute, kSlice, kPad, kBroadcast,
   kConcat, kReduce, kMatmul, kViewChain, kFactory, kInput,
+  kOutput,  // the operand becomes a graph output too, whatever else reads it
 };
-inline constexpr int kNumStepKinds = static_cast<int>(StepKind::kInput) + 1;
+inline constexpr int kNumStepKinds = static_cast<int>(StepKind::kOutput) + 1;
 
 struct GraphStep {
   StepKind kind = StepKind::kUnary;

@@ -594,7 +594,7 @@ struct Chain {
     g.add_output(v);
   }
   ir::KernelProgram unfused() const {
-    return ir::lower_graph(g, ir::materialize_everything(g), {.merge_horizontally = false}).program;
+    return ir::lower_graph(g, ir::materialize_everything(g), ir::LoweringOptions::unmerged()).program;
   }
   ir::KernelProgram fused() const { return ir::lower_graph(g, ir::materialize_outputs(g)).program; }
 };
@@ -706,8 +706,8 @@ TEST(Predict, RecomputationIsPaidInEveryConsumer) {
   std::vector<bool> with_e = ir::materialize_outputs(g);
   with_e.resize(g.nodes().size(), false);
   with_e[static_cast<size_t>(e.id)] = true;
-  const ir::KernelProgram inlined = ir::lower_graph(g, ir::materialize_outputs(g), {.merge_horizontally = false}).program;
-  const ir::KernelProgram shared = ir::lower_graph(g, with_e, {.merge_horizontally = false}).program;
+  const ir::KernelProgram inlined = ir::lower_graph(g, ir::materialize_outputs(g), ir::LoweringOptions::unmerged()).program;
+  const ir::KernelProgram shared = ir::lower_graph(g, with_e, ir::LoweringOptions::unmerged()).program;
   ASSERT_EQ(inlined.kernels.size(), 2u);
   ASSERT_EQ(shared.kernels.size(), 3u);
   double inlined_compute = 0, shared_compute = 0;

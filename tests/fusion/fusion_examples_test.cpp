@@ -22,6 +22,7 @@
 #include "ir/interpreter.h"
 #include "ir/kernel_branches.h"
 #include "ir/kernel_interpreter.h"
+#include "ir/text_format.h"
 #include "smelt/smelt.h"
 #include "tests/fusion/fusion_test_util.h"
 
@@ -195,6 +196,8 @@ TEST(FusionExamples, MigraphxTowersBatchTheirGemms) {
   EXPECT_EQ(batched_layer_1 + batched_with_silu + six_gemm_kernels, gemm_kernels) << ir::print_program(f.result.after);
   EXPECT_EQ(gemms, batched_layer_1 + batched_with_silu + 6 * six_gemm_kernels);
   EXPECT_EQ(gemm_kernels, 4);
+  // The last layer's six outputs are stored by its gemm kernel: no fifth kernel.
+  EXPECT_EQ(f.result.kernels_after, 4u) << ir::print_program(f.result.after);
   EXPECT_LT(f.result.predicted_us_after, f.result.predicted_us_before);
   EXPECT_EQ(check_program(f.graph, f.result.after, 6), "");
 }
@@ -249,6 +252,35 @@ TEST(FusionExamples, NvfuserRopeBwdNeverStoresTheFull) {
 
 // Every example: kernel interpreter == reference interpreter, after ≤ before.
 // The three with large gemms are compared on scaled-down copies.
+// Issue 14: a value that is a graph output and read by the next op is stored
+// by that op's kernel (b = exp(a); c = sin(b); output b, c: one kernel). Under
+// the measured profile the model keeps exp and sin in two loops (chained math
+// calls: one loop measured slower, see docs/cost.md), so the seed profile
+// shows the structure; with plain arithmetic after exp it pays under any.
+TEST(FusionExamples, AnOutputAlsoReadByTheNextOpSharesItsKernel) {
+  const ir::Graph exp_sin = ir::parse_graph(R"(graph exp_sin
+a = input() : f32[64,128]
+b = exp(a)
+c = sin(b)
+output b, c
+)");
+  const smelt::FusionResult seed = smelt::fuse(exp_sin, seed_options());
+  EXPECT_EQ(seed.kernels_after, 1u) << ir::print_program(seed.after);
+  EXPECT_EQ(count_ops(seed.after, ir::Op::Exp), 1);
+  EXPECT_EQ(check_program(exp_sin, seed.after, 21), "");
+
+  const ir::Graph exp_affine = ir::parse_graph(R"(graph exp_affine
+a = input() : f32[2,64,128]
+b = exp(a)
+b2 = mul(b, b)
+c = add(b2, a)
+output b, c
+)");
+  const smelt::FusionResult measured = smelt::fuse(exp_affine);
+  EXPECT_EQ(measured.kernels_after, 1u) << ir::print_program(measured.after);
+  EXPECT_EQ(check_program(exp_affine, measured.after, 22), "");
+}
+
 TEST(FusionExamples, EveryExampleMatchesTheReferenceAndIsNeverSlower) {
   for (const std::string& name : example_names()) {
     SCOPED_TRACE(name);

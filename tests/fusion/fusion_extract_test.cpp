@@ -37,7 +37,7 @@ struct Saturated {
 };
 
 double unfused_us(const ir::Graph& g) {
-  const ir::Lowering unfused = ir::lower_graph(g, ir::materialize_everything(g), {.merge_horizontally = false});
+  const ir::Lowering unfused = ir::lower_graph(g, ir::materialize_everything(g), ir::LoweringOptions::unmerged());
   return cost::predict_program_us(unfused.program, cost::default_host_profile());
 }
 

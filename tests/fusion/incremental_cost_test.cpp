@@ -111,8 +111,8 @@ TEST(IncrementalCost, TheHeuristicSearchWithTheCheckOn) {
   }
 }
 
-// ir level: one graph, random materializations, with and without horizontal
-// merging; kernels are reused across calls.
+// ir level: one graph, random materializations, with and without merging
+// (horizontal and producer-into-reader, priced); kernels are reused across calls.
 TEST(IncrementalCost, IncrementalLoweringEqualsLowerGraph) {
   const cost::DeviceProfile& profile = cost::default_host_profile();
   auto price = [&](const ir::KernelProgram& p, const ir::Kernel& k) { return cost::predict(p, k, profile).total_us; };
@@ -122,13 +122,15 @@ TEST(IncrementalCost, IncrementalLoweringEqualsLowerGraph) {
     std::vector<uint64_t> keys(g.size());
     for (size_t v = 0; v < keys.size(); ++v) keys[v] = v;
     for (bool merge : {true, false}) {
-      ir::IncrementalLowering incremental(price, {.merge_horizontally = merge});
+      ir::LoweringOptions options = merge ? ir::LoweringOptions{} : ir::LoweringOptions::unmerged();
+      options.price = price;
+      ir::IncrementalLowering incremental(price, options);
       std::mt19937_64 rng(11);
       std::vector<bool> mat = ir::materialize_outputs(g);
       for (int move = 0; move < 60; ++move) {
         mat[rng() % g.size()].flip();
         const ir::IncrementalLowering::Priced p = incremental.price(g, keys, mat);
-        const ir::Lowering full = ir::lower_graph(g, mat, {.merge_horizontally = merge});
+        const ir::Lowering full = ir::lower_graph(g, mat, options);
         ASSERT_EQ(p.kernel_prices.size(), full.program.kernels.size()) << "move " << move;
         for (size_t k = 0; k < p.kernel_prices.size(); ++k)
           EXPECT_EQ(p.kernel_prices[k], price(full.program, full.program.kernels[k])) << "move " << move;

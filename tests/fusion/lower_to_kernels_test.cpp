@@ -51,7 +51,7 @@ TEST(LowerToKernels, EveryExampleUnfusedAndFusedMatchesTheReference) {
     size_t values = 0;
     for (const ir::Node& n : g.nodes()) values += n.op != ir::Op::Input;
 
-    const ir::Lowering unfused = ir::lower_graph(g, ir::materialize_everything(g), {.merge_horizontally = false});
+    const ir::Lowering unfused = ir::lower_graph(g, ir::materialize_everything(g), ir::LoweringOptions::unmerged());
     EXPECT_EQ(unfused.program.kernels.size(), values) << "one kernel per op";
     EXPECT_EQ(check_program(g, unfused.program, 1), "");
 
@@ -270,9 +270,88 @@ TEST(LowerToKernels, HorizontalMergingRespectsDependencies) {
   EXPECT_EQ(fused.program.kernels[0].name, "%2, %4");
   EXPECT_EQ(fused.program.kernels[0].outputs.size(), 2u);
   EXPECT_EQ(check_program(g, fused.program, 13), "");
-  const ir::Lowering unmerged = ir::lower_graph(g, ir::materialize_outputs(g), {.merge_horizontally = false});
+  const ir::Lowering unmerged = ir::lower_graph(g, ir::materialize_outputs(g), ir::LoweringOptions::unmerged());
   EXPECT_EQ(unmerged.program.kernels.size(), 3u);
   EXPECT_EQ(check_program(g, unmerged.program, 13), "");
+}
+
+// A value that is stored (a graph output) and read by the next op at its own
+// index is computed and stored by that op's kernel: one kernel with several
+// outputs, no kernel boundary, no reload.
+TEST(LowerToKernels, AStoredValueReadAtItsOwnIndexIsStoredByItsReader) {
+  ir::Graph g;
+  auto a = ir::input(g, "a", DType::F32, {8, 16});
+  auto b = ir::mul(a, a);
+  auto c = ir::add(b, a);
+  auto d = ir::sub(c, b);
+  g.add_output(b);
+  g.add_output(c);
+  g.add_output(d);
+  const ir::Lowering fused = ir::lower_graph(g, ir::materialize_outputs(g));
+  ASSERT_EQ(fused.program.kernels.size(), 1u);
+  const ir::Kernel& k = fused.program.kernels[0];
+  EXPECT_EQ(k.outputs.size(), 3u);
+  EXPECT_EQ(count_kind(k, KernelExpr::Kind::kLoad), 1) << "only a: b and c are computed, not reloaded";
+  EXPECT_EQ(count_ops(fused.program, ir::Op::Mul), 1);
+  EXPECT_EQ(check_program(g, fused.program, 15), "");
+  EXPECT_EQ(ir::lower_graph(g, ir::materialize_outputs(g), ir::LoweringOptions::unmerged()).program.kernels.size(), 3u);
+}
+
+// Read anywhere but at its own index (here transposed), the value is loaded
+// from its buffer after its own kernel has written all of it.
+TEST(LowerToKernels, AValueReadAtAnotherIndexKeepsItsKernel) {
+  ir::Graph g;
+  auto a = ir::input(g, "a", DType::F32, {6, 6});
+  auto b = ir::exp(a);
+  g.add_output(b);
+  g.add_output(ir::add(ir::permute(b, {1, 0}), a));
+  const ir::Lowering fused = ir::lower_graph(g, ir::materialize_outputs(g));
+  EXPECT_EQ(fused.program.kernels.size(), 2u);
+  EXPECT_EQ(check_program(g, fused.program, 16), "");
+}
+
+// Merging never closes a cycle: b feeds a reduction (another space) that the
+// reader of b also needs, so b's kernel must run before the reduction's and
+// that one before the reader's.
+TEST(LowerToKernels, AProducerIsNotMergedPastAKernelBetweenThem) {
+  ir::Graph g;
+  auto a = ir::input(g, "a", DType::F32, {4, 6});
+  auto b = ir::exp(a);
+  auto total = ir::reduce_sum(b, {1}, true);  // [4, 1]
+  g.add_output(b);
+  g.add_output(ir::mul(b, ir::broadcast(total, {4, 6})));
+  const ir::Lowering fused = ir::lower_graph(g, ir::materialize_outputs(g));
+  EXPECT_TRUE(fused.materialized[total.id]);
+  EXPECT_EQ(fused.program.kernels.size(), 3u);
+  EXPECT_EQ(check_program(g, fused.program, 17), "");
+}
+
+// With a price, a producer is merged only where the merged kernel costs no
+// more than the two apart; lower_graph and IncrementalLowering agree.
+TEST(LowerToKernels, APricedMergeHappensOnlyWhereItPays) {
+  ir::Graph g;
+  auto a = ir::input(g, "a", DType::F32, {8, 8});
+  auto b = ir::exp(a);
+  g.add_output(b);
+  g.add_output(ir::sin(b));
+  // A price that grows faster than the kernel: merging never pays.
+  auto squared = [](const ir::KernelProgram&, const ir::Kernel& k) {
+    return static_cast<double>(k.exprs.size() * k.exprs.size());
+  };
+  // One per kernel: merging always pays.
+  auto per_kernel = [](const ir::KernelProgram&, const ir::Kernel&) { return 1.0; };
+  std::vector<uint64_t> keys(g.size());
+  for (size_t v = 0; v < keys.size(); ++v) keys[v] = v;
+  for (auto [price, kernels] : {std::pair<ir::IncrementalLowering::KernelPrice, size_t>{squared, 2},
+                                std::pair<ir::IncrementalLowering::KernelPrice, size_t>{per_kernel, 1}}) {
+    ir::LoweringOptions options;
+    options.price = price;
+    const ir::Lowering lowered = ir::lower_graph(g, ir::materialize_outputs(g), options);
+    EXPECT_EQ(lowered.program.kernels.size(), kernels);
+    EXPECT_EQ(check_program(g, lowered.program, 18), "");
+    ir::IncrementalLowering incremental(price, options);
+    EXPECT_EQ(incremental.price(g, keys, ir::materialize_outputs(g)).kernel_prices.size(), kernels);
+  }
 }
 
 TEST(LowerToKernels, AnOutputThatIsAnInputIsCopied) {
