@@ -25,6 +25,11 @@ void print_report(const smelt::FusionResult& r, const std::string& file) {
               << "extraction: " << r.extractor << " from \"" << r.start << "\", " << r.evaluations
               << " programs costed, " << (r.search_finished ? "finished" : "stopped at the time limit") << ", "
               << seconds(r.extraction_s) << "\n";
+    std::cout << "rules that changed the e-graph:";
+    if (r.rules_fired.empty()) std::cout << " none";
+    for (size_t i = 0; i < r.rules_fired.size(); ++i)
+      std::cout << (i ? ", " : " ") << r.rules_fired[i].first << " (" << r.rules_fired[i].second << ")";
+    std::cout << "\n";
   }
   std::cout << "before (one kernel per op): " << kernels(r.kernels_before) << ", "
             << microseconds(r.predicted_us_before) << " predicted\n"
@@ -101,12 +106,16 @@ int compile_command(const CompileOptions& options) {
                                   {"search_finished", r.search_finished},
                                   {"egraph_nodes", r.egraph_nodes},
                                   {"egraph_classes", r.egraph_classes},
+                                  {"saturation_stop", r.stop_reason},
                                   {"saturation_s", r.saturation_s},
                                   {"extraction_s", r.extraction_s},
                                   {"index_exprs_proved", r.index_validation.count(verify::IndexOutcome::kProved)},
                                   {"index_exprs_fell_back",
                                    r.index_validation.count(verify::IndexOutcome::kCounterexample) +
                                        r.index_validation.count(verify::IndexOutcome::kUnknown)}};
+    nlohmann::ordered_json fired = nlohmann::ordered_json::object();
+    for (const auto& [name, unions] : r.rules_fired) fired[name] = unions;
+    out["rules_fired"] = std::move(fired);
     if (options.measure > 0) {
       nlohmann::ordered_json measured = nlohmann::ordered_json::array();
       for (const smelt::MeasuredCandidate& m : r.measured)

@@ -114,6 +114,8 @@ FusionResult fuse(const ir::Graph& g, const FuseOptions& options) {
   r.egraph_nodes = sat.egraph.num_nodes();
   r.egraph_classes = sat.egraph.num_classes();
   r.saturation_s = sat.report.total_s;
+  for (size_t i = 0; i < rules.size() && i < sat.rule_stats.size(); ++i)
+    if (sat.rule_stats[i].unions > 0) r.rules_fired.emplace_back(rules[i].name, sat.rule_stats[i].unions);
 
   extract::FusionEvaluator evaluator(sat.egraph, sat.classes.outputs, profile);
   evaluator.name_classes(g, sat.classes);

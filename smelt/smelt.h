@@ -105,6 +105,9 @@ struct FusionResult {
   std::string stop_reason;
   size_t iterations = 0, egraph_nodes = 0, egraph_classes = 0;
   double saturation_s = 0;
+  // The rules whose matches changed the e-graph, with how many unions, in
+  // rule order (what the chosen program uses is a subset).
+  std::vector<std::pair<std::string, size_t>> rules_fired;
   // Extraction.
   std::string extractor;         // "heuristic", "exact" or "none"
   std::string start;             // the starting term the answer came from

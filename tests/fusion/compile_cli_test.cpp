@@ -39,6 +39,10 @@ TEST_F(CompileCli, JsonGivesKernelCountsAndPredictedTimesFirst) {
   EXPECT_LT(j["kernels_after"].get<int>(), 7);  // how far depends on the measured profile
   EXPECT_LT(j["predicted_us_after"].get<double>(), j["predicted_us_before"].get<double>());
   EXPECT_EQ(r.out.find('\n'), r.out.size() - 1) << "one line";
+  // Which rules changed the e-graph, and why saturation stopped.
+  EXPECT_EQ(j["saturation_stop"], "saturated");
+  EXPECT_EQ(j["rules_fired"]["split-matmul"], 2) << j["rules_fired"].dump();
+  EXPECT_FALSE(j["rules_fired"].contains("relu-relu")) << "only rules that changed the e-graph";
 }
 
 TEST_F(CompileCli, ReportPrintsTimesAndReadableKernels) {
@@ -52,6 +56,7 @@ TEST_F(CompileCli, ReportPrintsTimesAndReadableKernels) {
   EXPECT_NE(r.out.find("load x[0] if (i0 < 1) else 0"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("proved 1, unchanged"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("where("), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("rules that changed the e-graph: "), std::string::npos) << r.out;
 }
 
 TEST_F(CompileCli, NoFusionKeepsOneKernelPerOp) {
