@@ -158,6 +158,40 @@ std::vector<int> levels(const EGraph& graph, const std::vector<Id>& member_class
 
 }  // namespace
 
+namespace {
+
+// The instances (positions) a cluster of `size` members is cut into: as few
+// chunks as the largest instance allows, of sizes as equal as possible (10
+// members with instances up to 8: 5 + 5, not 8 + 2), when instances of those
+// sizes exist; else greedily the largest that fits, then smaller ones.
+std::vector<size_t> chunk_plan(std::span<const CompiledRule* const> instances, const std::vector<size_t>& by_size,
+                               size_t size) {
+  auto members = [&](size_t s) { return static_cast<size_t>(instances[s]->group->members); };
+  auto instance_of = [&](size_t n) -> std::optional<size_t> {
+    for (size_t s : by_size)
+      if (members(s) == n) return s;
+    return std::nullopt;
+  };
+  const size_t largest = members(by_size.front());
+  const size_t chunks = (size + largest - 1) / largest;
+  std::vector<size_t> plan;
+  bool balanced = chunks > 0;
+  for (size_t c = 0; c < chunks && balanced; ++c) {
+    const size_t n = size / chunks + (c < size % chunks ? 1 : 0);
+    const std::optional<size_t> s = instance_of(n);
+    if (s) plan.push_back(*s);
+    balanced = s.has_value();
+  }
+  if (balanced) return plan;
+  plan.clear();
+  size_t left = size;
+  for (size_t s : by_size)
+    for (; left >= members(s); left -= members(s)) plan.push_back(s);
+  return plan;
+}
+
+}  // namespace
+
 GroupApplication apply_groups(EGraph& graph, std::span<const CompiledRule* const> instances,
                               std::span<const smelt::egraph::Justification> why,
                               std::chrono::steady_clock::time_point deadline) {
@@ -221,16 +255,15 @@ GroupApplication apply_groups(EGraph& graph, std::span<const CompiledRule* const
       }
       for (const auto& cluster : clusters) {
         size_t next = 0;
-        for (size_t s : by_size) {
+        for (size_t s : chunk_plan(instances, by_size, cluster.size())) {
           const CompiledRule& instance = *instances[s];
           const auto n = static_cast<size_t>(instance.group->members);
-          for (; cluster.size() - next >= n; next += n) {
-            const std::span<const RuleMatch* const> chunk(cluster.data() + next, n);
-            const RuleMatch match = assemble(instance, chunk);
-            if (!conditions_hold(graph, instance, match)) continue;
-            ++out.applied[s];
-            out.unions[s] += apply_match(graph, instance, match, why[s]);
-          }
+          const std::span<const RuleMatch* const> chunk(cluster.data() + next, n);
+          next += n;
+          const RuleMatch match = assemble(instance, chunk);
+          if (!conditions_hold(graph, instance, match)) continue;
+          ++out.applied[s];
+          out.unions[s] += apply_match(graph, instance, match, why[s]);
         }
       }
     }

@@ -5,8 +5,8 @@
 
 namespace rules::testing {
 
-// The group rules' instances (:members 2 8) are proved and tested for every n.
-constexpr int kMaxMembers = 8;
+// The group rules' instances (:members 2 16) are proved and tested for every n.
+constexpr int kMaxMembers = 16;
 
 std::string name_k(const char* base, int k) { return base + std::to_string(k); }
 

@@ -129,12 +129,15 @@ TEST(GroupRules, AllMembersAtOnceAndNoPairs) {
   EXPECT_FALSE(has_block(s, g, 4, 5));
 }
 
-TEST(GroupRules, LargeGroupsAreCutIntoTheLargestInstances) {
+// 7 members with instances of 2 and 3: as few chunks as the largest allows
+// (3), as equal as possible (3 + 2 + 2), not 3 + 3 with the seventh alone.
+TEST(GroupRules, LargeGroupsAreCutIntoEqualChunks) {
   const ir::Graph g = fan_out(7);
   const Saturation s = saturate(g, instances_of("batch-matmuls-sharing-lhs", 2, 3));
   EXPECT_TRUE(has_block(s, g, 0, 2));
-  EXPECT_TRUE(has_block(s, g, 3, 5));
-  EXPECT_FALSE(has_block(s, g, 5, 6));  // the seventh is left alone
+  EXPECT_TRUE(has_block(s, g, 3, 4));
+  EXPECT_TRUE(has_block(s, g, 5, 6));
+  EXPECT_FALSE(has_block(s, g, 3, 5));
   EXPECT_FALSE(has_block(s, g, 0, 6));
 }
 
