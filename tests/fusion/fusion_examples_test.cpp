@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstdio>
 #include <set>
+#include <utility>
 
 #include "ir/interpreter.h"
 #include "ir/kernel_branches.h"
@@ -80,7 +81,8 @@ smelt::FuseOptions seed_options() {
 struct Fused {
   ir::Graph graph;
   smelt::FusionResult result;
-  explicit Fused(const std::string& name) : graph(example(name)), result(smelt::fuse(graph, seed_options())) {}
+  explicit Fused(const std::string& name) : Fused(example(name)) {}
+  explicit Fused(ir::Graph g) : graph(std::move(g)), result(smelt::fuse(graph, seed_options())) {}
 };
 
 TEST(FusionExamples, LuminalFusionIsOneKernelWithTheConstantAsAnImmediate) {
@@ -229,6 +231,32 @@ TEST(FusionExamples, MlirDotSliceIsOneDualGemmKernel) {
   const smelt::FusionResult fused_small = smelt::fuse(small);
   EXPECT_EQ(fused_small.kernels_after, 1u);
   EXPECT_EQ(check_program(small, fused_small.after, 7), "");
+}
+
+// The same pattern as an imported ONNX Linear makes it: a [2,64,128]
+// activation times a 2-D [128,256] weight (rank 3 @ rank 2). Gemm splitting
+// across ranks gives one kernel whose contraction group reads w's two column
+// halves; the [2,64,256] product is never stored.
+TEST(FusionExamples, RankThreeDotSliceIsOneDualGemmKernel) {
+  Fused f(test_graph("dot_slice_3d"));
+  const ir::KernelProgram& p = f.result.after;
+  for (const ir::Buffer& b : p.buffers)
+    EXPECT_TRUE(b.kind == ir::BufferKind::kInput || b.kind == ir::BufferKind::kOutput) << b.name;
+  ASSERT_EQ(p.kernels.size(), 1u) << ir::print_program(p);
+  const ir::Kernel& k = p.kernels[0];
+  EXPECT_EQ(k.space, (ir::Shape{2, 64, 128}));
+  EXPECT_EQ(count_contractions(k), 2);
+  const int w = buffer_named(p, "w");
+  std::set<int64_t> column_offsets;
+  for (const KernelExpr& e : k.exprs) {
+    if (e.kind != KernelExpr::Kind::kReduce) continue;
+    for (int load : loads_under(k, e.operands[0]))
+      if (k.exprs[load].buffer == w) column_offsets.insert(element(k, k.exprs[load], {0, 0, 0, 0})[1]);
+  }
+  EXPECT_EQ(column_offsets, (std::set<int64_t>{0, 128}));
+  std::printf("[ dot3d    ] %zu kernels (unfused %zu), %.1f us (unfused %.1f us)\n", f.result.kernels_after,
+              f.result.kernels_before, f.result.predicted_us_after, f.result.predicted_us_before);
+  EXPECT_EQ(check_program(f.graph, p, 11), "");
 }
 
 // No buffer of the program holds a value computed from factories alone (the

@@ -36,6 +36,10 @@ const std::map<std::string, std::map<std::string, std::string>>& scalings() {
 
 ir::Graph example(const std::string& name) { return ir::parse_graph_file(example_path(name)); }
 
+ir::Graph test_graph(const std::string& name) {
+  return ir::parse_graph_file(std::string(SMELT_SOURCE_DIR) + "/tests/fusion/graphs/" + name + ".sg");
+}
+
 std::vector<std::string> example_names() {
   std::vector<std::string> names;
   for (const auto& entry : std::filesystem::directory_iterator(std::string(SMELT_SOURCE_DIR) + "/examples"))

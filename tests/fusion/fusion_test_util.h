@@ -13,6 +13,8 @@ namespace fusion_testing {
 
 // examples/NAME.sg, parsed.
 ir::Graph example(const std::string& name);
+// tests/fusion/graphs/NAME.sg, parsed: graphs the tests need beyond the examples.
+ir::Graph test_graph(const std::string& name);
 // The names of every examples/*.sg, sorted.
 std::vector<std::string> example_names();
 

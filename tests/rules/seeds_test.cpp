@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <utility>
 
 #include "ir/builder.h"
+#include "import/onnx_import.h"
 #include "ir/interpreter.h"
 #include "rules/rule_library.h"
 #include "rules/saturate.h"
@@ -30,8 +32,9 @@ struct Seed {
   ir::Graph graph;
   Saturation sat;
 
-  explicit Seed(const std::string& name)
-      : graph(example(name)), sat(saturate(graph, std::span<const CompiledRule>(default_compiled()))) {
+  explicit Seed(const std::string& name) : Seed(example(name), name) {}
+  Seed(ir::Graph g, const std::string& name)
+      : graph(std::move(g)), sat(saturate(graph, std::span<const CompiledRule>(default_compiled()))) {
     std::printf("[ seed     ] %-22s %-10s %2zu iterations %6zu nodes %6zu classes %.3f s\n", name.c_str(),
                 std::string(smelt::egraph::to_string(sat.report.stop_reason)).c_str(), sat.report.iterations.size(),
                 sat.egraph.num_nodes(), sat.egraph.num_classes(), sat.report.total_s);
@@ -41,7 +44,8 @@ struct Seed {
     if (v < 0) throw std::invalid_argument("no value " + name);
     return {&graph, v};
   }
-  Id cls(const std::string& name) { return sat.egraph.find(sat.classes.values.at(graph.find(name))); }
+  Id cls(const std::string& name) { return cls(graph.find(name)); }
+  Id cls(ir::ValueId v) { return sat.egraph.find(sat.classes.values.at(v)); }
   Id output(size_t k) { return sat.egraph.find(sat.classes.outputs.at(k)); }
   // The class of a term built on the example's values, if the e-graph has it.
   std::optional<Id> find(ir::Tensor t) {
@@ -127,6 +131,41 @@ TEST(Seeds, MlirDotSliceSplitsTheGemm) {
                    ir::broadcast(ir::slice(bias, {lo}, {hi}, {1}), {64, 2048}));
   };
   EXPECT_EQ(s.find(ir::mul(half(0, 2048), ir::sigmoid(half(2048, 4096)))), s.output(0));
+}
+
+// GPT-2's fused qkv Linear, as PyTorch exports it: a [1,64,128] activation
+// times a 2-D [128,384] weight plus an explicitly broadcast bias, split into
+// q, k and v by column slices. Each slice is its own gemm over a column block
+// of the weight with its block of the bias: the [1,64,384] product is not needed.
+TEST(Seeds, Gpt2QkvSplitIntoThreeGemms) {
+  Seed s(importer::import_model_file(std::string(SMELT_SOURCE_DIR) + "/examples/blocks/gpt2_block/model.onnx").graph,
+         "gpt2_block");
+  const ir::Graph& g = s.graph;
+  const size_t imported = g.size();
+  int blocks = 0;
+  for (ir::ValueId v = 0; v < static_cast<ir::ValueId>(imported); ++v) {
+    // slice(add(matmul(act, w), broadcast(bias))) with act of rank 3, w of rank 2.
+    const ir::Node& split = g.node(v);
+    if (split.op != ir::Op::Slice) continue;
+    const ir::Node& biased = g.node(split.operands[0]);
+    if (biased.op != ir::Op::Add) continue;
+    const ir::Node& product = g.node(biased.operands[0]);
+    const ir::Node& bias_b = g.node(biased.operands[1]);
+    if (product.op != ir::Op::Matmul || bias_b.op != ir::Op::Broadcast) continue;
+    const ir::Tensor act{&s.graph, product.operands[0]}, w{&s.graph, product.operands[1]};
+    const ir::Tensor bias{&s.graph, bias_b.operands[0]};
+    ASSERT_EQ(act.type().shape, (ir::Shape{1, 64, 128}));
+    ASSERT_EQ(w.type().shape, (ir::Shape{128, 384}));
+    ASSERT_EQ(bias.type().shape, (ir::Shape{384}));
+    const int64_t lo = split.attrs.start[2], hi = split.attrs.stop[2];
+    SCOPED_TRACE("columns " + std::to_string(lo) + ":" + std::to_string(hi));
+    ASSERT_EQ(hi - lo, 128);
+    ++blocks;
+    const auto block_gemm = ir::matmul(act, ir::slice(w, {0, lo}, {128, hi}, {1, 1}));
+    const auto block = ir::add(block_gemm, ir::broadcast(ir::slice(bias, {lo}, {hi}, {1}), {1, 64, 128}));
+    EXPECT_EQ(s.find(block), s.cls(v));
+  }
+  EXPECT_EQ(blocks, 3) << "q, k and v";
 }
 
 TEST(Seeds, NvfuserFullForwardedThroughCastsAndPads) {
