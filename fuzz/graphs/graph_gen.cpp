@@ -198,6 +198,27 @@ class GraphBuilder {
     }
     return remember(ir::slice(x, start, stop, step));
   }
+  // x viewed as [.., parts, n / parts, ..] on one axis, one part taken and the
+  // parts axis dropped: how exporters write chunk / split of a fused product.
+  std::optional<Tensor> chunk_of(Tensor x, Choices& c) {
+    const Shape shape = x.shape();  // a copy: remember() grows the graph
+    if (shape.empty()) return std::nullopt;
+    const size_t axis = static_cast<size_t>(c.pick(static_cast<int>(shape.size())));
+    const int64_t parts = 2 + c.pick(2), n = shape[axis];
+    if (n == 0 || n % parts != 0) return std::nullopt;
+    Shape split(shape.begin(), shape.begin() + static_cast<std::ptrdiff_t>(axis));
+    split.push_back(parts);
+    split.push_back(n / parts);
+    split.insert(split.end(), shape.begin() + static_cast<std::ptrdiff_t>(axis) + 1, shape.end());
+    const Tensor viewed = remember(ir::reshape(x, split));
+    const int64_t part = c.pick(static_cast<int>(parts));
+    std::vector<int64_t> start(split.size(), 0), stop(split.begin(), split.end()), step(split.size(), 1);
+    start[axis] = part;
+    stop[axis] = part + 1;
+    Shape result = shape;
+    result[axis] = n / parts;
+    return remember(ir::reshape(remember(ir::slice(viewed, start, stop, step)), result));
+  }
   std::optional<Tensor> pad_of(Tensor x, Choices& c) {
     std::vector<int64_t> lo, hi;
     Shape shape;
@@ -414,6 +435,7 @@ class GraphBuilder {
           if (std::optional<Tensor> v = view_of(x, c.pick(5), c)) x = *v;
         return;
       }
+      case StepKind::kChunk: chunk_of(x, c); return;
       case StepKind::kOutput:
         if (g_.node(x.id).op != Op::Input) marked_outputs_.push_back(x.id);
         return;

@@ -33,8 +33,9 @@ enum class StepKind : uint8_t {
   kUnary, kBinary, kCompare, kWhere, kCast, kReshape, kPermute, kSlice, kPad, kBroadcast,
   kConcat, kReduce, kMatmul, kViewChain, kFactory, kInput,
   kOutput,  // the operand becomes a graph output too, whatever else reads it
+  kChunk,   // PyTorch's chunk: reshape an axis into [parts, n / parts], take one part
 };
-inline constexpr int kNumStepKinds = static_cast<int>(StepKind::kOutput) + 1;
+inline constexpr int kNumStepKinds = static_cast<int>(StepKind::kChunk) + 1;
 
 struct GraphStep {
   StepKind kind = StepKind::kUnary;

@@ -59,6 +59,7 @@ struct Coverage {
           const ir::Shape &a = g.type(n.operands[0]).shape, &b = g.type(n.operands[1]).shape;
           if (n.type.shape.size() > 2) ++features["batched matmul"];
           if (a.size() != b.size() || !std::equal(a.begin(), a.end() - 2, b.begin())) ++features["matmul broadcasting batch axes"];
+          if (a.size() >= 3 && b.size() == 2) ++features["matmul of rank 3+ by rank 2"];
           const ir::Node& rhs = g.node(n.operands[1]);
           if (rhs.op == ir::Op::Permute && rhs.operands[0] == n.operands[0]) ++features["matmul a * permute(a)"];
           break;
@@ -66,6 +67,14 @@ struct Coverage {
         case ir::Op::Concat:
           if (n.operands.size() >= 3) ++features["concat of 3+ operands"];
           break;
+        case ir::Op::Reshape: {
+          // reshape(slice(reshape(x))) that drops a parts axis: a chunk.
+          const ir::Node& inner = g.node(n.operands[0]);
+          if (inner.op == ir::Op::Slice && g.node(inner.operands[0]).op == ir::Op::Reshape &&
+              n.type.shape.size() + 1 == inner.type.shape.size())
+            ++features["chunk (reshape, slice, reshape)"];
+          break;
+        }
         case ir::Op::Broadcast:
           if (ir::numel(g.type(n.operands[0]).shape) > 0 && ir::numel(n.type.shape) == 0) ++features["broadcast 1 to 0"];
           break;
@@ -75,6 +84,8 @@ struct Coverage {
     for (size_t v = 0; v < g.size(); ++v)
       if (uses[v] >= 2) ++features["value with 2+ consumers"];
     if (g.outputs().size() >= 2) ++features["graph with 2+ outputs"];
+    for (ir::ValueId out : g.outputs())
+      if (uses[out] >= 1) ++features["output also read by another op"];
   }
 
   // Prints the table; false if an op or a required feature never appeared.
@@ -93,7 +104,8 @@ struct Coverage {
         "rank 3", "rank 4", "empty tensor", "view chain of 3+", "slice with a negative step", "reduction keepdims",
         "reduction without keepdims", "reduction over 2+ axes", "batched matmul", "matmul broadcasting batch axes",
         "matmul a * permute(a)", "concat of 3+ operands", "broadcast 1 to 0", "value with 2+ consumers",
-        "graph with 2+ outputs",
+        "graph with 2+ outputs", "matmul of rank 3+ by rank 2", "chunk (reshape, slice, reshape)",
+        "output also read by another op",
     };
     for (const char* feature : kRequired) {
       const auto it = features.find(feature);
