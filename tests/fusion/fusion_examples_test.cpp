@@ -207,7 +207,8 @@ TEST(FusionExamples, MigraphxTowersBatchTheirGemms) {
 // 4 towers x 2 layers on a 3-D activation [2,16,64] (exported Linears): each
 // layer's four gemms are one kernel, either one batched gemm over the towers
 // concatenated along the batch axis ([8,16,64], batch-matmuls-same-shape-
-// batched) or one contraction group; unbatched, layer 2 took four kernels.
+// batched) or one contraction group (which one is the cost model's choice);
+// without the rank-3 batching rules layer 2 took four kernels (5 in all).
 TEST(FusionExamples, RankThreeTowersBatchBothLayers) {
   Fused f(test_graph("towers_3d_4x2"));
   const ir::KernelProgram& p = f.result.after;
@@ -223,7 +224,6 @@ TEST(FusionExamples, RankThreeTowersBatchBothLayers) {
   EXPECT_LE(f.result.kernels_after, 3u) << ir::print_program(p);
   EXPECT_EQ(gemm_kernels, 2) << ir::print_program(p);
   EXPECT_EQ(batched + groups, 2) << "one kernel per layer's four gemms\n" << ir::print_program(p);
-  EXPECT_GE(batched, 1) << ir::print_program(p);
   EXPECT_EQ(check_program(f.graph, p, 12), "");
 }
 

@@ -111,6 +111,11 @@ std::span<const RuleCase> batching_cases() {
        "b1 = broadcast(w1, shape=[2,1,4,2])\nb2 = broadcast(w2, shape=[2,1,4,2])\nb3 = broadcast(w3, shape=[2,1,4,2])\n"
        "a = concat(a1, a2, a3, axis=0)\nw = concat(b1, b2, b3, axis=0)\nm = matmul(a, w)\n"
        "s = slice(m, start=[4,0,0,0], stop=[6,1,3,2], step=[1,1,1,1])\noutput s"},
+      // Matmuls over one activation are batch-matmuls-sharing-lhs's: no copies of it (:distinct ?a).
+      {"batch-matmuls-same-shape-batched.2",
+       "x = input() : f32[2,4,3]\nw1 = input() : f32[3,5]\nw2 = input() : f32[3,5]\np = matmul(x, w1)\n"
+       "q = matmul(x, w2)\noutput p, q",
+       "", false},
       // Rank-3 activations are not the rank-2 rule's (the batched one's instead).
       {"batch-matmuls-same-shape.2",
        "a1 = input() : f32[2,4,3]\nw1 = input() : f32[3,5]\na2 = input() : f32[2,4,3]\nw2 = input() : f32[3,5]\n"
