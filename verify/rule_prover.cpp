@@ -171,8 +171,8 @@ std::map<std::string, int> fixed_ranks(const rules::Rule& rule) {
 // (shapes of different lengths are unequal): every case where they differ is
 // vacuous, so a tied class has one rank choice, named by its least variable
 // (a group rule's (= (shape ?a) (shape ?a.0)) per member: one case per rank
-// of ?a.0 instead of 4^n). A rank fixed on any member fixes the class's.
-std::map<std::string, std::string> tied_ranks(const rules::Rule& rule, std::map<std::string, int>& fixed) {
+// of ?a.0 instead of 4^n). Ranks a condition fixes are left as they are.
+std::map<std::string, std::string> tied_ranks(const rules::Rule& rule, const std::map<std::string, int>& fixed) {
   std::vector<const Expr*> facts;
   for (const Expr& c : rule.conditions) top_level_conjuncts(c, facts);
   std::map<std::string, std::string> parent;
@@ -189,15 +189,13 @@ std::map<std::string, std::string> tied_ranks(const rules::Rule& rule, std::map<
     if (f->kind != Expr::Kind::kCall || f->name != "=" || f->args.size() != 2) continue;
     for (const char* fn : {"shape", "rank"}) {
       const std::string *x = var_of(f->args[0], fn), *y = var_of(f->args[1], fn);
-      if (!x || !y) continue;
+      if (!x || !y || fixed.count(*x) || fixed.count(*y)) continue;
       std::string rx = find(*x), ry = find(*y);
       if (rx != ry) parent[std::max(rx, ry)] = std::min(rx, ry);
     }
   }
   std::map<std::string, std::string> out;
   for (const auto& [v, p] : parent) out[v] = find(v);
-  for (const auto& [v, rep] : out)
-    if (auto r = fixed.find(v); r != fixed.end()) fixed.emplace(rep, r->second);
   return out;
 }
 
