@@ -48,6 +48,26 @@ RuleCase same_shape_case(int n) {
   return {"batch-matmuls-same-shape." + std::to_string(n), inputs + body + "output " + reversed_outputs, expect};
 }
 
+// n matmuls of one shape over rank-3 activations are the n row blocks of one
+// batched matmul over the activations concatenated along their batch axis.
+RuleCase same_shape_batched_case(int n) {
+  std::string inputs, body, as, ws, broadcasts;
+  for (int k = 0; k < n; ++k) {
+    inputs += name_k("a", k) + " = input() : f32[2,4,3]\n" + name_k("w", k) + " = input() : f32[3,5]\n";
+    body += name_k("p", k) + " = matmul(" + name_k("a", k) + ", " + name_k("w", k) + ")\n";
+    broadcasts += name_k("v", k) + " = broadcast(" + name_k("w", k) + ", shape=[2,3,5])\n";
+    as += (k ? ", " : "") + name_k("a", k);
+    ws += (k ? ", " : "") + name_k("v", k);
+  }
+  std::string reversed_outputs = name_k("p", n - 1);
+  for (int k = 0; k < n - 1; ++k) reversed_outputs += ", " + name_k("p", k);
+  const std::string expect = inputs + broadcasts + "a = concat(" + as + ", axis=0)\nw = concat(" + ws +
+                             ", axis=0)\nm = matmul(a, w)\ns = slice(m, start=[" + std::to_string(2 * (n - 1)) +
+                             ",0,0], stop=[" + std::to_string(2 * n) + ",4,5], step=[1,1,1])\noutput s";
+  return {"batch-matmuls-same-shape-batched." + std::to_string(n), inputs + body + "output " + reversed_outputs,
+          expect};
+}
+
 std::span<const RuleCase> batching_cases() {
   static const std::vector<RuleCase> cases = {
       {"concat-matmuls-sharing-lhs",
@@ -146,6 +166,7 @@ std::span<const RuleCase> batching_cases() {
     for (int n = 2; n <= kMaxMembers; ++n) {
       out.push_back(sharing_lhs_case(n));
       out.push_back(same_shape_case(n));
+      out.push_back(same_shape_batched_case(n));
     }
     return out;
   }();
