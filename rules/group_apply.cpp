@@ -109,6 +109,18 @@ bool same_shared(const EGraph& graph, const CompiledRule& member, const GroupInf
   return true;
 }
 
+// Whether `candidate` binds each :distinct variable to another class than
+// every member of `cluster` does.
+bool distinct_from(const EGraph& graph, const CompiledRule& member, const GroupInfo& g,
+                   const std::vector<const RuleMatch*>& cluster, const RuleMatch& candidate) {
+  for (const std::string& name : g.distinct) {
+    const size_t slot = member.vars.find(name + ".0")->index;
+    for (const RuleMatch* m : cluster)
+      if (graph.find(m->tensors[slot]) == graph.find(candidate.tensors[slot])) return false;
+  }
+  return true;
+}
+
 // Levels of the members of one group (-1: on a cycle of members, left out).
 std::vector<int> levels(const EGraph& graph, const std::vector<Id>& member_classes) {
   const size_t n = member_classes.size();
@@ -246,7 +258,10 @@ GroupApplication apply_groups(EGraph& graph, std::span<const CompiledRule* const
       for (size_t i = 0; i < group.size(); ++i) {
         if (level[i] != l) continue;
         auto c = std::find_if(clusters.begin(), clusters.end(),
-                              [&](const auto& cluster) { return compatible(cluster[0], group[i]); });
+                              [&](const auto& cluster) {
+                                return distinct_from(graph, member, info, cluster, *group[i]) &&
+                                       compatible(cluster[0], group[i]);
+                              });
         if (c == clusters.end()) {
           clusters.push_back({group[i]});
         } else {

@@ -8,7 +8,8 @@
 //      highest level of the members it reaches through its operands, so no
 //      member of a level reaches another (the batched form would be a cycle);
 //   4. a level splits into clusters that satisfy the instance's conditions with
-//      their first member (e.g. equal shapes), in class order;
+//      their first member (e.g. equal shapes), in class order, and whose
+//      members bind the template's :distinct variables to different classes;
 //   5. a cluster is cut into chunks of the largest instance that fits, and each
 //      chunk whose instance's conditions hold is applied like any rule match.
 // Which matches form a group is a heuristic; each application is an instance

@@ -100,7 +100,8 @@ void vars_of(const Expr& e, std::set<std::string>& out) {
 
 }  // namespace
 
-Rule group_instance(const Rule& tmpl, const std::vector<std::string>& shared, int n) {
+Rule group_instance(const Rule& tmpl, const std::vector<std::string>& shared, int n,
+                    const std::vector<std::string>& distinct) {
   if (tmpl.lhs.size() != 1 || tmpl.rhs.size() != 1)
     throw std::logic_error("a group template has one :lhs term and one :rhs term (those of one member)");
   if (n < 1) throw std::logic_error("a group has at least one member");
@@ -114,6 +115,8 @@ Rule group_instance(const Rule& tmpl, const std::vector<std::string>& shared, in
     per_member.erase(s);
   }
   if (per_member.empty()) throw std::logic_error("every variable is :shared: the members would be one match");
+  for (const std::string& d : distinct)
+    if (!per_member.count(d)) throw std::logic_error(":distinct " + d + " is not a per-member variable of the left side");
 
   Rule out;
   out.name = tmpl.name + "." + std::to_string(n);
@@ -121,7 +124,7 @@ Rule group_instance(const Rule& tmpl, const std::vector<std::string>& shared, in
   out.file = tmpl.file;
   out.pos = tmpl.pos;
   out.unsafe_fp = tmpl.unsafe_fp;
-  GroupInfo info{tmpl.name, n, std::vector<std::string>(per_member.begin(), per_member.end()), shared};
+  GroupInfo info{tmpl.name, n, std::vector<std::string>(per_member.begin(), per_member.end()), shared, distinct};
 
   // A :let that reads a per-member variable (not through a splice) is per member.
   std::vector<bool> let_per_member;

@@ -24,7 +24,8 @@ inline constexpr std::string_view kSpliceSuffix = "...";
 // "NAME.n", with Rule::group set. std::logic_error for a template that cannot
 // be expanded (a splice of a shared variable, a shared variable the left side
 // does not bind, ?member bound by the left side); the caller adds the position.
-Rule group_instance(const Rule& tmpl, const std::vector<std::string>& shared, int n);
+Rule group_instance(const Rule& tmpl, const std::vector<std::string>& shared, int n,
+                    const std::vector<std::string>& distinct = {});
 
 // The pattern that finds one member of a group instance: its first left root
 // (member 0), with the conditions that read only member 0 and shared variables.

@@ -68,6 +68,7 @@ struct GroupInfo {
   int members = 0;                       // n: this instance's member count
   std::vector<std::string> member_vars;  // per-member left-side variables, template names ("?w")
   std::vector<std::string> shared;       // variables every member binds to the same value
+  std::vector<std::string> distinct;     // per-member tensor variables no two members bind to one class
 };
 
 struct Rule {

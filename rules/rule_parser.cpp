@@ -295,7 +295,7 @@ class RuleBuilder {
     std::vector<Rule> out;
     for (int n = members_min_; n <= members_max_; ++n) {
       try {
-        out.push_back(group_instance(tmpl, shared_, n));
+        out.push_back(group_instance(tmpl, shared_, n, distinct_));
       } catch (const std::logic_error& e) {
         fail(tmpl.pos, e.what());
       }
@@ -322,7 +322,8 @@ class RuleBuilder {
     op_arity_.clear();
     members_min_ = members_max_ = 0;
     shared_.clear();
-    bool have_shared = false;
+    distinct_.clear();
+    bool have_shared = false, have_distinct = false;
     if (form.items.size() < 2 || form.items[1].is_list || !is_name(form.items[1].atom))
       fail(form.pos, "expected a rule name after 'rule' (letters, digits, '-', '_', '.')");
     Rule r;
@@ -336,7 +337,7 @@ class RuleBuilder {
     while (i < form.items.size()) {
       const Node& clause = form.items[i];
       if (!is_keyword(clause))
-        fail(clause.pos, "expected a clause (:lhs :rhs :let :if :members :shared :unsafe-fp)");
+        fail(clause.pos, "expected a clause (:lhs :rhs :let :if :members :shared :distinct :unsafe-fp)");
       size_t end = i + 1;
       while (end < form.items.size() && !is_keyword(form.items[end])) ++end;
       std::span<const Node> args(form.items.data() + i + 1, end - i - 1);
@@ -367,12 +368,19 @@ class RuleBuilder {
           if (a.is_list || !is_variable(a.atom)) fail(a.pos, ":shared takes ?variables");
           shared_.emplace_back(a.atom);
         }
+      } else if (key == ":distinct") {
+        if (have_distinct) fail(clause.pos, "a second :distinct clause");
+        have_distinct = true;
+        for (const Node& a : args) {
+          if (a.is_list || !is_variable(a.atom)) fail(a.pos, ":distinct takes ?variables");
+          distinct_.emplace_back(a.atom);
+        }
       } else if (key == ":unsafe-fp") {
         if (!args.empty()) fail(args[0].pos, ":unsafe-fp takes no arguments");
         r.unsafe_fp = true;
       } else {
         fail(clause.pos,
-             "unknown clause " + quoted(key) + " (expected :lhs :rhs :let :if :members :shared :unsafe-fp)");
+             "unknown clause " + quoted(key) + " (expected :lhs :rhs :let :if :members :shared :distinct :unsafe-fp)");
       }
       i = end;
     }
@@ -386,6 +394,11 @@ class RuleBuilder {
         fail(t.pos, "a left-side root must be an op term, not a bare variable");
     if (have_shared && members_max_ == 0)
       fail(form.pos, ":shared needs :members (it names a group's shared variables)");
+    if (have_distinct && members_max_ == 0)
+      fail(form.pos, ":distinct needs :members (it names per-member variables)");
+    for (const std::string& d : distinct_)
+      if (auto k = kinds_.find(d); k != kinds_.end() && k->second != VarKind::kTensor)
+        fail(form.pos, ":distinct " + d + " is not a tensor variable");
     if (members_max_ > 0) {
       if (r.lhs.size() != 1) fail(form.pos, "a group template (:members) has one :lhs term, that of one member");
       return r;  // its instances are checked (RuleBuilder::instances)
@@ -610,6 +623,7 @@ class RuleBuilder {
   const std::string& file_;
   int members_min_ = 0, members_max_ = 0;  // of the rule being built; 0: not a group template
   std::vector<std::string> shared_;
+  std::vector<std::string> distinct_;
   std::string family_;
   std::string rule_name_;
   std::map<std::string, VarKind> kinds_;

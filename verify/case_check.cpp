@@ -87,6 +87,7 @@ class Checker {
     s_.const_tensors = setup.const_tensors;
     s_.flat_vars = setup.flat_vars;
     s_.fixed_ranks = setup.fixed_ranks;
+    s_.tied_ranks = setup.tied_ranks;
     configure(solver_, true);
   }
 

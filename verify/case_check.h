@@ -27,6 +27,7 @@ struct CaseSetup {
   int max_rank;
   bool flat_vars;  // the rule has a reshape: tensor variables are functions of the flat index
   std::map<std::string, int> fixed_ranks = {};  // (= (rank ?x) R) among the top-level conditions
+  std::map<std::string, std::string> tied_ranks = {};  // ?x -> the variable whose rank ?x's equals
 };
 
 CaseOutcome check_case(z3::context& ctx, const CaseSetup& setup, const Case& c,

@@ -78,6 +78,7 @@ struct EncodingState {
   std::map<std::string, OpVarInfo> op_vars;
   std::set<std::string> const_tensors;       // tensor variables used in (const ?x)
   std::map<std::string, int> fixed_ranks;    // ranks a top-level condition fixes: no other rank is a case
+  std::map<std::string, std::string> tied_ranks;  // ?x -> the variable whose rank is ?x's in every non-vacuous case
   z3::expr_vector assumptions;               // left side: typing, canonical attributes, conditions
   std::vector<std::pair<std::string, z3::expr>> obligations;  // right side: must follow
   int bound_vars = 0;                        // counter for names of summation variables

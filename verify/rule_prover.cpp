@@ -116,14 +116,22 @@ std::string describe_finite(const std::map<std::string, ParamKind>& finite) {
 }
 
 // "ranks 1..4 of ?x ?y; rank 2 of ?w; list lengths up to 4 of ?shape; each value of ?p, slice@2:9.step"
-// (ranks a condition fixes are listed by their one value).
+// (ranks a condition fixes are listed by their one value; variables whose rank
+// is tied to another's follow it).
 std::string describe_structure(const std::set<std::string>& groups, int max_rank,
-                               const std::map<std::string, int>& fixed) {
+                               const std::map<std::string, int>& fixed,
+                               const std::map<std::string, std::string>& tied) {
   std::string ranks, lengths, chosen;
   std::map<int, std::string> fixed_ranks;
+  auto with_tied = [&](const std::string& var) {
+    std::string names = " " + var;
+    for (const auto& [v, rep] : tied)
+      if (rep == var && v != var) names += " " + v;
+    return names;
+  };
   for (const std::string& g : groups) {
-    if (g.rfind("rank ", 0) == 0 && fixed.count(g.substr(5))) fixed_ranks[fixed.at(g.substr(5))] += " " + g.substr(5);
-    else if (g.rfind("rank ", 0) == 0) ranks += " " + g.substr(5);
+    if (g.rfind("rank ", 0) == 0 && fixed.count(g.substr(5))) fixed_ranks[fixed.at(g.substr(5))] += with_tied(g.substr(5));
+    else if (g.rfind("rank ", 0) == 0) ranks += with_tied(g.substr(5));
     else if (g.rfind("len ", 0) == 0) lengths += " " + g.substr(4);
     else chosen += (chosen.empty() ? "" : ", ") + g;
   }
@@ -156,6 +164,38 @@ std::map<std::string, int> fixed_ranks(const rules::Rule& rule) {
       if (var && value.kind == Expr::Kind::kInt) out.emplace(*var, static_cast<int>(value.int_value));
     }
   }
+  return out;
+}
+
+// Ranks tied by a top-level (= (shape ?x) (shape ?y)) or (= (rank ?x) (rank ?y))
+// (shapes of different lengths are unequal): every case where they differ is
+// vacuous, so a tied class has one rank choice, named by its least variable
+// (a group rule's (= (shape ?a) (shape ?a.0)) per member: one case per rank
+// of ?a.0 instead of 4^n). Ranks a condition fixes are left as they are.
+std::map<std::string, std::string> tied_ranks(const rules::Rule& rule, const std::map<std::string, int>& fixed) {
+  std::vector<const Expr*> facts;
+  for (const Expr& c : rule.conditions) top_level_conjuncts(c, facts);
+  std::map<std::string, std::string> parent;
+  std::function<std::string(const std::string&)> find = [&](const std::string& v) -> std::string {
+    auto it = parent.find(v);
+    return it == parent.end() || it->second == v ? v : find(it->second);
+  };
+  auto var_of = [](const Expr& e, const char* fn) -> const std::string* {
+    if (e.kind == Expr::Kind::kCall && e.name == fn && e.args.size() == 1 && e.args[0].kind == Expr::Kind::kVar)
+      return &e.args[0].name;
+    return nullptr;
+  };
+  for (const Expr* f : facts) {
+    if (f->kind != Expr::Kind::kCall || f->name != "=" || f->args.size() != 2) continue;
+    for (const char* fn : {"shape", "rank"}) {
+      const std::string *x = var_of(f->args[0], fn), *y = var_of(f->args[1], fn);
+      if (!x || !y || fixed.count(*x) || fixed.count(*y)) continue;
+      std::string rx = find(*x), ry = find(*y);
+      if (rx != ry) parent[std::max(rx, ry)] = std::min(rx, ry);
+    }
+  }
+  std::map<std::string, std::string> out;
+  for (const auto& [v, p] : parent) out[v] = find(v);
   return out;
 }
 
@@ -197,8 +237,10 @@ RuleResult prove_rule(const rules::Rule& rule, const ProverOptions& options) {
   } catch (const Unsupported& u) {
     return finish(Verdict::kUnknown, std::string("not modeled: ") + u.what());
   }
+  std::map<std::string, int> fixed = fixed_ranks(rule);
+  std::map<std::string, std::string> tied = tied_ranks(rule, fixed);
   CaseSetup setup{rule, op_vars, consts, options.query_timeout_ms, options.max_rank, has_reshape(rule),
-                  fixed_ranks(rule)};
+                  std::move(fixed), std::move(tied)};
 
   std::map<std::string, ParamKind> finite;
   std::set<std::string> finite_names, groups;
@@ -219,7 +261,7 @@ RuleResult prove_rule(const rules::Rule& rule, const ProverOptions& options) {
           result.counterexample = o.counterexample;
           result.mode = finite.empty() ? "symbolic" : "enumerated";
           result.enumerated = describe_finite(finite);
-          result.structure = describe_structure(groups, options.max_rank, setup.fixed_ranks);
+          result.structure = describe_structure(groups, options.max_rank, setup.fixed_ranks, setup.tied_ranks);
           return finish(Verdict::kFailed, o.message);
         }
       } catch (const NeedChoice& n) {
@@ -248,7 +290,7 @@ RuleResult prove_rule(const rules::Rule& rule, const ProverOptions& options) {
   }
   result.mode = finite.empty() ? "symbolic" : "enumerated";
   result.enumerated = describe_finite(finite);
-  result.structure = describe_structure(groups, options.max_rank, setup.fixed_ranks);
+  result.structure = describe_structure(groups, options.max_rank, setup.fixed_ranks, setup.tied_ranks);
   if (unknown) return finish(Verdict::kUnknown, *unknown);
   if (result.cases == 0)
     return finish(Verdict::kUnknown, "vacuous: in no case can the left side match with the conditions holding");

@@ -8,10 +8,14 @@ namespace verify {
 namespace {
 
 SymTensor tensor_variable(EncodingState& s, const std::string& name) {
+  // A variable tied to another takes its rank: one choice for the two.
+  const auto tie = s.tied_ranks.find(name);
+  const std::string& rank_var = tie == s.tied_ranks.end() ? name : tie->second;
   std::vector<std::vector<int64_t>> ranks;
   for (int r = 1; r <= s.max_rank; ++r)
-    if (auto fixed = s.fixed_ranks.find(name); fixed == s.fixed_ranks.end() || fixed->second == r) ranks.push_back({r});
-  auto rank = static_cast<size_t>(s.params.choose("rank " + name, ranks)[0]);
+    if (auto fixed = s.fixed_ranks.find(rank_var); fixed == s.fixed_ranks.end() || fixed->second == r)
+      ranks.push_back({r});
+  auto rank = static_cast<size_t>(s.params.choose("rank " + rank_var, ranks)[0]);
   std::vector<z3::expr> shape;
   for (size_t k = 0; k < rank; ++k)
     shape.push_back(s.params.get(name + ".shape[" + std::to_string(k) + "]", ParamKind::kExtent));

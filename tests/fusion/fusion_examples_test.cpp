@@ -204,6 +204,43 @@ TEST(FusionExamples, MigraphxTowersBatchTheirGemms) {
   EXPECT_EQ(check_program(f.graph, f.result.after, 6), "");
 }
 
+// 4 towers x 2 layers on a 3-D activation [2,16,64] (exported Linears): each
+// layer's four gemms are one kernel, either one batched gemm over the towers
+// concatenated along the batch axis ([8,16,64], batch-matmuls-same-shape-
+// batched) or one contraction group (which one is the cost model's choice);
+// without the rank-3 batching rules layer 2 took four kernels (5 in all).
+TEST(FusionExamples, RankThreeTowersBatchBothLayers) {
+  Fused f(test_graph("towers_3d_4x2"));
+  const ir::KernelProgram& p = f.result.after;
+  int gemm_kernels = 0, batched = 0, groups = 0;
+  for (const ir::Kernel& k : p.kernels) {
+    const int gemms = count_contractions(k);
+    gemm_kernels += gemms > 0;
+    batched += gemms == 1 && k.space == ir::Shape{8, 16, 64};
+    groups += gemms == 4;
+  }
+  std::printf("[ towers3d ] %zu kernels (unfused %zu), %d batched gemms, %d four-gemm groups\n",
+              f.result.kernels_after, f.result.kernels_before, batched, groups);
+  EXPECT_LE(f.result.kernels_after, 3u) << ir::print_program(p);
+  EXPECT_EQ(gemm_kernels, 2) << ir::print_program(p);
+  EXPECT_EQ(batched + groups, 2) << "one kernel per layer's four gemms\n" << ir::print_program(p);
+  EXPECT_EQ(check_program(f.graph, p, 12), "");
+}
+
+// More towers than the example (10 x 4 layers, 2-D): each layer's ten gemms
+// are one gemm (a group of 10 within the 16-member instances).
+TEST(FusionExamples, TenTowersBatchEveryLayer) {
+  Fused f(test_graph("towers_10x4"));
+  const ir::KernelProgram& p = f.result.after;
+  int gemm_kernels = 0;
+  for (const ir::Kernel& k : p.kernels) gemm_kernels += count_contractions(k) > 0;
+  std::printf("[ towers10 ] %zu kernels (unfused %zu), %d with gemms\n", f.result.kernels_after,
+              f.result.kernels_before, gemm_kernels);
+  EXPECT_LE(f.result.kernels_after, 5u) << ir::print_program(p);
+  EXPECT_EQ(gemm_kernels, 4) << ir::print_program(p);
+  EXPECT_EQ(check_program(f.graph, p, 13), "");
+}
+
 // C = A·B + bias (64×4096) never exists: one kernel, its contraction group
 // A × B[:, :2048] and A × B[:, 2048:], bias, sigmoid and mul in the epilogue.
 TEST(FusionExamples, MlirDotSliceIsOneDualGemmKernel) {

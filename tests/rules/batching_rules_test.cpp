@@ -48,6 +48,26 @@ RuleCase same_shape_case(int n) {
   return {"batch-matmuls-same-shape." + std::to_string(n), inputs + body + "output " + reversed_outputs, expect};
 }
 
+// n matmuls of one shape over rank-3 activations are the n row blocks of one
+// batched matmul over the activations concatenated along their batch axis.
+RuleCase same_shape_batched_case(int n) {
+  std::string inputs, body, as, ws, broadcasts;
+  for (int k = 0; k < n; ++k) {
+    inputs += name_k("a", k) + " = input() : f32[2,4,3]\n" + name_k("w", k) + " = input() : f32[3,5]\n";
+    body += name_k("p", k) + " = matmul(" + name_k("a", k) + ", " + name_k("w", k) + ")\n";
+    broadcasts += name_k("v", k) + " = broadcast(" + name_k("w", k) + ", shape=[2,3,5])\n";
+    as += (k ? ", " : "") + name_k("a", k);
+    ws += (k ? ", " : "") + name_k("v", k);
+  }
+  std::string reversed_outputs = name_k("p", n - 1);
+  for (int k = 0; k < n - 1; ++k) reversed_outputs += ", " + name_k("p", k);
+  const std::string expect = inputs + broadcasts + "a = concat(" + as + ", axis=0)\nw = concat(" + ws +
+                             ", axis=0)\nm = matmul(a, w)\ns = slice(m, start=[" + std::to_string(2 * (n - 1)) +
+                             ",0,0], stop=[" + std::to_string(2 * n) + ",4,5], step=[1,1,1])\noutput s";
+  return {"batch-matmuls-same-shape-batched." + std::to_string(n), inputs + body + "output " + reversed_outputs,
+          expect};
+}
+
 std::span<const RuleCase> batching_cases() {
   static const std::vector<RuleCase> cases = {
       {"concat-matmuls-sharing-lhs",
@@ -80,11 +100,73 @@ std::span<const RuleCase> batching_cases() {
        "q = matmul(p, w2)\noutput q",
        "", false},
   };
+  // Activations of rank 3 and 4 (an exported Linear: [B,T,C] @ [C,N]): the
+  // leading axes are taken whole, the last is cut per member.
+  static const std::vector<RuleCase> ranks = {
+      {"batch-matmuls-sharing-lhs.2",
+       "x = input() : f32[2,4,3]\nw1 = input() : f32[3,5]\nw2 = input() : f32[3,5]\np = matmul(x, w1)\n"
+       "q = matmul(x, w2)\noutput q, p",
+       "x = input() : f32[2,4,3]\nw1 = input() : f32[3,5]\nw2 = input() : f32[3,5]\nw = concat(w1, w2, axis=1)\n"
+       "m = matmul(x, w)\ns = slice(m, start=[0,0,5], stop=[2,4,10], step=[1,1,1])\noutput s"},
+      {"batch-matmuls-sharing-lhs.3",
+       "x = input() : f32[2,3,4,3]\nw1 = input() : f32[3,2]\nw2 = input() : f32[3,2]\nw3 = input() : f32[3,2]\n"
+       "p = matmul(x, w1)\nq = matmul(x, w2)\nr = matmul(x, w3)\noutput q, p, r",
+       "x = input() : f32[2,3,4,3]\nw1 = input() : f32[3,2]\nw2 = input() : f32[3,2]\nw3 = input() : f32[3,2]\n"
+       "w = concat(w1, w2, w3, axis=1)\nm = matmul(x, w)\n"
+       "s = slice(m, start=[0,0,0,2], stop=[2,3,4,4], step=[1,1,1,1])\noutput s"},
+      // Concatenated along the batch axis, each weight broadcast over it.
+      {"batch-matmuls-same-shape-batched.2",
+       "a1 = input() : f32[2,4,3]\nw1 = input() : f32[3,5]\na2 = input() : f32[2,4,3]\nw2 = input() : f32[3,5]\n"
+       "p = matmul(a1, w1)\nq = matmul(a2, w2)\noutput q, p",
+       "a1 = input() : f32[2,4,3]\nw1 = input() : f32[3,5]\na2 = input() : f32[2,4,3]\nw2 = input() : f32[3,5]\n"
+       "b1 = broadcast(w1, shape=[2,3,5])\nb2 = broadcast(w2, shape=[2,3,5])\na = concat(a1, a2, axis=0)\n"
+       "w = concat(b1, b2, axis=0)\nm = matmul(a, w)\ns = slice(m, start=[2,0,0], stop=[4,4,5], step=[1,1,1])\n"
+       "output s"},
+      {"batch-matmuls-same-shape-batched.3",
+       "a1 = input() : f32[2,1,3,4]\na2 = input() : f32[2,1,3,4]\na3 = input() : f32[2,1,3,4]\n"
+       "w1 = input() : f32[4,2]\nw2 = input() : f32[4,2]\nw3 = input() : f32[4,2]\n"
+       "p = matmul(a1, w1)\nq = matmul(a2, w2)\nt = matmul(a3, w3)\noutput t, p, q",
+       "a1 = input() : f32[2,1,3,4]\na2 = input() : f32[2,1,3,4]\na3 = input() : f32[2,1,3,4]\n"
+       "w1 = input() : f32[4,2]\nw2 = input() : f32[4,2]\nw3 = input() : f32[4,2]\n"
+       "b1 = broadcast(w1, shape=[2,1,4,2])\nb2 = broadcast(w2, shape=[2,1,4,2])\nb3 = broadcast(w3, shape=[2,1,4,2])\n"
+       "a = concat(a1, a2, a3, axis=0)\nw = concat(b1, b2, b3, axis=0)\nm = matmul(a, w)\n"
+       "s = slice(m, start=[4,0,0,0], stop=[6,1,3,2], step=[1,1,1,1])\noutput s"},
+      // Matmuls over one activation are batch-matmuls-sharing-lhs's: no copies of it (:distinct ?a).
+      {"batch-matmuls-same-shape-batched.2",
+       "x = input() : f32[2,4,3]\nw1 = input() : f32[3,5]\nw2 = input() : f32[3,5]\np = matmul(x, w1)\n"
+       "q = matmul(x, w2)\noutput p, q",
+       "", false},
+      // Rank-3 activations are not the rank-2 rule's (the batched one's instead).
+      {"batch-matmuls-same-shape.2",
+       "a1 = input() : f32[2,4,3]\nw1 = input() : f32[3,5]\na2 = input() : f32[2,4,3]\nw2 = input() : f32[3,5]\n"
+       "p = matmul(a1, w1)\nq = matmul(a2, w2)\noutput p, q",
+       "", false},
+      // Batched weights (rank 3) are not column blocks or stack entries of rank-2 ones.
+      {"batch-matmuls-sharing-lhs.2",
+       "x = input() : f32[2,4,3]\nw1 = input() : f32[2,3,5]\nw2 = input() : f32[2,3,5]\np = matmul(x, w1)\n"
+       "q = matmul(x, w2)\noutput p, q",
+       "", false},
+      {"batch-matmuls-same-shape-batched.2",
+       "a1 = input() : f32[2,4,3]\nw1 = input() : f32[2,3,5]\na2 = input() : f32[2,4,3]\nw2 = input() : f32[2,3,5]\n"
+       "p = matmul(a1, w1)\nq = matmul(a2, w2)\noutput p, q",
+       "", false},
+      // Activations of different shapes (one of another rank) are not one stack.
+      {"batch-matmuls-same-shape-batched.2",
+       "a1 = input() : f32[2,4,3]\na2 = input() : f32[4,2,3]\nw1 = input() : f32[3,5]\nw2 = input() : f32[3,5]\n"
+       "p = matmul(a1, w1)\nq = matmul(a2, w2)\noutput p, q",
+       "", false},
+      {"batch-matmuls-same-shape-batched.2",
+       "a1 = input() : f32[2,4,3]\na2 = input() : f32[8,3]\nw1 = input() : f32[3,5]\nw2 = input() : f32[3,5]\n"
+       "p = matmul(a1, w1)\nq = matmul(a2, w2)\noutput p, q",
+       "", false},
+  };
   static const std::vector<RuleCase> all = [] {
     std::vector<RuleCase> out = cases;
+    out.insert(out.end(), ranks.begin(), ranks.end());
     for (int n = 2; n <= kMaxMembers; ++n) {
       out.push_back(sharing_lhs_case(n));
       out.push_back(same_shape_case(n));
+      out.push_back(same_shape_batched_case(n));
     }
     return out;
   }();

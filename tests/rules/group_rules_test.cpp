@@ -90,6 +90,11 @@ TEST(GroupRules, RejectsBadTemplates) {
   EXPECT_NE(error_of("(rule a :members 2 3 :shared ?x :lhs (add ?x ?w) :let ?y (concat ?x... :axis 0) :rhs ?x)")
                 .find("not per member"),
             std::string::npos);
+  EXPECT_NE(error_of("(rule a :distinct ?x :lhs (neg ?x) :rhs ?x)").find(":distinct needs :members"),
+            std::string::npos);
+  EXPECT_NE(error_of("(rule a :members 2 3 :shared ?x :distinct ?x :lhs (add ?x ?w) :rhs ?x)")
+                .find(":distinct ?x is not a per-member variable"),
+            std::string::npos);
   EXPECT_NE(error_of("(rule a :members 2 3 :lhs (neg ?x) (exp ?x) :rhs ?x ?x)").find("one :lhs term"),
             std::string::npos);
   // The instances are checked like any rule: an unbound variable is named with its instance.
@@ -160,6 +165,23 @@ TEST(GroupRules, MatmulsOfOneShapeStackByLevel) {
   EXPECT_TRUE(find_term(s.egraph, term, ir::matmul(stack(v("a"), v("b")), stack(v("wa1"), v("wb1"))).id).has_value());
   const ir::Tensor ta1{&term, a1.id}, tb1{&term, b1.id};
   EXPECT_TRUE(find_term(s.egraph, term, ir::matmul(stack(ta1, tb1), stack(v("wa2"), v("wb2"))).id).has_value());
+}
+
+// :distinct ?a: matmuls over one activation are never stacked (copies of it);
+// a cluster takes only members over different ones.
+TEST(GroupRules, DistinctMembersNeverShareTheirActivation) {
+  ir::Graph g;
+  auto in = [&](const std::string& n, ir::Shape s) { return ir::input(g, n, ir::DType::F32, std::move(s)); };
+  const ir::Tensor a = in("a", {2, 4, 3}), b = in("b", {2, 4, 3});
+  g.add_output(ir::matmul(a, in("w0", {3, 5})));
+  g.add_output(ir::matmul(a, in("w1", {3, 5})));
+  const std::vector<Rule> batched = instances_of("batch-matmuls-same-shape-batched", 2, 3);
+  ASSERT_EQ(batched.size(), 2u);
+  EXPECT_EQ(saturate(g, batched).rule_stats[0].matches, 0u);  // both over a: no cluster of two
+  g.add_output(ir::matmul(b, in("w2", {3, 5})));
+  const Saturation s = saturate(g, batched);
+  EXPECT_EQ(s.rule_stats[0].matches + s.rule_stats[1].matches, 1u);  // one pair: a's first member with b's
+  EXPECT_EQ(s.rule_stats[1].matches, 0u);                             // never all three
 }
 
 }  // namespace

@@ -152,7 +152,7 @@ TEST(RuleParser, RejectsUnbalancedParentheses) {
 
 TEST(RuleParser, RejectsWrongClauses) {
   EXPECT_EQ(error_of("(rule a :lhs (neg ?x) :rhs ?x :when (= 1 1))"),
-            "t.rules:1:31: rule a: unknown clause ':when' (expected :lhs :rhs :let :if :members :shared :unsafe-fp)");
+            "t.rules:1:31: rule a: unknown clause ':when' (expected :lhs :rhs :let :if :members :shared :distinct :unsafe-fp)");
   EXPECT_NE(error_of("(rule a (neg ?x) :rhs ?x)").find("expected a clause"), std::string::npos);
   EXPECT_NE(error_of("(rule a :lhs (neg ?x))").find("missing :rhs"), std::string::npos);
   EXPECT_NE(error_of("(rule a :rhs ?x)").find("missing :lhs"), std::string::npos);

@@ -112,6 +112,23 @@ TEST(RuleProver, ProvesGroupRuleInstances) {
   EXPECT_EQ(six.cases, 1);
 }
 
+// Members whose shapes a condition equates share one rank choice: 4 cases for
+// 6 members of any rank, not 4^6.
+TEST(RuleProver, TiesTheRanksOfMembersOfOneShape) {
+  const std::vector<rules::Rule> instances = rules::parse_rules(R"(
+(rule stacked
+  :members 6 6
+  :lhs (neg (neg ?a))
+  :rhs ?a
+  :if (= (shape ?a) (shape ?a.0))))",
+                                                                "inline.rules");
+  ASSERT_EQ(instances.size(), 1u);
+  const RuleResult r = prove_rule(instances[0]);
+  EXPECT_EQ(r.verdict, Verdict::kProved) << explain(r);
+  EXPECT_EQ(r.structure, "ranks 1..4 of ?a.0 ?a.1 ?a.2 ?a.3 ?a.4 ?a.5");
+  EXPECT_EQ(r.cases, 4);
+}
+
 TEST(RuleProver, FailsAGroupRuleWhoseMembersTakeTheWrongBlock) {
   const std::vector<rules::Rule> instances = rules::parse_rules(R"(
 (rule wide-swapped
