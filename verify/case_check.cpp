@@ -78,8 +78,9 @@ class Checker {
   Checker(z3::context& ctx, const CaseSetup& setup, const Case& c, const std::set<std::string>& finite)
       : ctx_(ctx),
         timeout_ms_(setup.timeout_ms),
+        nonlinear_timeout_ms_(setup.nonlinear_timeout_ms),
         params_(ctx, c, finite),
-        arith_(ctx, params_),
+        arith_(ctx, params_, setup.nonlinear),
         values_(ctx, setup.rule.unsafe_fp),
         s_(ctx, params_, arith_, values_, setup.rule, setup.max_rank),
         solver_(ctx) {
@@ -90,6 +91,8 @@ class Checker {
     s_.tied_ranks = setup.tied_ranks;
     configure(solver_, true);
   }
+
+  bool built_nonlinear() const { return arith_.built_nonlinear(); }
 
   CaseOutcome run() {
     std::vector<SymTensor> lhs, rhs;
@@ -107,6 +110,10 @@ class Checker {
     }
     std::vector<Goal> goals;
     if (!static_failure) goals = make_goals(lhs, rhs);
+    if (arith_.built_nonlinear()) {
+      timeout_ms_ = nonlinear_timeout_ms_;
+      configure(solver_, true);
+    }
 
     // Every term exists now: instantiate the value laws over them.
     z3::expr_vector formulas(ctx_);
@@ -115,6 +122,7 @@ class Checker {
     laws_ = values_.laws();
     for (const z3::expr& d : params_.domain()) base_.push_back(d);
     for (const z3::expr& a : s_.assumptions) base_.push_back(a);
+    for (const z3::expr& f : arith_.facts()) base_.push_back(f);
     for (const z3::expr& f : values_.literal_facts()) base_.push_back(f);
     for (const z3::expr& f : ground_instances(laws_, formulas, kInstantiationRounds)) base_.push_back(f);
     for (const z3::expr& f : base_) solver_.add(f);
@@ -222,6 +230,7 @@ class Checker {
 
   z3::context& ctx_;
   unsigned timeout_ms_;
+  unsigned nonlinear_timeout_ms_;
   Params params_;
   IntArith arith_;
   ValueDomain values_;
@@ -235,7 +244,10 @@ class Checker {
 
 CaseOutcome check_case(z3::context& ctx, const CaseSetup& setup, const Case& c,
                        const std::set<std::string>& finite) {
-  return Checker(ctx, setup, c, finite).run();
+  Checker checker(ctx, setup, c, finite);
+  CaseOutcome out = checker.run();
+  out.nonlinear = checker.built_nonlinear();
+  return out;
 }
 
 }  // namespace verify

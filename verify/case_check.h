@@ -17,6 +17,7 @@ struct CaseOutcome {
   enum class Kind { kProved, kVacuous, kFailed, kUnknown } kind = Kind::kProved;
   std::string message;
   std::string counterexample;
+  bool nonlinear = false;  // the encoding multiplied or divided symbolic integers (nonlinear mode)
 };
 
 struct CaseSetup {
@@ -28,6 +29,10 @@ struct CaseSetup {
   bool flat_vars;  // the rule has a reshape: tensor variables are functions of the flat index
   std::map<std::string, int> fixed_ranks = {};  // (= (rank ?x) R) among the top-level conditions
   std::map<std::string, std::string> tied_ranks = {};  // ?x -> the variable whose rank ?x's equals
+  // Products and quotients of symbolic integers go to Z3 as they are (IntArith's
+  // nonlinear mode) instead of throwing NeedFinite.
+  bool nonlinear = false;
+  unsigned nonlinear_timeout_ms = 0;  // the queries of a case that built such terms
 };
 
 CaseOutcome check_case(z3::context& ctx, const CaseSetup& setup, const Case& c,

@@ -90,6 +90,19 @@ z3::expr IntArith::expand(const z3::expr& e, const std::vector<int64_t>& vals, F
   return out;
 }
 
+z3::expr IntArith::witness(const char* what) {
+  return ctx_.int_const((std::string(what) + "#" + std::to_string(++witnesses_)).c_str());
+}
+
+bool IntArith::has_symbolic_step(const z3::expr& e) const {
+  for (const z3::expr& c : free_int_constants(e)) {
+    if (!params_.is_param(c)) continue;
+    std::string name = c.decl().name().str();
+    if (params_.kind_of(name) == ParamKind::kStep && !params_.is_finite(name)) return true;
+  }
+  return false;
+}
+
 void IntArith::need_finite(const z3::expr& a, const z3::expr& b, const char* what) {
   // Make finite the factor that depends on parameters only, preferring steps,
   // then extents (small shapes are natural test cases), then other attributes;
@@ -135,6 +148,12 @@ z3::expr IntArith::mul(const z3::expr& a, const z3::expr& b) {
   };
   if (vb && (!va || vb->size() <= va->size())) return expand(b, *vb, times(a));
   if (va) return expand(a, *va, times(b));
+  // A slice step is a few values in practice, and an index times a symbolic
+  // step is what Z3's non-linear arithmetic decides worst: steps stay finite.
+  if (nonlinear_ && !has_symbolic_step(a) && !has_symbolic_step(b)) {
+    built_nonlinear_ = true;
+    return a * b;
+  }
   need_finite(a, b, "product");
 }
 
@@ -154,6 +173,11 @@ z3::expr IntArith::floordiv(const z3::expr& a, const z3::expr& b, z3::expr_vecto
     if (*y == 0) defined.push_back(ctx_.bool_val(false));
     return by(*y);
   }
+  if (nonlinear_) {
+    built_nonlinear_ = true;
+    defined.push_back(b != 0);
+    return z3::ite(b > 0, a / b, (-a) / (-b));
+  }
   if (auto vb = values(b)) {
     if (std::binary_search(vb->begin(), vb->end(), 0)) defined.push_back(b != 0);
     return expand(b, *vb, by);
@@ -170,6 +194,11 @@ z3::expr IntArith::mod(const z3::expr& a, const z3::expr& b, z3::expr_vector& de
   if (auto y = numeral(b)) {
     if (*y == 0) defined.push_back(ctx_.bool_val(false));
     return by(*y);
+  }
+  if (nonlinear_) {
+    built_nonlinear_ = true;
+    defined.push_back(b != 0);
+    return z3::ite(b > 0, z3::mod(a, b), -z3::mod(-a, -b));
   }
   if (auto vb = values(b)) {
     if (std::binary_search(vb->begin(), vb->end(), 0)) defined.push_back(b != 0);

@@ -212,7 +212,13 @@ std::string_view verdict_name(Verdict v) {
 
 std::ostream& operator<<(std::ostream& out, Verdict v) { return out << verdict_name(v); }
 
-RuleResult prove_rule(const rules::Rule& rule, const ProverOptions& options) {
+namespace {
+
+// Explores every case of the rule once: linear (products of symbolic integers
+// make their parameters finite) or nonlinear (they go to Z3 as they are).
+// `built_nonlinear` says whether any case's encoding had such a term.
+RuleResult explore_cases(const rules::Rule& rule, const ProverOptions& options, bool nonlinear,
+                         bool& built_nonlinear) {
   auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -239,8 +245,16 @@ RuleResult prove_rule(const rules::Rule& rule, const ProverOptions& options) {
   }
   std::map<std::string, int> fixed = fixed_ranks(rule);
   std::map<std::string, std::string> tied = tied_ranks(rule, fixed);
-  CaseSetup setup{rule, op_vars, consts, options.query_timeout_ms, options.max_rank, has_reshape(rule),
-                  std::move(fixed), std::move(tied)};
+  CaseSetup setup{rule,
+                  op_vars,
+                  consts,
+                  options.query_timeout_ms,
+                  options.max_rank,
+                  has_reshape(rule),
+                  std::move(fixed),
+                  std::move(tied),
+                  nonlinear,
+                  options.nonlinear_query_timeout_ms};
 
   std::map<std::string, ParamKind> finite;
   std::set<std::string> finite_names, groups;
@@ -254,6 +268,7 @@ RuleResult prove_rule(const rules::Rule& rule, const ProverOptions& options) {
     for (;;) {
       try {
         CaseOutcome o = check_case(ctx, setup, c, finite_names);
+        built_nonlinear = built_nonlinear || o.nonlinear;
         for (const auto& [g, v] : c) groups.insert(g);
         if (o.kind == CaseOutcome::Kind::kProved) ++result.cases;
         if (o.kind == CaseOutcome::Kind::kUnknown && !unknown) unknown = o.message;
@@ -295,6 +310,24 @@ RuleResult prove_rule(const rules::Rule& rule, const ProverOptions& options) {
   if (result.cases == 0)
     return finish(Verdict::kUnknown, "vacuous: in no case can the left side match with the conditions holding");
   return finish(Verdict::kProved, "");
+}
+
+}  // namespace
+
+RuleResult prove_rule(const rules::Rule& rule, const ProverOptions& options) {
+  // Symbolic extents first, with Z3's non-linear arithmetic where the encoding
+  // multiplies symbolic integers (row-major strides, scaled slice bounds). A
+  // counterexample there is a real one; where Z3 gives up, the linear
+  // encoding over small enumerated values decides.
+  bool built_nonlinear = false;
+  RuleResult symbolic = explore_cases(rule, options, true, built_nonlinear);
+  if (!built_nonlinear || symbolic.verdict != Verdict::kUnknown) return symbolic;
+  bool unused = false;
+  RuleResult enumerated = explore_cases(rule, options, false, unused);
+  enumerated.seconds += symbolic.seconds;
+  if (enumerated.verdict == Verdict::kUnknown)
+    enumerated.message = "symbolic: " + symbolic.message + "; enumerated: " + enumerated.message;
+  return enumerated;
 }
 
 }  // namespace verify
