@@ -296,6 +296,23 @@ TEST(FusionExamples, RankThreeDotSliceIsOneDualGemmKernel) {
   EXPECT_EQ(check_program(f.graph, p, 11), "");
 }
 
+// The dot-slice seed with its halves taken by a view [M, 2N] -> [M, 2, N] and
+// a slice of the middle axis (tests/fusion/graphs/dot_chunk_by_view.sg): the
+// slices move through the reshape into the matmul's operand, so it is still one
+// kernel of two gemms and C is never stored.
+TEST(FusionExamples, DotSliceChunkedByViewIsOneDualGemmKernel) {
+  const ir::Graph g = ir::parse_graph_file(std::string(SMELT_SOURCE_DIR) + "/tests/fusion/graphs/dot_chunk_by_view.sg");
+  const smelt::FusionResult f = smelt::fuse(g, seed_options());
+  const ir::KernelProgram& p = f.after;
+  for (const ir::Buffer& b : p.buffers)
+    EXPECT_TRUE(b.kind == ir::BufferKind::kInput || b.kind == ir::BufferKind::kOutput) << b.name;
+  ASSERT_EQ(p.kernels.size(), 1u);
+  int contractions = 0;
+  for (const ir::Kernel& k : p.kernels) contractions += count_contractions(k);
+  EXPECT_EQ(contractions, 2) << "one gemm per half of B";
+  EXPECT_EQ(check_program(g, p, 9), "");
+}
+
 // No buffer of the program holds a value computed from factories alone (the
 // full, its casts, pads of it): they are recomputed or folded where used.
 TEST(FusionExamples, NvfuserRopeBwdNeverStoresTheFull) {

@@ -102,6 +102,49 @@ std::span<const RuleCase> view_cases() {
       {"permute-of-broadcast",
        "x = input() : f32[1,4]\nb = broadcast(x, shape=[3,4])\np = permute(b, perm=[1,0])\noutput p",
        "x = input() : f32[1,4]\nt = permute(x, perm=[1,0])\nb = broadcast(t, shape=[4,3])\noutput b"},
+      // The second half of a chunk-by-view: x[3,8] as [3,2,4], row 1 of the middle axis = x[:, 4:8].
+      {"slice-of-split-reshape",
+       "x = input() : f32[3,8]\nr = reshape(x, shape=[3,2,4])\n"
+       "s = slice(r, start=[0,1,0], stop=[3,2,4], step=[1,1,1])\noutput s",
+       "x = input() : f32[3,8]\nh = slice(x, start=[0,4], stop=[3,8], step=[1,1])\n"
+       "r = reshape(h, shape=[3,1,4])\noutput r"},
+      // Leading axes are sliced as they are: rows 1..2 of x, blocks 1..3 of 2 = columns 2..6.
+      {"slice-of-split-reshape",
+       "x = input() : f32[3,8]\nr = reshape(x, shape=[3,4,2])\n"
+       "s = slice(r, start=[1,1,0], stop=[3,3,2], step=[1,1,1])\noutput s",
+       "x = input() : f32[3,8]\nh = slice(x, start=[1,2], stop=[3,6], step=[1,1])\n"
+       "r = reshape(h, shape=[2,2,2])\noutput r"},
+      // Part of a row of q is not a run of x: the slice of the q axis stays.
+      {"slice-of-split-reshape",
+       "x = input() : f32[3,8]\nr = reshape(x, shape=[3,2,4])\n"
+       "s = slice(r, start=[0,0,1], stop=[3,2,3], step=[1,1,1])\noutput s",
+       "", false},
+      // A reshape that regroups x's axes across the sliced one ([2,6] as [3,2,2]): no run of x's last axis.
+      {"slice-of-split-reshape",
+       "x = input() : f32[2,6]\nr = reshape(x, shape=[3,2,2])\n"
+       "s = slice(r, start=[0,1,0], stop=[3,2,2], step=[1,1,1])\noutput s",
+       "", false},
+      // Every other row of the p axis is strided, not one run.
+      {"slice-of-split-reshape",
+       "x = input() : f32[3,8]\nr = reshape(x, shape=[3,4,2])\n"
+       "s = slice(r, start=[0,0,0], stop=[3,3,2], step=[1,2,1])\noutput s",
+       "", false},
+      // x[2,3,4] merged to [2,12]: columns 4..12 are rows 1..3 of x's middle axis.
+      {"slice-of-merged-reshape",
+       "x = input() : f32[2,3,4]\nr = reshape(x, shape=[2,12])\n"
+       "s = slice(r, start=[1,4], stop=[2,12], step=[1,1])\noutput s",
+       "x = input() : f32[2,3,4]\nh = slice(x, start=[1,1,0], stop=[2,3,4], step=[1,1,1])\n"
+       "r = reshape(h, shape=[1,8])\noutput r"},
+      // Columns 2..8 cut rows of 4 in half.
+      {"slice-of-merged-reshape",
+       "x = input() : f32[2,3,4]\nr = reshape(x, shape=[2,12])\n"
+       "s = slice(r, start=[0,2], stop=[2,8], step=[1,1])\noutput s",
+       "", false},
+      // Merging x's first two axes ([2,3,4] as [6,4]): rows 1..4 cross from x[0] into x[1].
+      {"slice-of-merged-reshape",
+       "x = input() : f32[2,3,4]\nr = reshape(x, shape=[6,4])\n"
+       "s = slice(r, start=[1,0], stop=[4,4], step=[1,1])\noutput s",
+       "", false},
   };
   return cases;
 }
