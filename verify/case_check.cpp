@@ -1,6 +1,7 @@
 #include "verify/case_check.h"
 
 #include <functional>
+#include <map>
 #include <unordered_set>
 
 #include "verify/counterexample.h"
@@ -200,6 +201,7 @@ class Checker {
   std::optional<CaseOutcome> refute(const Goal& g) {
     solver_.push();
     solver_.add(!g.fact);
+    if (g.mismatch) add_stride_matches();
     std::optional<CaseOutcome> out;
     switch (solver_.check()) {
       case z3::unsat: break;
@@ -215,6 +217,28 @@ class Checker {
     }
     solver_.pop();
     return out;
+  }
+
+  // Asserts IntArith's stride matches whose strides the query so far implies
+  // equal: the stride equality (a consequence of the query, so sound to
+  // assert) and the match's fact. Strides shrink with the split point on
+  // both sides, so after a match at (m, m2) a later split of the digits can
+  // only match a later split of the other shape: most pairs, which Z3 cannot
+  // refute quickly, are never asked.
+  void add_stride_matches() {
+    std::map<int, std::pair<size_t, size_t>> matched;  // per delinearization: the last (split, from_split)
+    for (const IntArith::StrideMatch& sm : arith_.stride_matches()) {
+      auto it = matched.find(sm.digits);
+      if (it != matched.end() && (sm.split <= it->second.first || sm.from_split <= it->second.second)) continue;
+      solver_.push();
+      solver_.add(!sm.same_stride);
+      bool holds = solver_.check() == z3::unsat;
+      solver_.pop();
+      if (!holds) continue;
+      solver_.add(sm.same_stride);
+      solver_.add(sm.fact);
+      matched[sm.digits] = {sm.split, sm.from_split};
+    }
   }
 
   bool proved_with_quantified_laws(const Goal& g) {

@@ -35,6 +35,19 @@ std::vector<z3::expr> free_int_constants(const z3::expr& e) {
   return out;
 }
 
+bool has_bound_variable(const z3::expr& e) {
+  std::unordered_set<unsigned> seen;
+  std::function<bool(const z3::expr&)> walk = [&](const z3::expr& x) {
+    if (!seen.insert(x.id()).second) return false;
+    if (x.is_var() || x.is_quantifier() || x.is_lambda()) return true;
+    if (!x.is_app()) return false;
+    for (unsigned i = 0; i < x.num_args(); ++i)
+      if (walk(x.arg(i))) return true;
+    return false;
+  };
+  return walk(e);
+}
+
 std::optional<int64_t> IntArith::numeral(const z3::expr& e) {
   int64_t v = 0;
   if (e.is_numeral_i64(v)) return v;
@@ -92,6 +105,18 @@ z3::expr IntArith::expand(const z3::expr& e, const std::vector<int64_t>& vals, F
 
 z3::expr IntArith::witness(const char* what) {
   return ctx_.int_const((std::string(what) + "#" + std::to_string(++witnesses_)).c_str());
+}
+
+z3::expr IntArith::quotient_witness(const z3::expr& a, const z3::expr& b) {
+  auto key = std::make_pair(a.id(), b.id());
+  if (auto it = quotients_.find(key); it != quotients_.end()) return it->second.back();
+  z3::expr q = witness("quotient");
+  quotients_.emplace(key, std::vector<z3::expr>{a, b, q});
+  // floor(a/b) = q: b*q <= a < b*q + b for b > 0, b*q + b < a <= b*q for
+  // b < 0. Satisfiable for every a and b: a definition, never an assumption.
+  define(z3::implies(b > 0, b * q <= a && a < b * q + b));
+  define(z3::implies(b < 0, b * q + b < a && a <= b * q));
+  return q;
 }
 
 bool IntArith::has_symbolic_step(const z3::expr& e) const {
@@ -176,6 +201,7 @@ z3::expr IntArith::floordiv(const z3::expr& a, const z3::expr& b, z3::expr_vecto
   if (nonlinear_) {
     built_nonlinear_ = true;
     defined.push_back(b != 0);
+    if (!has_bound_variable(a) && !has_bound_variable(b)) return quotient_witness(a, b);
     return z3::ite(b > 0, a / b, (-a) / (-b));
   }
   if (auto vb = values(b)) {
@@ -198,6 +224,7 @@ z3::expr IntArith::mod(const z3::expr& a, const z3::expr& b, z3::expr_vector& de
   if (nonlinear_) {
     built_nonlinear_ = true;
     defined.push_back(b != 0);
+    if (!has_bound_variable(a) && !has_bound_variable(b)) return a - b * quotient_witness(a, b);
     return z3::ite(b > 0, z3::mod(a, b), -z3::mod(-a, -b));
   }
   if (auto vb = values(b)) {

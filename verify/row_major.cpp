@@ -19,18 +19,38 @@ std::vector<z3::expr> strides(IntArith& arith, const std::vector<z3::expr>& shap
   return out;
 }
 
-// Whether `e` mentions a variable of a binder (a lambda's or quantifier's).
-bool has_bound_variable(const z3::expr& e) {
-  std::unordered_set<unsigned> seen;
-  std::function<bool(const z3::expr&)> walk = [&](const z3::expr& x) {
-    if (!seen.insert(x.id()).second) return false;
-    if (x.is_var() || x.is_quantifier() || x.is_lambda()) return true;
-    if (!x.is_app()) return false;
-    for (unsigned i = 0; i < x.num_args(); ++i)
-      if (walk(x.arg(i))) return true;
-    return false;
+// Uniqueness of division with remainder, which Z3's non-linear arithmetic
+// does not find by itself: where the digits d (over `shape`) and the index the
+// flat index was linearized from (over from.shape) both lie in their shapes,
+// and a suffix of one shape has the product of a suffix of the other (one
+// stride W), both linearizations are q*W + r with 0 <= r < W, so the parts
+// above W and the remainders below it agree. One fact per pair of split points;
+// the checker asserts those whose strides it proves equal (case_check.cpp).
+void relate_digits(IntArith& arith, const std::vector<z3::expr>& digits, const std::vector<z3::expr>& shape,
+                   const IntArith::Linearization& from) {
+  auto in_shape = [&](const std::vector<z3::expr>& idx, const std::vector<z3::expr>& sh) {
+    z3::expr all = arith.ctx().bool_val(true);
+    for (size_t k = 0; k < idx.size(); ++k) all = all && idx[k] >= 0 && idx[k] < sh[k];
+    return all;
   };
-  return walk(e);
+  auto part = [](const std::vector<z3::expr>& v, size_t first, size_t last) {
+    return std::vector<z3::expr>(v.begin() + static_cast<std::ptrdiff_t>(first),
+                                 v.begin() + static_cast<std::ptrdiff_t>(last));
+  };
+  z3::expr premise = in_shape(digits, shape) && in_shape(from.index, from.shape) &&
+                     linearize(arith, digits, shape) == from.flat;
+  int id = arith.next_digits_id();
+  size_t n = shape.size(), n2 = from.shape.size();
+  for (size_t m = 1; m < n; ++m) {
+    for (size_t m2 = 1; m2 < n2; ++m2) {
+      z3::expr same = arith.product(part(shape, m, n)) == arith.product(part(from.shape, m2, n2));
+      z3::expr high = linearize(arith, part(digits, 0, m), part(shape, 0, m)) ==
+                      linearize(arith, part(from.index, 0, m2), part(from.shape, 0, m2));
+      z3::expr low = linearize(arith, part(digits, m, n), part(shape, m, n)) ==
+                     linearize(arith, part(from.index, m2, n2), part(from.shape, m2, n2));
+      arith.stride_match({id, m, m2, same, z3::implies(premise && same, high && low)});
+    }
+  }
 }
 
 }  // namespace
@@ -39,6 +59,7 @@ z3::expr linearize(IntArith& arith, const std::vector<z3::expr>& index, const st
   std::vector<z3::expr> st = strides(arith, shape);
   z3::expr flat = arith.ctx().int_val(0);
   for (size_t k = 0; k < index.size(); ++k) flat = flat + arith.mul(index[k], st[k]);
+  if (arith.nonlinear()) arith.note_linearization(flat, index, shape);
   return flat;
 }
 
@@ -57,6 +78,8 @@ std::vector<z3::expr> delinearize(IntArith& arith, const z3::expr& flat, const s
     }
     digits_match = digits_match && linearize(arith, out, shape) == flat;
     arith.define(z3::implies(flat >= 0 && flat < arith.product(shape), digits_match));
+    if (std::optional<IntArith::Linearization> from = arith.linearization_of(flat))
+      relate_digits(arith, out, shape, *from);
     return out;
   }
   // A zero extent leaves no valid index, so a division by zero never matters.

@@ -28,7 +28,7 @@ struct ProverOptions {
   unsigned query_timeout_ms = 10000;  // every Z3 query; a timeout is UNKNOWN, never proved
   // A query with non-linear integer terms: Z3 often cannot decide those, and
   // the enumerated encoding follows where it gives up.
-  unsigned nonlinear_query_timeout_ms = 2000;
+  unsigned nonlinear_query_timeout_ms = 6000;
   double rule_time_limit_s = 120;     // all cases of one rule together
   int max_rank = 4;                   // tensor ranks enumerated: 1..max_rank
 };
