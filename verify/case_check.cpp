@@ -2,6 +2,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <unordered_set>
 
 #include "verify/counterexample.h"
@@ -80,6 +81,7 @@ class Checker {
       : ctx_(ctx),
         timeout_ms_(setup.timeout_ms),
         nonlinear_timeout_ms_(setup.nonlinear_timeout_ms),
+        stride_match_timeout_ms_(setup.stride_match_timeout_ms),
         params_(ctx, c, finite),
         arith_(ctx, params_, setup.nonlinear),
         values_(ctx, setup.rule.unsafe_fp),
@@ -199,9 +201,15 @@ class Checker {
 
   // nullopt when the goal follows from the assumptions.
   std::optional<CaseOutcome> refute(const Goal& g) {
+    if (g.mismatch && !stride_matches_) stride_matches_ = held_stride_matches();
     solver_.push();
     solver_.add(!g.fact);
-    if (g.mismatch) add_stride_matches();
+    // Only a query given stride matches gets the longer limit.
+    const unsigned timeout = timeout_ms_;
+    if (g.mismatch && add_stride_matches() > 0 && stride_match_timeout_ms_ > timeout_ms_) {
+      timeout_ms_ = stride_match_timeout_ms_;
+      configure(solver_, true);
+    }
     std::optional<CaseOutcome> out;
     switch (solver_.check()) {
       case z3::unsat: break;
@@ -216,18 +224,25 @@ class Checker {
       }
     }
     solver_.pop();
+    if (timeout_ms_ != timeout) {
+      timeout_ms_ = timeout;
+      configure(solver_, true);
+    }
     return out;
   }
 
-  // Asserts IntArith's stride matches whose strides the query so far implies
-  // equal: the stride equality (a consequence of the query, so sound to
-  // assert) and the match's fact. Strides shrink with the split point on
-  // both sides, so after a match at (m, m2) a later split of the digits can
-  // only match a later split of the other shape: most pairs, which Z3 cannot
-  // refute quickly, are never asked.
-  void add_stride_matches() {
+  // IntArith's stride matches whose strides the case's assumptions (base_,
+  // already in the solver) imply equal; asked once per case, before any
+  // element query, so a consequence of every query. Strides shrink with the
+  // split point on both sides, so after a match at (m, m2) a later split of
+  // the digits can only match a later split of the other shape: most pairs,
+  // which Z3 cannot refute quickly, are never asked.
+  std::vector<size_t> held_stride_matches() {
+    std::vector<size_t> held;
+    const std::vector<IntArith::StrideMatch>& all = arith_.stride_matches();
     std::map<int, std::pair<size_t, size_t>> matched;  // per delinearization: the last (split, from_split)
-    for (const IntArith::StrideMatch& sm : arith_.stride_matches()) {
+    for (size_t i = 0; i < all.size(); ++i) {
+      const IntArith::StrideMatch& sm = all[i];
       auto it = matched.find(sm.digits);
       if (it != matched.end() && (sm.split <= it->second.first || sm.from_split <= it->second.second)) continue;
       solver_.push();
@@ -235,10 +250,28 @@ class Checker {
       bool holds = solver_.check() == z3::unsat;
       solver_.pop();
       if (!holds) continue;
-      solver_.add(sm.same_stride);
-      solver_.add(sm.fact);
+      held.push_back(i);
       matched[sm.digits] = {sm.split, sm.from_split};
     }
+    return held;
+  }
+
+  // Asserts, inside the current query, the stride equalities found to hold
+  // (sound: the assumptions imply them) and their matches' facts (theorems).
+  // Returns how many it asserted.
+  size_t add_stride_matches() {
+    for (size_t i : *stride_matches_) {
+      const IntArith::StrideMatch& sm = arith_.stride_matches()[i];
+      // Asked again inside the query (unsat at once, the assumptions imply
+      // it): the element query after it is decided much sooner that way.
+      solver_.push();
+      solver_.add(!sm.same_stride);
+      solver_.check();
+      solver_.pop();
+      solver_.add(sm.same_stride);
+      solver_.add(sm.fact);
+    }
+    return stride_matches_->size();
   }
 
   bool proved_with_quantified_laws(const Goal& g) {
@@ -255,6 +288,8 @@ class Checker {
   z3::context& ctx_;
   unsigned timeout_ms_;
   unsigned nonlinear_timeout_ms_;
+  unsigned stride_match_timeout_ms_;
+  std::optional<std::vector<size_t>> stride_matches_;  // held_stride_matches(), once asked
   Params params_;
   IntArith arith_;
   ValueDomain values_;

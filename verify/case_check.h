@@ -33,6 +33,7 @@ struct CaseSetup {
   // nonlinear mode) instead of throwing NeedFinite.
   bool nonlinear = false;
   unsigned nonlinear_timeout_ms = 0;  // the queries of a case that built such terms
+  unsigned stride_match_timeout_ms = 0;  // its element queries given stride matches
 };
 
 CaseOutcome check_case(z3::context& ctx, const CaseSetup& setup, const Case& c,

@@ -254,7 +254,8 @@ RuleResult explore_cases(const rules::Rule& rule, const ProverOptions& options, 
                   std::move(fixed),
                   std::move(tied),
                   nonlinear,
-                  options.nonlinear_query_timeout_ms};
+                  options.nonlinear_query_timeout_ms,
+                  options.stride_match_query_timeout_ms};
 
   std::map<std::string, ParamKind> finite;
   std::set<std::string> finite_names, groups;
@@ -319,7 +320,11 @@ RuleResult prove_rule(const rules::Rule& rule, const ProverOptions& options) {
   // multiplies symbolic integers (row-major strides, scaled slice bounds). A
   // counterexample there is a real one; where Z3 gives up, the linear
   // encoding over small enumerated values decides.
+  // Only rules with a reshape (row-major strides) go there. In the others the
+  // products (of lists, scaled bounds) mostly ran into the limit, query after
+  // query (batch-matmuls-same-shape.*), before the enumerated pass proved them.
   bool built_nonlinear = false;
+  if (!has_reshape(rule)) return explore_cases(rule, options, false, built_nonlinear);
   RuleResult symbolic = explore_cases(rule, options, true, built_nonlinear);
   if (!built_nonlinear || symbolic.verdict != Verdict::kUnknown) return symbolic;
   bool unused = false;

@@ -26,9 +26,12 @@ std::ostream& operator<<(std::ostream& out, Verdict v);
 
 struct ProverOptions {
   unsigned query_timeout_ms = 10000;  // every Z3 query; a timeout is UNKNOWN, never proved
-  // A query with non-linear integer terms: Z3 often cannot decide those, and
-  // the enumerated encoding follows where it gives up.
-  unsigned nonlinear_query_timeout_ms = 6000;
+  // A query with non-linear integer terms (rules with a reshape): Z3 often
+  // cannot decide those, and the enumerated encoding follows where it gives up.
+  unsigned nonlinear_query_timeout_ms = 2000;
+  // An element query given division-uniqueness facts for a delinearized index
+  // (stride matches, row_major.cpp): these need longer, and few queries have them.
+  unsigned stride_match_query_timeout_ms = 6000;
   double rule_time_limit_s = 120;     // all cases of one rule together
   int max_rank = 4;                   // tensor ranks enumerated: 1..max_rank
 };
