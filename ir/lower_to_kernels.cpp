@@ -109,13 +109,14 @@ class KernelEmitter {
   int value(ValueId v, const Index& idx, IndexRef guard, double pad) {
     if (in_buffer(v)) {
       if (node(v).op != Op::Input) {
-        const bool own = guard == kNoIndex && reduction_depth_ == 0 && shape(v) == k_.space && at_own_output_index(idx, shape(v));
-        const auto at = std::find(loaded_.begin(), loaded_.end(), v);
-        if (at == loaded_.end()) {
+        const bool own =
+            guard == kNoIndex && reduction_depth_ == 0 && shape(v) == k_.space && at_own_output_index(idx, shape(v));
+        const size_t at = static_cast<size_t>(std::find(loaded_.begin(), loaded_.end(), v) - loaded_.begin());
+        if (at == loaded_.size()) {
           loaded_.push_back(v);
           at_own_index_.push_back(own);
-        } else {
-          at_own_index_[static_cast<size_t>(at - loaded_.begin())] = at_own_index_[static_cast<size_t>(at - loaded_.begin())] && own;
+        } else if (!own) {
+          at_own_index_[at] = false;
         }
       }
       return load(s_.buffer_of[v], idx, dtype(v), guard, pad);
@@ -578,7 +579,6 @@ MergedUnits merge_producers(const std::vector<GroupingFacts>& kernels, const Mer
   MergedUnits result;
   std::vector<int> state(n, 0);  // 0 unvisited, 1 on the path, 2 placed
   std::vector<size_t> number(n, 0);
-  std::vector<std::pair<size_t, size_t>> walk;  // unit, next member-dep position (flattened)
   auto deps_of = [&](size_t u) {
     std::vector<size_t> d;
     for (size_t m : members[u])

@@ -20,7 +20,6 @@ using Result = smelt_testing::CliResult;
 
 class CalibrateTest : public smelt_testing::SmeltCliTest {
  protected:
-  static std::string example(const std::string& name) { return std::string(SMELT_SOURCE_DIR) + "/examples/" + name; }
   std::string last_line(const std::string& text) {
     std::string t = text;
     while (!t.empty() && t.back() == '\n') t.pop_back();

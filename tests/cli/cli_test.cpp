@@ -17,12 +17,7 @@ namespace {
 
 using Result = smelt_testing::CliResult;
 
-class CliTest : public smelt_testing::SmeltCliTest {
- protected:
-  static std::string example(const std::string& name) {
-    return std::string(SMELT_SOURCE_DIR) + "/examples/" + name;
-  }
-};
+class CliTest : public smelt_testing::SmeltCliTest {};
 
 TEST_F(CliTest, HelpListsTheSubcommandsAndExitsZero) {
   Result r = smelt("--help");

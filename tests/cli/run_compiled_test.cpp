@@ -27,8 +27,6 @@ bool library_opens(const char* name) {
 
 class RunCompiledTest : public smelt_testing::SmeltCliTest {
  protected:
-  static std::string example(const std::string& name) { return std::string(SMELT_SOURCE_DIR) + "/examples/" + name; }
-
   // A .npy v1 file: header padded to a multiple of 64 bytes, then the raw data.
   void write_npy(const fs::path& path, const std::string& descr, const std::string& shape, const void* data,
                  size_t bytes) {

@@ -17,7 +17,6 @@ using Result = smelt_testing::CliResult;
 
 class RunTimingTest : public smelt_testing::SmeltCliTest {
  protected:
-  static std::string example(const std::string& name) { return std::string(SMELT_SOURCE_DIR) + "/examples/" + name; }
   static std::string host_profile() { return std::string(SMELT_SOURCE_DIR) + "/cost/profiles/host.json"; }
 };
 

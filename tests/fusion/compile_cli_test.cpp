@@ -23,9 +23,7 @@ using Result = smelt_testing::CliResult;
 
 class CompileCli : public smelt_testing::SmeltCliTest {
  protected:
-  static std::string example(const std::string& name) {
-    return std::string(SMELT_SOURCE_DIR) + "/examples/" + name + ".sg";
-  }
+  static std::string example(const std::string& name) { return SmeltCliTest::example(name + ".sg"); }
 };
 
 TEST_F(CompileCli, JsonGivesKernelCountsAndPredictedTimesFirst) {

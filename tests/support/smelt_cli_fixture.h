@@ -37,6 +37,11 @@ class SmeltCliTest : public ::testing::Test {
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
+#ifdef SMELT_SOURCE_DIR
+  // examples/NAME in the source tree (targets that define SMELT_SOURCE_DIR).
+  static std::string example(const std::string& name) { return std::string(SMELT_SOURCE_DIR) + "/examples/" + name; }
+#endif
+
   // `args` are passed through the shell as written (quote paths with spaces).
   CliResult smelt(const std::string& args) {
     const std::filesystem::path out = dir_ / "stdout", err = dir_ / "stderr";
