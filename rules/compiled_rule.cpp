@@ -171,9 +171,34 @@ class Compiler {
 }  // namespace
 
 CompiledRule compile_rule(const Rule& rule) {
+  if (rule.group && rule.group->generic) {
+    if (!rule.group->tmpl) throw std::logic_error("rule " + rule.name + ": a member lemma without its template");
+    CompiledRule lemma;
+    lemma.name = rule.name;
+    lemma.family = rule.family;
+    lemma.file = rule.file;
+    lemma.pos = rule.pos;
+    lemma.unsafe_fp = rule.unsafe_fp;
+    lemma.group = rule.group;
+    lemma.on_demand = std::make_shared<OnDemandInstances>(*rule.group);
+    return lemma;
+  }
   CompiledRule out = Compiler(rule).compile();
   if (rule.group) out.member = std::make_shared<const CompiledRule>(Compiler(group_member_rule(rule)).compile());
   return out;
+}
+
+const CompiledRule& OnDemandInstances::get(int n) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  std::shared_ptr<const CompiledRule>& slot = compiled_[n];
+  if (!slot) {
+    if (n < lemma_.min_members) throw std::logic_error("rule " + lemma_.name + ": fewer than MIN members");
+    Rule instance = group_instance(*lemma_.tmpl, lemma_.shared, n, lemma_.distinct);
+    instance.group->tmpl = lemma_.tmpl;
+    instance.group->min_members = lemma_.min_members;
+    slot = std::make_shared<const CompiledRule>(compile_rule(instance));
+  }
+  return *slot;
 }
 
 }  // namespace rules

@@ -6,7 +6,9 @@
 // the first point of the match where all its variables are bound, and the
 // right side / :let terms as templates.
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -40,6 +42,22 @@ struct TemplateNode {
   std::vector<std::pair<std::string, CExpr>> attrs;
 };
 
+struct CompiledRule;
+
+// The instances of a `:members MIN *` template that saturation builds from its
+// member lemma's template for the n a graph needs (the lemma proves them all).
+class OnDemandInstances {
+ public:
+  explicit OnDemandInstances(const GroupInfo& lemma) : lemma_(lemma) {}
+  // The compiled instance for n members (n >= the template's MIN), built once.
+  const CompiledRule& get(int n);
+
+ private:
+  GroupInfo lemma_;
+  std::mutex mutex_;
+  std::map<int, std::shared_ptr<const CompiledRule>> compiled_;
+};
+
 struct CompiledRule {
   std::string name;
   std::string family;
@@ -48,6 +66,9 @@ struct CompiledRule {
   bool unsafe_fp = false;
   std::optional<GroupInfo> group;  // an instance of a group template (applied by rules/group_apply.h)
   std::shared_ptr<const CompiledRule> member;  // a group instance's member pattern (group_member_rule)
+  // A member lemma (group->generic) is never matched itself: it only stands
+  // for its instances of any n, built here.
+  std::shared_ptr<OnDemandInstances> on_demand;
 
   VarIndex vars;
   int lhs_tensors = 0;  // tensor variables [0, lhs_tensors) are bound by the left side, the rest by :let

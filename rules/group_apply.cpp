@@ -172,33 +172,44 @@ std::vector<int> levels(const EGraph& graph, const std::vector<Id>& member_class
 
 namespace {
 
-// The instances (positions) a cluster of `size` members is cut into: as few
-// chunks as the largest instance allows, of sizes as equal as possible (10
-// members with instances up to 8: 5 + 5, not 8 + 2), when instances of those
-// sizes exist; else greedily the largest that fits, then smaller ones.
-std::vector<size_t> chunk_plan(std::span<const CompiledRule* const> instances, const std::vector<size_t>& by_size,
-                               size_t size) {
+// One chunk of a cluster: the instance applied (a position in the span) and
+// its member count (an on-demand instance of a member lemma: any count).
+struct Chunk {
+  size_t instance;
+  size_t members;
+};
+
+// The chunks a cluster of `size` members is cut into: as few as the largest
+// instance allows, of sizes as equal as possible (10 members with instances
+// up to 8: 5 + 5, not 8 + 2), when instances of those sizes exist; else
+// greedily the largest that fits, then smaller ones. A member lemma
+// (`lemma`) has an instance of every size from its template's MIN up to
+// kMaxOnDemandMembers.
+std::vector<Chunk> chunk_plan(std::span<const CompiledRule* const> instances, const std::vector<size_t>& by_size,
+                              std::optional<size_t> lemma, size_t size) {
   auto members = [&](size_t s) { return static_cast<size_t>(instances[s]->group->members); };
   auto instance_of = [&](size_t n) -> std::optional<size_t> {
     for (size_t s : by_size)
       if (members(s) == n) return s;
+    if (lemma && n >= static_cast<size_t>(instances[*lemma]->group->min_members) && n <= kMaxOnDemandMembers)
+      return *lemma;
     return std::nullopt;
   };
-  const size_t largest = members(by_size.front());
+  const size_t largest = lemma ? kMaxOnDemandMembers : members(by_size.front());
   const size_t chunks = (size + largest - 1) / largest;
-  std::vector<size_t> plan;
+  std::vector<Chunk> plan;
   bool balanced = chunks > 0;
   for (size_t c = 0; c < chunks && balanced; ++c) {
     const size_t n = size / chunks + (c < size % chunks ? 1 : 0);
     const std::optional<size_t> s = instance_of(n);
-    if (s) plan.push_back(*s);
+    if (s) plan.push_back({*s, n});
     balanced = s.has_value();
   }
   if (balanced) return plan;
   plan.clear();
   size_t left = size;
   for (size_t s : by_size)
-    for (; left >= members(s); left -= members(s)) plan.push_back(s);
+    for (; left >= members(s); left -= members(s)) plan.push_back({s, members(s)});
   return plan;
 }
 
@@ -209,9 +220,14 @@ GroupApplication apply_groups(EGraph& graph, std::span<const CompiledRule* const
                               std::chrono::steady_clock::time_point deadline) {
   GroupApplication out{std::vector<size_t>(instances.size(), 0), std::vector<size_t>(instances.size(), 0)};
   if (instances.empty()) return out;
-  // Instance positions by member count, largest first.
-  std::vector<size_t> by_size(instances.size());
-  for (size_t i = 0; i < by_size.size(); ++i) by_size[i] = i;
+  // Instance positions by member count, largest first; the member lemma apart.
+  std::vector<size_t> by_size;
+  std::optional<size_t> lemma;
+  for (size_t i = 0; i < instances.size(); ++i) {
+    if (instances[i]->group->generic) lemma = i;
+    else by_size.push_back(i);
+  }
+  if (by_size.empty()) return out;  // the lemma's template instances are all banned this iteration
   std::sort(by_size.begin(), by_size.end(),
             [&](size_t a, size_t b) { return instances[a]->group->members > instances[b]->group->members; });
   const CompiledRule& smallest = *instances[by_size.back()];
@@ -270,9 +286,8 @@ GroupApplication apply_groups(EGraph& graph, std::span<const CompiledRule* const
       }
       for (const auto& cluster : clusters) {
         size_t next = 0;
-        for (size_t s : chunk_plan(instances, by_size, cluster.size())) {
-          const CompiledRule& instance = *instances[s];
-          const auto n = static_cast<size_t>(instance.group->members);
+        for (const auto [s, n] : chunk_plan(instances, by_size, lemma, cluster.size())) {
+          const CompiledRule& instance = s == lemma ? instances[s]->on_demand->get(static_cast<int>(n)) : *instances[s];
           const std::span<const RuleMatch* const> chunk(cluster.data() + next, n);
           next += n;
           const RuleMatch match = assemble(instance, chunk);

@@ -12,6 +12,9 @@
 //      members bind the template's :distinct variables to different classes;
 //   5. a cluster is cut into chunks of the largest instance that fits, and each
 //      chunk whose instance's conditions hold is applied like any rule match.
+//      A template's member lemma (`:members MIN *`) stands for an instance of
+//      every n, built on demand: a cluster is one chunk, up to
+//      kMaxOnDemandMembers (an e-node's concat has at most 255 operands).
 // Which matches form a group is a heuristic; each application is an instance
 // of the template, proved like any rule (verify/), so it is sound either way.
 #include <chrono>
@@ -24,13 +27,16 @@
 
 namespace rules {
 
+inline constexpr std::size_t kMaxOnDemandMembers = 255;
+
 struct GroupApplication {
   std::vector<size_t> applied;  // by instance (the span's order): chunks applied
   std::vector<size_t> unions;   // by instance: unions that changed the e-graph
 };
 
 // `instances`: compiled instances of one template (Rule::group set, the same
-// name), any subset of its member counts. Searches the e-graph's current
+// name), any subset of its member counts, and maybe its member lemma (whose
+// applications, of instances built on demand, are counted at its position). Searches the e-graph's current
 // snapshot (clean, or frozen by an IndexReadGuard) and applies instance i's
 // matches with justification why[i].
 GroupApplication apply_groups(smelt::egraph::EGraph& graph, std::span<const CompiledRule* const> instances,

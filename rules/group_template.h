@@ -10,6 +10,7 @@
 //   - `?member` is the member's index k in its :rhs term and conditions;
 //   - each condition holds for every member (one copy per member).
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "rules/rule_ast.h"
@@ -19,6 +20,8 @@ namespace rules {
 // The member variable name `?member` and the splice suffix `...`.
 inline constexpr std::string_view kMemberIndexVar = "?member";
 inline constexpr std::string_view kSpliceSuffix = "...";
+// In a member lemma: how many members follow member k.
+inline constexpr std::string_view kMembersAfterVar = "?members-after";
 
 // The instance of `tmpl` (one :lhs and one :rhs term) for `n` members, named
 // "NAME.n", with Rule::group set. std::logic_error for a template that cannot
@@ -26,6 +29,23 @@ inline constexpr std::string_view kSpliceSuffix = "...";
 // does not bind, ?member bound by the left side); the caller adds the position.
 Rule group_instance(const Rule& tmpl, const std::vector<std::string>& shared, int n,
                     const std::vector<std::string>& distinct = {});
+
+// The member lemma of `tmpl` (`:members MIN *`, GroupInfo::generic), named
+// "NAME.n": for member k (index ?member, variables ?w.k) of a group of any
+// size, with member 0 beside it for the conditions that name it, its right
+// term equals its left one, where each splice ?w... is ?w.before ?w.k ?w.after
+// (blocks of ?member and ?members-after members, of ?w.k's extent along the
+// concat's axis). Its roots are member 0 (right = left) and member k. Proved
+// for symbolic ?member and ?members-after, it proves every instance: in
+// instance n, member k's claim is the lemma with the blocks bound to the
+// concats of the members before and after it — of the extents assumed, since
+// the conditions give every member member 0's shape and dtype.
+// std::logic_error where the template does not qualify (a per-member
+// variable without (= (shape ?w) (shape ?w.0)) and (= (dtype ?w) (dtype
+// ?w.0)) conditions, a splice outside a one-operand concat with a literal
+// axis, a per-member :let reading ?member).
+Rule group_member_lemma(const Rule& tmpl, const std::vector<std::string>& shared,
+                        const std::vector<std::string>& distinct = {});
 
 // The pattern that finds one member of a group instance: its first left root
 // (member 0), with the conditions that read only member 0 and shared variables.

@@ -3,6 +3,7 @@
 // (rule_parser.h) produces it; the rule engine (rules/) instantiates it on the
 // e-graph and the prover (verify/) encodes it in Z3 — both read this one form.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -63,12 +64,33 @@ struct Term {
 // variables ?v are named ?v.0 ... ?v.{n-1} in the instance; `shared` ones keep
 // their names. Saturation applies the instances of one template together, to
 // whole groups of matches (rules/group_apply.h).
+//
+// A template with `:members MIN *` has no largest n: besides a few instances
+// it yields its *member lemma* (`generic`, named "NAME.n"), the claim for one
+// member k of a group of any size, whose proof covers every n
+// (group_template.h); saturation builds the instance for the n it needs from
+// `tmpl` (rules/group_apply.h).
+struct Rule;
+
+// In a member lemma: the members before member k (count "?member") or after it
+// (count kMembersAfterVar), spliced into a concat along `axis` as one operand.
+struct MemberBlock {
+  std::string name;    // "?w.before" / "?w.after"
+  std::string member;  // member k's variable it stands beside: "?w.k"
+  int axis = 0;
+  std::string count;   // the member count it spans: "?member" or kMembersAfterVar
+};
+
 struct GroupInfo {
   std::string name;                      // the template's name
-  int members = 0;                       // n: this instance's member count
+  int members = 0;                       // n: this instance's member count (0 in a member lemma)
   std::vector<std::string> member_vars;  // per-member left-side variables, template names ("?w")
   std::vector<std::string> shared;       // variables every member binds to the same value
   std::vector<std::string> distinct;     // per-member tensor variables no two members bind to one class
+  std::shared_ptr<const Rule> tmpl;      // the template, where any n may be instantiated (`:members MIN *`)
+  int min_members = 0;                   // the template's MIN
+  bool generic = false;                  // the member lemma (roots: member 0, member k)
+  std::vector<MemberBlock> blocks;       // the member lemma's blocks
 };
 
 struct Rule {

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <system_error>
@@ -290,37 +291,59 @@ class RuleBuilder {
                     " here but as " + std::string(kind_name(it->second)) + " elsewhere");
   }
 
-  // The instances of a group template, each checked like a rule of its own.
+  // The instances of a group template, each checked like a rule of its own;
+  // for `:members MIN *` a few instances and the member lemma, which covers
+  // every n (group_template.h), with the template for saturation to
+  // instantiate any n from.
   std::vector<Rule> instances(const Rule& tmpl) {
     std::vector<Rule> out;
-    for (int n = members_min_; n <= members_max_; ++n) {
+    const int last = unbounded_ ? std::max(members_min_, kInstancesOfUnbounded) : members_max_;
+    std::shared_ptr<const Rule> shared_tmpl;
+    if (unbounded_) shared_tmpl = std::make_shared<const Rule>(tmpl);
+    auto group_of = [&](Rule& r) {
+      r.group->tmpl = shared_tmpl;
+      r.group->min_members = members_min_;
+    };
+    for (int n = members_min_; n <= last; ++n) {
       try {
         out.push_back(group_instance(tmpl, shared_, n, distinct_));
       } catch (const std::logic_error& e) {
         fail(tmpl.pos, e.what());
       }
       check_bindings(out.back());
+      group_of(out.back());
+    }
+    if (unbounded_) {
+      try {
+        out.push_back(group_member_lemma(tmpl, shared_, distinct_));
+      } catch (const std::logic_error& e) {
+        fail(tmpl.pos, e.what());
+      }
+      group_of(out.back());
     }
     return out;
   }
 
-  // `:members MIN MAX`: 2 <= MIN <= MAX <= kMaxMembers.
+  // `:members MIN MAX`: 2 <= MIN <= MAX <= kMaxMembers; `:members MIN *`: any n >= MIN.
   void read_members(const Node& clause, std::span<const Node> args) {
+    static const std::string usage = ":members takes two counts, MIN and MAX (or *: no largest)";
     auto count = [&](const Node& n) {
-      if (n.is_list || !is_digits(n.atom) || n.atom.size() > 3) fail(n.pos, ":members takes two counts, MIN and MAX");
+      if (n.is_list || !is_digits(n.atom) || n.atom.size() > 3) fail(n.pos, usage);
       return std::stoi(std::string(n.atom));
     };
-    if (args.size() != 2) fail(clause.pos, ":members takes two counts, MIN and MAX");
+    if (args.size() != 2) fail(clause.pos, usage);
     members_min_ = count(args[0]);
-    members_max_ = count(args[1]);
+    unbounded_ = !args[1].is_list && args[1].atom == "*";
+    members_max_ = unbounded_ ? kMaxMembers : count(args[1]);
     if (members_min_ < 2 || members_min_ > members_max_ || members_max_ > kMaxMembers)
-      fail(clause.pos, ":members needs 2 <= MIN <= MAX <= " + std::to_string(kMaxMembers));
+      fail(clause.pos, ":members needs 2 <= MIN <= MAX <= " + std::to_string(kMaxMembers) + " (or MAX *)");
   }
 
   Rule build_rule(const Node& form) {
     kinds_.clear();
     op_arity_.clear();
     members_min_ = members_max_ = 0;
+    unbounded_ = false;
     shared_.clear();
     distinct_.clear();
     bool have_shared = false, have_distinct = false;
@@ -619,9 +642,13 @@ class RuleBuilder {
   }
 
   static constexpr int kMaxMembers = 16;
+  // The instances a `:members MIN *` template ships besides its member lemma
+  // (MIN..4): proved one by one, a check on the lemma for small n.
+  static constexpr int kInstancesOfUnbounded = 4;
 
   const std::string& file_;
   int members_min_ = 0, members_max_ = 0;  // of the rule being built; 0: not a group template
+  bool unbounded_ = false;                 // `:members MIN *`
   std::vector<std::string> shared_;
   std::vector<std::string> distinct_;
   std::string family_;

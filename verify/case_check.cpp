@@ -5,6 +5,7 @@
 #include <optional>
 #include <unordered_set>
 
+#include "rules/group_template.h"
 #include "verify/counterexample.h"
 #include "verify/expr_eval.h"
 #include "verify/tensor_encoder.h"
@@ -92,6 +93,13 @@ class Checker {
     s_.flat_vars = setup.flat_vars;
     s_.fixed_ranks = setup.fixed_ranks;
     s_.tied_ranks = setup.tied_ranks;
+    if (setup.rule.group && setup.rule.group->generic) {
+      // A member lemma's counts: symbolic, >= 0 (any member of any group).
+      for (std::string_view name : {rules::kMemberIndexVar, rules::kMembersAfterVar}) {
+        const std::string n(name);
+        s_.attrs.emplace(n, AttrValue{AttrKind::kInt, false, {params_.get(n, ParamKind::kExtent)}, false});
+      }
+    }
     configure(solver_, true);
   }
 

@@ -7,23 +7,11 @@
 namespace verify {
 namespace {
 
-SymTensor tensor_variable(EncodingState& s, const std::string& name) {
-  // A variable tied to another takes its rank: one choice for the two.
-  const auto tie = s.tied_ranks.find(name);
-  const std::string& rank_var = tie == s.tied_ranks.end() ? name : tie->second;
-  std::vector<std::vector<int64_t>> ranks;
-  for (int r = 1; r <= s.max_rank; ++r)
-    if (auto fixed = s.fixed_ranks.find(rank_var); fixed == s.fixed_ranks.end() || fixed->second == r)
-      ranks.push_back({r});
-  auto rank = static_cast<size_t>(s.params.choose("rank " + rank_var, ranks)[0]);
-  std::vector<z3::expr> shape;
-  for (size_t k = 0; k < rank; ++k)
-    shape.push_back(s.params.get(name + ".shape[" + std::to_string(k) + "]", ParamKind::kExtent));
-  z3::expr dtype = s.params.get(name + ".dtype", ParamKind::kDType);
-  if (s.const_tensors.count(name)) {
-    z3::expr c = s.values.element(dtype, const_value(s, name));
-    return {shape, dtype, [c](const std::vector<z3::expr>&) { return c; }, [c](const z3::expr&) { return c; }};
-  }
+// A tensor whose elements are an uninterpreted function (of the flat index
+// where variables are flat).
+SymTensor unknown_elements(EncodingState& s, const std::string& name, const std::vector<z3::expr>& shape,
+                           const z3::expr& dtype) {
+  const size_t rank = shape.size();
   if (s.flat_vars) {
     // A function of the row-major flat index, so that reshapes compare syntactically.
     z3::func_decl f = z3::function((name + ".flat").c_str(), s.ctx.int_sort(), s.values.sort());
@@ -42,12 +30,51 @@ SymTensor tensor_variable(EncodingState& s, const std::string& name) {
           }};
 }
 
+SymTensor tensor_variable(EncodingState& s, const std::string& name) {
+  // A variable tied to another takes its rank: one choice for the two.
+  const auto tie = s.tied_ranks.find(name);
+  const std::string& rank_var = tie == s.tied_ranks.end() ? name : tie->second;
+  std::vector<std::vector<int64_t>> ranks;
+  for (int r = 1; r <= s.max_rank; ++r)
+    if (auto fixed = s.fixed_ranks.find(rank_var); fixed == s.fixed_ranks.end() || fixed->second == r)
+      ranks.push_back({r});
+  auto rank = static_cast<size_t>(s.params.choose("rank " + rank_var, ranks)[0]);
+  std::vector<z3::expr> shape;
+  for (size_t k = 0; k < rank; ++k)
+    shape.push_back(s.params.get(name + ".shape[" + std::to_string(k) + "]", ParamKind::kExtent));
+  z3::expr dtype = s.params.get(name + ".dtype", ParamKind::kDType);
+  if (s.const_tensors.count(name)) {
+    z3::expr c = s.values.element(dtype, const_value(s, name));
+    return {shape, dtype, [c](const std::vector<z3::expr>&) { return c; }, [c](const z3::expr&) { return c; }};
+  }
+  return unknown_elements(s, name, shape, dtype);
+}
+
+// A member lemma's block (rules/group_template.h): member k's shape with
+// `count` times its extent along the axis, member k's dtype, any elements.
+SymTensor member_block(EncodingState& s, const rules::MemberBlock& b) {
+  const auto member = s.tensors.find(b.member);
+  const auto count = s.attrs.find(b.count);
+  if (member == s.tensors.end() || count == s.attrs.end())
+    throw Unsupported("member block " + b.name + " before " + b.member + " or " + b.count);
+  std::vector<z3::expr> shape = member->second.shape;
+  const auto axis = static_cast<size_t>(b.axis);
+  if (axis >= shape.size()) throw StaticFailure{b.name + ": the concat's axis is out of range"};
+  shape[axis] = s.arith.mul(count->second.items[0], shape[axis]);
+  return unknown_elements(s, b.name, shape, member->second.dtype);
+}
+
 }  // namespace
 
 SymTensor encode_term(EncodingState& s, const rules::Term& t, Side side) {
   if (t.kind == rules::Term::Kind::kVar) {
     if (auto it = s.tensors.find(t.var); it != s.tensors.end()) return it->second;
-    if (side == Side::kRhs) throw Unsupported("tensor variable " + t.var + " has no value");
+    if (side == Side::kRhs) {
+      if (s.rule.group)
+        for (const rules::MemberBlock& b : s.rule.group->blocks)
+          if (b.name == t.var) return s.tensors.emplace(t.var, member_block(s, b)).first->second;
+      throw Unsupported("tensor variable " + t.var + " has no value");
+    }
     return s.tensors.emplace(t.var, tensor_variable(s, t.var)).first->second;
   }
   Operands x;

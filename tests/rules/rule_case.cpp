@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "ir/text_format.h"
+#include "rules/group_template.h"
 #include "rules/rule_library.h"
 #include "rules/saturate.h"
 #include "rules/tensor_analysis.h"
@@ -21,11 +22,25 @@ const std::vector<Rule>& shipped() {
   return rules;
 }
 
-const Rule& find_rule(const std::string& name, std::span<const Rule> extra) {
+// "NAME.N" of a template with a member lemma ("NAME.n") and no shipped
+// instance N is that instance, built as saturation builds it.
+Rule find_rule(const std::string& name, std::span<const Rule> extra) {
   for (const Rule& r : extra)
     if (r.name == name) return r;
   for (const Rule& r : shipped())
     if (r.name == name) return r;
+  const size_t dot = name.rfind('.');
+  if (dot != std::string::npos && dot + 1 < name.size() &&
+      name.find_first_not_of("0123456789", dot + 1) == std::string::npos) {
+    const int n = std::stoi(name.substr(dot + 1));
+    for (const Rule& r : shipped())
+      if (r.group && r.group->generic && r.name == name.substr(0, dot) + ".n") {
+        Rule instance = group_instance(*r.group->tmpl, r.group->shared, n, r.group->distinct);
+        instance.group->tmpl = r.group->tmpl;
+        instance.group->min_members = r.group->min_members;
+        return instance;
+      }
+  }
   throw std::invalid_argument("no shipped rule named " + name);
 }
 

@@ -1,6 +1,7 @@
 // Every shipped rule has at least one case in the family tables where it fires.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "rules/rule_library.h"
@@ -15,7 +16,21 @@ TEST(RuleCoverage, EveryShippedRuleHasAFiringCase) {
                      batching_cases()})
     for (const RuleCase& c : cases)
       if (c.fires) covered.insert(c.rule);
-  for (const Rule& r : all_rules()) EXPECT_TRUE(covered.count(r.name)) << "no test case fires rule " << r.name;
+  std::set<std::string> shipped;
+  for (const Rule& r : all_rules()) shipped.insert(r.name);
+  for (const Rule& r : all_rules()) {
+    if (r.group && r.group->generic) {
+      // A member lemma is covered by a case of an instance past the shipped
+      // ones: built from the template, as saturation builds it.
+      const std::string base = r.group->name + ".";
+      const bool built = std::any_of(covered.begin(), covered.end(), [&](const std::string& c) {
+        return c.starts_with(base) && !shipped.count(c);
+      });
+      EXPECT_TRUE(built) << "no test case fires an instance of " << r.name << " past the shipped ones";
+      continue;
+    }
+    EXPECT_TRUE(covered.count(r.name)) << "no test case fires rule " << r.name;
+  }
 }
 
 }  // namespace

@@ -145,6 +145,70 @@ TEST(RuleProver, FailsAGroupRuleWhoseMembersTakeTheWrongBlock) {
   EXPECT_NE(r.message.find("elements differ"), std::string::npos) << explain(r);
 }
 
+// `:members 2 *`: the member lemma (member k of a group of any size, beside
+// blocks of ?member and ?members-after members) is proved with both counts
+// symbolic, so it covers every n; instances 2..4 are proved besides.
+constexpr const char* kWideAnyN = R"(
+(rule wide
+  :members 2 *
+  :shared ?x
+  :lhs (matmul ?x ?w)
+  :let ?y (matmul ?x (concat ?w... :axis 1))
+  :rhs (slice ?y :start (list 0 (* START (dim ?w 1))) :stop (list (dim ?x 0) (* (+ START 1) (dim ?w 1)))
+                 :step [1 1])
+  :if (and (= (rank ?x) 2) (= (rank ?w) 2) (= (shape ?w) (shape ?w.0)) (= (dtype ?w) (dtype ?w.0)))))";
+
+std::string with_start(std::string text, const std::string& start) {
+  for (size_t at; (at = text.find("START")) != std::string::npos;) text.replace(at, 5, start);
+  return text;
+}
+
+std::vector<rules::Rule> wide_any_n(const std::string& start) {
+  return rules::parse_rules(with_start(kWideAnyN, start), "inline.rules");
+}
+
+TEST(RuleProver, ProvesAGroupRuleForEveryMemberCountByItsMemberLemma) {
+  const std::vector<rules::Rule> rules = wide_any_n("?member");
+  ASSERT_EQ(rules.size(), 4u);  // wide.2 .. wide.4 and wide.n
+  const rules::Rule& lemma = rules.back();
+  EXPECT_EQ(lemma.name, "wide.n");
+  ASSERT_TRUE(lemma.group && lemma.group->generic);
+  const RuleResult r = prove_rule(lemma);
+  EXPECT_EQ(r.verdict, Verdict::kProved) << explain(r);
+  EXPECT_EQ(r.mode, "symbolic");
+  EXPECT_EQ(r.enumerated, "");
+}
+
+// Member k reading member k+1's block: right shape, wrong elements. The lemma
+// fails with blocks as the counterexample shows them.
+TEST(RuleProver, FailsAMemberLemmaThatReadsTheNextMembersBlock) {
+  const RuleResult r = prove_rule(wide_any_n("(+ ?member 1)").back());
+  EXPECT_EQ(r.verdict, Verdict::kFailed) << explain(r);
+  EXPECT_NE(r.counterexample.find("?w.after"), std::string::npos) << explain(r);
+}
+
+// Holds for members 0..4 only (the slice start is clamped there): no enumerated
+// member index can prove it.
+TEST(RuleProver, FailsAMemberLemmaThatHoldsOnlyForSmallGroups) {
+  const RuleResult r = prove_rule(wide_any_n("(min ?member 4)").back());
+  EXPECT_EQ(r.verdict, Verdict::kFailed) << explain(r);
+}
+
+// Without every member's shape and dtype tied to member 0's, the members before
+// k need not be k blocks of k's extent: such a template has no lemma.
+TEST(RuleProver, AMemberLemmaNeedsMembersOfOneShape) {
+  std::string text = with_start(kWideAnyN, "?member");
+  text.replace(text.find(" (= (dtype ?w) (dtype ?w.0))"), 28, "");
+  try {
+    rules::parse_rules(text, "inline.rules");
+    FAIL() << "parsed";
+  } catch (const rules::RuleError& e) {
+    EXPECT_NE(std::string(e.what()).find("no member lemma: no condition (= (dtype ?w) (dtype ?w.0))"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 // Row-major strides are products of symbolic extents: Z3's non-linear
 // arithmetic proves the rule for every extent, none enumerated.
 TEST(RuleProver, ProvesReshapesWithSymbolicExtents) {
