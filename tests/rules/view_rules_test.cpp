@@ -145,6 +145,42 @@ std::span<const RuleCase> view_cases() {
        "x = input() : f32[2,3,4]\nr = reshape(x, shape=[6,4])\n"
        "s = slice(r, start=[1,0], stop=[4,4], step=[1,1])\noutput s",
        "", false},
+      // torch.cat of a [3,4] and a [3,8] chunk, viewed as rows of 4: one row of a, two of b.
+      {"reshape-split-of-concat",
+       "a = input() : f32[3,4]\nb = input() : f32[3,8]\nc = concat(a, b, axis=1)\nr = reshape(c, shape=[3,3,4])\n"
+       "output r",
+       "a = input() : f32[3,4]\nb = input() : f32[3,8]\nra = reshape(a, shape=[3,1,4])\n"
+       "rb = reshape(b, shape=[3,2,4])\nc = concat(ra, rb, axis=1)\noutput c"},
+      // A row of 3 would straddle a and b (4 is not a multiple of 3).
+      {"reshape-split-of-concat",
+       "a = input() : f32[3,4]\nb = input() : f32[3,2]\nc = concat(a, b, axis=1)\nr = reshape(c, shape=[3,2,3])\n"
+       "output r",
+       "", false},
+      {"reshape-merge-of-concat",
+       "a = input() : f32[2,1,4]\nb = input() : f32[2,2,4]\nc = concat(a, b, axis=1)\nr = reshape(c, shape=[2,12])\n"
+       "output r",
+       "a = input() : f32[2,1,4]\nb = input() : f32[2,2,4]\nra = reshape(a, shape=[2,4])\n"
+       "rb = reshape(b, shape=[2,8])\nc = concat(ra, rb, axis=1)\noutput c"},
+      // Concatenated along the last axis, the merged rows interleave a's and b's columns.
+      {"reshape-merge-of-concat",
+       "a = input() : f32[2,3,1]\nb = input() : f32[2,3,2]\nc = concat(a, b, axis=2)\nr = reshape(c, shape=[2,9])\n"
+       "output r",
+       "", false},
+      {"reshape-split-of-pad",
+       "x = input() : f32[3,4]\np = pad(x, lo=[0,2], hi=[0,2], value=0)\nr = reshape(p, shape=[3,4,2])\noutput r",
+       "x = input() : f32[3,4]\nr = reshape(x, shape=[3,2,2])\np = pad(r, lo=[0,1,0], hi=[0,1,0], value=0)\n"
+       "output p"},
+      // A pad of one column is half a row of 2.
+      {"reshape-split-of-pad",
+       "x = input() : f32[3,4]\np = pad(x, lo=[0,1], hi=[0,1], value=0)\nr = reshape(p, shape=[3,3,2])\noutput r",
+       "", false},
+      {"reshape-merge-of-pad",
+       "x = input() : f32[2,2,3]\np = pad(x, lo=[0,1,0], hi=[0,0,0], value=1)\nr = reshape(p, shape=[2,9])\noutput r",
+       "x = input() : f32[2,2,3]\nr = reshape(x, shape=[2,6])\np = pad(r, lo=[0,3], hi=[0,0], value=1)\noutput p"},
+      // A pad of the last axis puts a pad value inside every merged row.
+      {"reshape-merge-of-pad",
+       "x = input() : f32[2,2,3]\np = pad(x, lo=[0,0,1], hi=[0,0,0], value=1)\nr = reshape(p, shape=[2,8])\noutput r",
+       "", false},
   };
   return cases;
 }
