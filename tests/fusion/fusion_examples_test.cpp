@@ -228,7 +228,8 @@ TEST(FusionExamples, RankThreeTowersBatchBothLayers) {
 }
 
 // More towers than the example (10 x 4 layers, 2-D): each layer's ten gemms
-// are one gemm (a group of 10 within the 16-member instances).
+// are one gemm (the group rules' instance for 10 members, built from their
+// member lemma).
 TEST(FusionExamples, TenTowersBatchEveryLayer) {
   Fused f(test_graph("towers_10x4"));
   const ir::KernelProgram& p = f.result.after;
