@@ -79,6 +79,7 @@ int run_command(const RunOptions& options) {
   auto start = std::chrono::steady_clock::now();
   std::vector<ir::HostTensor> outputs = smelt::run_reference(g, inputs);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  save_outputs(g, outputs, options.outputs);
 
   if (options.json) {
     json list = json::array();

@@ -25,6 +25,7 @@ struct RunOptions {
   bool check = false;           // compare every output with the reference interpreter
   bool no_fusion = false;
   unsigned threads = 0;         // host threads; 0 = every core
+  std::string outputs;          // a folder to write each output into as <name>.npy; "" = none
 };
 int run_command(const RunOptions& options);
 

@@ -40,7 +40,7 @@ int main(int argc, char** argv) {
       "run",
       "Compile a .sg graph and run it (default: on the host); print each output's type and checksum; "
       "with --reps, the measured time beside the cost model's prediction");
-  run_cmd->add_option("file", run.file, "The graph (.sg)")->required();
+  run_cmd->add_option("file", run.file, "The graph (.sg or .onnx)")->required();
   run_cmd->add_option("--inputs", run.inputs,
                       "Where inputs come from: random, or a folder with one <input name>.npy per graph input")
       ->check(CLI::IsMember({"random"}) | CLI::ExistingDirectory)
@@ -55,6 +55,9 @@ int main(int argc, char** argv) {
   run_cmd->add_flag("--check", run.check,
                     "Compare every output with the reference interpreter (tolerance by dtype); exit 1 on a mismatch");
   run_cmd->add_flag("--no-fusion", run.no_fusion, "Run unfused: one kernel per op");
+  run_cmd->add_option("--outputs", run.outputs,
+                      "Write each output into this folder (created if missing) as <output name>.npy "
+                      "(characters other than letters, digits, _ - . in a name become _)");
   run_cmd->add_option("--threads", run.threads, "Host threads (0: every core)")
       ->check(CLI::Range(0u, 1024u))
       ->default_val(0);

@@ -1,5 +1,6 @@
 #include "cli/npy.h"
 
+#include <cctype>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -99,6 +100,31 @@ ir::HostTensor read_npy(const std::string& path, const ir::TensorType& expected,
     throw NpyError(path + ": " + std::to_string(file.size() - data_start) + " data bytes, expected " +
                    std::to_string(want_bytes) + " for " + ir::type_str(expected));
   return smelt::from_bytes(expected, std::span<const uint8_t>(file.data() + data_start, want_bytes));
+}
+
+void write_npy(const std::string& path, const ir::HostTensor& tensor) {
+  std::string header = "{'descr': '" + npy_descr(tensor.type.dtype) + "', 'fortran_order': False, 'shape': " +
+                       shape_text(tensor.type.shape) + ", }";
+  // Magic (6) + version (2) + length (2) + header + '\n', padded to a multiple of 64.
+  const size_t unpadded = 10 + header.size() + 1;
+  header.append((64 - unpadded % 64) % 64, ' ');
+  header += '\n';
+  const std::vector<uint8_t> data = smelt::to_bytes(tensor);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) throw NpyError(path + ": cannot be written");
+  out.write("\x93NUMPY\x01\x00", 8);
+  const char len[2] = {static_cast<char>(header.size() & 0xff), static_cast<char>(header.size() >> 8)};
+  out.write(len, 2);
+  out.write(header.data(), static_cast<std::streamsize>(header.size()));
+  out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
+  if (!out) throw NpyError(path + ": write failed");
+}
+
+std::string npy_file_name(const std::string& value_name) {
+  std::string name = value_name;
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.') c = '_';
+  return name + ".npy";
 }
 
 }  // namespace cli

@@ -63,6 +63,15 @@ std::optional<unsigned> host_threads(const smelt::Program& program, unsigned req
 
 }  // namespace
 
+void save_outputs(const ir::Graph& g, const std::vector<ir::HostTensor>& outputs, const std::string& dir) {
+  if (dir.empty()) return;
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error) throw NpyError(dir + ": cannot create the folder (" + error.message() + ")");
+  for (size_t i = 0; i < outputs.size(); ++i)
+    write_npy((std::filesystem::path(dir) / npy_file_name(value_name(g, g.outputs()[i]))).string(), outputs[i]);
+}
+
 std::vector<ir::HostTensor> run_inputs(const ir::Graph& g, const RunOptions& options) {
   if (options.inputs == "random") return smelt::random_inputs(g, options.seed);
   std::vector<ir::HostTensor> inputs;
@@ -98,6 +107,7 @@ int run_compiled_command(const RunOptions& options, const RunTimingOptions& timi
   const auto run_start = std::chrono::steady_clock::now();
   const std::vector<ir::HostTensor> outputs = program.run(inputs);
   const double run_s = seconds_since(run_start);
+  save_outputs(g, outputs, options.outputs);
   // The same compiled program (its --threads, --profile, fusion) is timed and predicted.
   std::optional<Timing> measured;
   if (timing.reps > 0) measured = summarize(program.benchmark(inputs, timing.reps));

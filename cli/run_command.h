@@ -23,6 +23,10 @@ struct RunTimingOptions {
 // mismatching file throws NpyError naming it.
 std::vector<ir::HostTensor> run_inputs(const ir::Graph& g, const RunOptions& options);
 
+// Writes each output to DIR/<npy_file_name(name)> (`smelt run --outputs DIR`;
+// nothing when `dir` is empty). Throws NpyError naming what failed.
+void save_outputs(const ir::Graph& g, const std::vector<ir::HostTensor>& outputs, const std::string& dir);
+
 // A missing device is bad input (exit 1) with one line saying what is
 // missing; a mismatch under --check is exit 1 too; an unreadable --profile
 // is exit 1 with the loader's message (it names the file).

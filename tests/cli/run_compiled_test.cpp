@@ -181,6 +181,54 @@ TEST_F(RunCompiledTest, NpyInputsOfEveryDtype) {
   EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
 }
 
+// --outputs writes each output as <name>.npy, which --inputs reads back: the
+// six dtypes of the test above round-trip through a graph that takes them in.
+TEST_F(RunCompiledTest, OutputsAreWrittenAsNpyThatInputsReadBack) {
+  const fs::path graph = write("twice.sg",
+                               "graph twice\n"
+                               "a = input() : f32[3]\nh = input() : f16[2]\nb = input() : bf16[2]\n"
+                               "i = input() : i64[2]\nm = input() : bool[2]\n"
+                               "a2 = add(a, a)\nh2 = add(h, h)\nb2 = add(b, b)\ni2 = add(i, i)\nm2 = eq(m, m)\n"
+                               "output a2, h2, b2, i2, m2\n");
+  const fs::path in = dir_ / "in";
+  fs::create_directories(in);
+  const float a[] = {1, 2, 3.5f};
+  const uint16_t h[] = {0x3e00, 0xc000};  // f16 1.5, -2
+  const uint16_t b[] = {0x3fc0, 0x4040};  // bf16 1.5, 3
+  const int64_t i[] = {int64_t{1} << 40, -3};
+  const uint8_t m[] = {1, 0};
+  write_npy(in / "a.npy", "<f4", "(3,)", a, sizeof a);
+  write_npy(in / "h.npy", "<f2", "(2,)", h, sizeof h);
+  write_npy(in / "b.npy", "<u2", "(2,)", b, sizeof b);
+  write_npy(in / "i.npy", "<i8", "(2,)", i, sizeof i);
+  write_npy(in / "m.npy", "|b1", "(2,)", m, sizeof m);
+  const fs::path back = write("back.sg",
+                              "graph back\n"
+                              "a2 = input() : f32[3]\nh2 = input() : f16[2]\nb2 = input() : bf16[2]\n"
+                              "i2 = input() : i64[2]\nm2 = input() : bool[2]\n"
+                              "ma = cast(m2, to=f32)\noutput a2, h2, b2, i2, ma\n");
+  for (const char* target : {"host", "reference"}) {
+    const fs::path out = dir_ / (std::string("out_") + target);
+    Result r = smelt("run --target " + std::string(target) + " --inputs " + in.string() + " --outputs " + out.string() +
+                     " " + graph.string());
+    ASSERT_EQ(r.exit_code, 0) << target << r.err;
+    for (const char* name : {"a2", "h2", "b2", "i2", "m2"}) EXPECT_TRUE(fs::exists(out / (std::string(name) + ".npy")));
+    Result again = smelt("run --json --target reference --inputs " + out.string() + " " + back.string());
+    ASSERT_EQ(again.exit_code, 0) << target << again.err;
+    auto outs = nlohmann::json::parse(again.out)["outputs"];
+    EXPECT_EQ(outs[0]["checksum"], 13.0) << target;
+    EXPECT_EQ(outs[1]["checksum"], -1.0) << target;
+    EXPECT_EQ(outs[2]["checksum"], 9.0) << target;
+    EXPECT_EQ(outs[3]["checksum"], static_cast<double>((int64_t{1} << 41) - 6)) << target;
+    EXPECT_EQ(outs[4]["checksum"], 2.0) << target;  // eq(m, m): both true
+  }
+  // A file where the folder should be: exit 1, the path named, nothing written.
+  const fs::path taken = write("taken", "not a folder");
+  Result bad = smelt("run --inputs " + in.string() + " --outputs " + taken.string() + " " + graph.string());
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find(taken.string() + ": cannot create the folder"), std::string::npos) << bad.err;
+}
+
 TEST_F(RunCompiledTest, NpyErrorsNameTheFile) {
   const fs::path graph = write("one.sg", "graph one\nx = input() : f32[4]\ny = add(x, x)\noutput y\n");
   const fs::path dir = dir_ / "inputs";
