@@ -41,13 +41,16 @@ std::string bytes_text(size_t bytes) {
 struct Timing {
   double median_us = 0, min_us = 0;
   int reps = 0;
+  std::vector<double> samples_us;  // in the order run
 };
 
 Timing summarize(std::vector<double> seconds) {
+  std::vector<double> samples_us;
+  for (double s : seconds) samples_us.push_back(s * 1e6);
   std::sort(seconds.begin(), seconds.end());
   const size_t n = seconds.size();
   const double median_s = n % 2 == 1 ? seconds[n / 2] : (seconds[n / 2 - 1] + seconds[n / 2]) / 2;
-  return {median_s * 1e6, seconds.front() * 1e6, static_cast<int>(n)};
+  return {median_s * 1e6, seconds.front() * 1e6, static_cast<int>(n), std::move(samples_us)};
 }
 
 // Microseconds for the timing line: one decimal from 10 us up, three
@@ -159,6 +162,7 @@ int run_compiled_command(const RunOptions& options, const RunTimingOptions& timi
       out["reps"] = measured->reps;
       out["median_us"] = measured->median_us;
       out["min_us"] = measured->min_us;
+      out["samples_us"] = measured->samples_us;
       out["predicted_us"] = predicted_us;
       out["measured_over_predicted"] =
           predicted_us > 0 ? ordered_json(measured->median_us / predicted_us) : ordered_json(nullptr);

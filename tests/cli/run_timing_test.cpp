@@ -2,6 +2,8 @@
 // model's prediction, and `smelt run --profile`, run as a user would.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -32,6 +34,12 @@ TEST_F(RunTimingTest, RepsJsonHasMedianMinAndThePrediction) {
   EXPECT_EQ(j["reps"], 3);
   EXPECT_EQ(j["threads"], 2);
   EXPECT_LE(j["min_us"].get<double>(), j["median_us"].get<double>());
+  ASSERT_TRUE(j["samples_us"].is_array()) << r.out;
+  ASSERT_EQ(j["samples_us"].size(), 3u);
+  std::vector<double> samples = j["samples_us"].get<std::vector<double>>();
+  std::sort(samples.begin(), samples.end());
+  EXPECT_DOUBLE_EQ(samples[0], j["min_us"].get<double>());
+  EXPECT_DOUBLE_EQ(samples[1], j["median_us"].get<double>());
   EXPECT_DOUBLE_EQ(j["measured_over_predicted"].get<double>(),
                    j["median_us"].get<double>() / j["predicted_us"].get<double>());
 }
