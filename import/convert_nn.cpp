@@ -1,6 +1,7 @@
 // Contractions and normalizations: MatMul, Gemm (alpha, beta, transA, transB),
 // Softmax, LogSoftmax, LayerNormalization, decomposed into smelt ops.
 #include "import/broadcast.h"
+#include "import/constant_views.h"
 #include "import/context.h"
 #include "import/dtype_checks.h"
 
@@ -39,8 +40,8 @@ void convert_gemm(Context& ctx) {
   const bool trans_a = ctx.attr_int("transA", 0) != 0, trans_b = ctx.attr_int("transB", 0) != 0;
   Tensor a = ctx.input(0), b = ctx.input(1);
   if (a.rank() != 2 || b.rank() != 2) ctx.fail("A and B must be matrices");
-  if (trans_a) a = ir::permute(a, {1, 0});
-  if (trans_b) b = ir::permute(b, {1, 0});
+  if (trans_a) a = permute_folding_constants(a, {1, 0});
+  if (trans_b) b = permute_folding_constants(b, {1, 0});
   if (a.shape()[1] != b.shape()[0]) ctx.fail("inner extents differ");
   Tensor y = ir::matmul(a, b);
   if (alpha != 1) y = ir::mul(like(ctx, y, alpha), y);

@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "import/broadcast.h"
+#include "import/constant_views.h"
 #include "import/context.h"
 #include "import/dtype_checks.h"
 #include "import/tensor_proto.h"
@@ -212,7 +213,7 @@ void convert_transpose(Context& ctx) {
   std::vector<int64_t> perm(static_cast<size_t>(x.rank()));
   std::iota(perm.rbegin(), perm.rend(), 0);  // default: reverse the axes
   if (std::optional<std::vector<int64_t>> given = ctx.attr_ints("perm")) perm = *given;
-  ctx.set_output(0, ir::permute(x, perm));
+  ctx.set_output(0, permute_folding_constants(x, perm));
 }
 
 void convert_expand(Context& ctx) {

@@ -85,6 +85,34 @@ TEST(OnnxImport, GemmHandlesAlphaBetaAndTransposes) {
   EXPECT_EQ(values_of(out[0]), (std::vector<double>{2 * (1 * 3 + 2 * 4) + 5}));
 }
 
+// torch.nn.Linear exports Gemm(x, W, b, transB=1) with W [out, in] an
+// initializer: the transposed weight is stored transposed, not permuted on
+// every run; so is a Transpose of an initializer. Non-constants keep the permute.
+TEST(OnnxImport, TransposedWeightsAreStoredInTheLayoutRead) {
+  auto permutes = [](const ir::Graph& g) {
+    int n = 0;
+    for (const ir::Node& node : g.nodes()) n += node.op == ir::Op::Permute;
+    return n;
+  };
+  ModelBuilder m;
+  m.input("x", kF32, {1, 3}).output("y", kF32, {1, 2}).output("z", kF32, {3, 2});
+  m.float_initializer("W", {2, 3}, {1, 2, 3, 4, 5, 6});
+  onnx::NodeProto& gemm = m.node("Gemm", {"x", "W"}, {"y"});
+  onnx_testing::add_int_attr(gemm, "transB", 1);
+  m.node("Transpose", {"W"}, {"z"});
+  importer::ImportResult r = import(m);
+  EXPECT_EQ(permutes(r.graph), 0);
+  auto out = ir::interpret(r.graph, {f32({1, 3}, {1, 10, 100})});
+  EXPECT_EQ(values_of(out[0]), (std::vector<double>{321, 654}));
+  EXPECT_EQ(values_of(out[1]), (std::vector<double>{1, 4, 2, 5, 3, 6}));
+
+  ModelBuilder n;
+  n.input("x", kF32, {1, 3}).input("W", kF32, {2, 3}).output("y", kF32, {1, 2});
+  onnx::NodeProto& g2 = n.node("Gemm", {"x", "W"}, {"y"});
+  onnx_testing::add_int_attr(g2, "transB", 1);
+  EXPECT_EQ(permutes(import(n).graph), 1);
+}
+
 TEST(OnnxImport, ShapeOfAStaticShapeIsFoldedIntoReshape) {
   ModelBuilder m;
   m.input("x", kF32, {2, 3}).output("y", kF32, {3, 2});

@@ -43,6 +43,14 @@ class ModelBuilder {
     for (int64_t v : values) t->add_int64_data(v);
     return *this;
   }
+  ModelBuilder& float_initializer(const std::string& name, std::vector<int64_t> dims, std::vector<float> values) {
+    onnx::TensorProto* t = model_.mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    for (int64_t d : dims) t->add_dims(d);
+    for (float v : values) t->add_float_data(v);
+    return *this;
+  }
   std::string bytes() const { return model_.SerializeAsString(); }
 
  private:
