@@ -9,16 +9,21 @@
 namespace rules {
 namespace {
 
+// What every compiled rule carries of its rule: names, position, group.
+CompiledRule compiled_header(const Rule& rule) {
+  CompiledRule out;
+  out.name = rule.name;
+  out.family = rule.family;
+  out.file = rule.file;
+  out.pos = rule.pos;
+  out.unsafe_fp = rule.unsafe_fp;
+  out.group = rule.group;
+  return out;
+}
+
 class Compiler {
  public:
-  explicit Compiler(const Rule& rule) : rule_(rule) {
-    out_.name = rule.name;
-    out_.family = rule.family;
-    out_.file = rule.file;
-    out_.pos = rule.pos;
-    out_.unsafe_fp = rule.unsafe_fp;
-    out_.group = rule.group;
-  }
+  explicit Compiler(const Rule& rule) : rule_(rule), out_(compiled_header(rule)) {}
 
   CompiledRule compile() {
     try {
@@ -173,13 +178,7 @@ class Compiler {
 CompiledRule compile_rule(const Rule& rule) {
   if (rule.group && rule.group->generic) {
     if (!rule.group->tmpl) throw std::logic_error("rule " + rule.name + ": a member lemma without its template");
-    CompiledRule lemma;
-    lemma.name = rule.name;
-    lemma.family = rule.family;
-    lemma.file = rule.file;
-    lemma.pos = rule.pos;
-    lemma.unsafe_fp = rule.unsafe_fp;
-    lemma.group = rule.group;
+    CompiledRule lemma = compiled_header(rule);
     lemma.on_demand = std::make_shared<OnDemandInstances>(*rule.group);
     return lemma;
   }

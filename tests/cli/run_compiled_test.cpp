@@ -41,6 +41,23 @@ class RunCompiledTest : public smelt_testing::SmeltCliTest {
     out << header;
     out.write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
   }
+
+  // a f32[3], h f16[2], b bf16[2], i i64[2], m bool[2] (and n i32[3] with `with_i32`) into `dir`.
+  void write_dtype_inputs(const fs::path& dir, bool with_i32) {
+    fs::create_directories(dir);
+    const float a[] = {1, 2, 3.5f};
+    const int32_t n[] = {-5, 7, 100};
+    const uint16_t h[] = {0x3e00, 0xc000};  // f16 1.5, -2
+    const uint16_t b[] = {0x3fc0, 0x4040};  // bf16 1.5, 3
+    const int64_t i[] = {int64_t{1} << 40, -3};
+    const uint8_t m[] = {1, 0};
+    write_npy(dir / "a.npy", "<f4", "(3,)", a, sizeof a);
+    if (with_i32) write_npy(dir / "n.npy", "<i4", "(3,)", n, sizeof n);
+    write_npy(dir / "h.npy", "<f2", "(2,)", h, sizeof h);
+    write_npy(dir / "b.npy", "<u2", "(2,)", b, sizeof b);
+    write_npy(dir / "i.npy", "<i8", "(2,)", i, sizeof i);
+    write_npy(dir / "m.npy", "|b1", "(2,)", m, sizeof m);
+  }
 };
 
 TEST_F(RunCompiledTest, TheDefaultTargetIsTheCompiledHost) {
@@ -153,19 +170,7 @@ TEST_F(RunCompiledTest, NpyInputsOfEveryDtype) {
                                "mf = cast(m, to=f32)\n"
                                "output a2\noutput n2\noutput h2\noutput b2\noutput i2\noutput mf\n");
   const fs::path dir = dir_ / "inputs";
-  fs::create_directories(dir);
-  const float a[] = {1, 2, 3.5f};
-  const int32_t n[] = {-5, 7, 100};
-  const uint16_t h[] = {0x3e00, 0xc000};  // f16 1.5, -2
-  const uint16_t b[] = {0x3fc0, 0x4040};  // bf16 1.5, 3
-  const int64_t i[] = {int64_t{1} << 40, -3};
-  const uint8_t m[] = {1, 0};
-  write_npy(dir / "a.npy", "<f4", "(3,)", a, sizeof a);
-  write_npy(dir / "n.npy", "<i4", "(3,)", n, sizeof n);
-  write_npy(dir / "h.npy", "<f2", "(2,)", h, sizeof h);
-  write_npy(dir / "b.npy", "<u2", "(2,)", b, sizeof b);
-  write_npy(dir / "i.npy", "<i8", "(2,)", i, sizeof i);
-  write_npy(dir / "m.npy", "|b1", "(2,)", m, sizeof m);
+  write_dtype_inputs(dir, true);
   for (const char* target : {"host", "reference"}) {
     Result r = smelt("run --json --target " + std::string(target) + " --inputs " + dir.string() + " " + graph.string());
     ASSERT_EQ(r.exit_code, 0) << target << r.err;
@@ -191,17 +196,7 @@ TEST_F(RunCompiledTest, OutputsAreWrittenAsNpyThatInputsReadBack) {
                                "a2 = add(a, a)\nh2 = add(h, h)\nb2 = add(b, b)\ni2 = add(i, i)\nm2 = eq(m, m)\n"
                                "output a2, h2, b2, i2, m2\n");
   const fs::path in = dir_ / "in";
-  fs::create_directories(in);
-  const float a[] = {1, 2, 3.5f};
-  const uint16_t h[] = {0x3e00, 0xc000};  // f16 1.5, -2
-  const uint16_t b[] = {0x3fc0, 0x4040};  // bf16 1.5, 3
-  const int64_t i[] = {int64_t{1} << 40, -3};
-  const uint8_t m[] = {1, 0};
-  write_npy(in / "a.npy", "<f4", "(3,)", a, sizeof a);
-  write_npy(in / "h.npy", "<f2", "(2,)", h, sizeof h);
-  write_npy(in / "b.npy", "<u2", "(2,)", b, sizeof b);
-  write_npy(in / "i.npy", "<i8", "(2,)", i, sizeof i);
-  write_npy(in / "m.npy", "|b1", "(2,)", m, sizeof m);
+  write_dtype_inputs(in, false);
   const fs::path back = write("back.sg",
                               "graph back\n"
                               "a2 = input() : f32[3]\nh2 = input() : f16[2]\nb2 = input() : bf16[2]\n"
