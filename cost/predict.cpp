@@ -150,9 +150,12 @@ bool reduces_inner_axis(const ir::Kernel& k, int reduce) {
   return !any_load;
 }
 
-// pow with a constant exponent LLVM rewrites to arithmetic: x·x, x, 1/x, sqrt.
+// pow with a constant exponent LLVM rewrites to arithmetic: x·x, x, 1/x, sqrt;
+// 2^y the emitter computes as exp2(y) (lower/kernel_emitter.cpp).
 const char* pow_as(const ir::Kernel& k, const ir::KernelExpr& e) {
   if (e.op != ir::Op::Pow || e.operands.size() != 2) return nullptr;
+  const ir::KernelExpr& base = k.exprs[e.operands[0]];
+  if (base.kind == ir::KernelExpr::Kind::kConstant && base.value == 2) return "exp2";
   const ir::KernelExpr& exponent = k.exprs[e.operands[1]];
   if (exponent.kind != ir::KernelExpr::Kind::kConstant) return nullptr;
   if (exponent.value == 2 || exponent.value == 1) return "mul";
@@ -163,7 +166,7 @@ const char* pow_as(const ir::Kernel& k, const ir::KernelExpr& e) {
 
 // Ops lowered to calls into the vector math library (directly or composed from exp).
 bool is_math_call(const ir::Kernel& k, const ir::KernelExpr& e) {
-  if (pow_as(k, e)) return false;
+  if (const char* as = pow_as(k, e)) return std::string_view(as) == "exp2";
   switch (e.op) {
     case ir::Op::Exp: case ir::Op::Exp2: case ir::Op::Log: case ir::Op::Log2: case ir::Op::Sin: case ir::Op::Cos:
     case ir::Op::Tanh: case ir::Op::Erf: case ir::Op::Sigmoid: case ir::Op::Gelu: case ir::Op::Pow:

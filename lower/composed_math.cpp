@@ -49,4 +49,26 @@ llvm::Value* composed_erf(llvm::IRBuilder<>& b, llvm::Value* x) {
   return b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, magnitude, x);
 }
 
+llvm::Value* composed_exp2(llvm::IRBuilder<>& b, llvm::Value* x) {
+  // 2^x = 2^n · e^(f·ln 2), n = x rounded, f = x − n in [−½, ½] (exact): one
+  // vector exp and a power of two built from exponent bits, in two factors
+  // 2^(n/2) · 2^(n − n/2) so that n down to −150 (denormal results) stays exact.
+  // x clamped to [−150, 128] first (below: 0, above: inf, as exp2 rounds); a
+  // NaN is returned as it is (the clamp would make it a number).
+  llvm::Value* clamped = b.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, x, f32_constant(b, 128.0));
+  clamped = b.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, clamped, f32_constant(b, -150.0));
+  llvm::Value* n = b.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, clamped);
+  llvm::Value* f = b.CreateFSub(clamped, n);
+  llvm::Value* e = b.CreateUnaryIntrinsic(llvm::Intrinsic::exp, b.CreateFMul(f, f32_constant(b, 0.69314718055994530942)));
+  llvm::Type* i32 = b.getInt32Ty();
+  llvm::Value* ni = b.CreateFPToSI(n, i32);
+  llvm::Value* half = b.CreateAShr(ni, 1);
+  llvm::Value* rest = b.CreateSub(ni, half);
+  auto power = [&](llvm::Value* k) {  // 2^k for k in [−75, 64]: a normal float's exponent bits
+    return b.CreateBitCast(b.CreateShl(b.CreateAdd(k, b.getInt32(127)), 23), b.getFloatTy());
+  };
+  llvm::Value* result = b.CreateFMul(b.CreateFMul(e, power(half)), power(rest));
+  return b.CreateSelect(b.CreateFCmpUNO(x, x), x, result);
+}
+
 }  // namespace lower

@@ -44,13 +44,13 @@ llvm::Value* HostMathHooks::unary(llvm::IRBuilder<>& builder, Op op, llvm::Value
   auto intrinsic = [&](llvm::Intrinsic::ID id) { return builder.CreateUnaryIntrinsic(id, x); };
   switch (op) {
     case Op::Exp: return intrinsic(llvm::Intrinsic::exp);
-    case Op::Exp2: return intrinsic(llvm::Intrinsic::exp2);
+    case Op::Exp2: return composed_exp2(builder, x);
     case Op::Log: return intrinsic(llvm::Intrinsic::log);
     case Op::Log2: return intrinsic(llvm::Intrinsic::log2);
     case Op::Sin: return intrinsic(llvm::Intrinsic::sin);
     case Op::Cos: return intrinsic(llvm::Intrinsic::cos);
     case Op::Sqrt: return intrinsic(llvm::Intrinsic::sqrt);
-    // Composed from exp (no libm call), so loops with them still vectorize.
+    // Composed from exp (no libm call), so loops with them still vectorize (exp2 too, above).
     case Op::Tanh: return composed_tanh(builder, x);
     case Op::Erf: return composed_erf(builder, x);
     default: throw LowerError("no host math function for " + std::string(ir::op_name(op)));
@@ -449,7 +449,13 @@ llvm::Value* KernelEmitter::emit_elementwise(const KernelExpr& e, NodeValues& at
       case Op::Div: r = b.CreateFDiv(x[0], x[1]); break;
       case Op::Max: r = b.CreateBinaryIntrinsic(llvm::Intrinsic::maximum, x[0], x[1]); break;
       case Op::Min: r = b.CreateBinaryIntrinsic(llvm::Intrinsic::minimum, x[0], x[1]); break;
-      case Op::Pow: r = math_.pow(b, x[0], x[1]); break;
+      case Op::Pow: {
+        // 2^y is exp2(y): one vector exp2, not a vector pow (torch exports exp2 as Pow(2, y)).
+        const KernelExpr& base = kernel_.exprs.at(e.operands.at(0));
+        r = base.kind == KernelExpr::Kind::kConstant && base.value == 2 ? math_.unary(b, Op::Exp2, x[1])
+                                                                         : math_.pow(b, x[0], x[1]);
+        break;
+      }
       case Op::Lt: return b.CreateFCmpOLT(x[0], x[1]);
       case Op::Le: return b.CreateFCmpOLE(x[0], x[1]);
       case Op::Eq: return b.CreateFCmpOEQ(x[0], x[1]);

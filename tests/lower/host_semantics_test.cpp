@@ -146,8 +146,45 @@ TEST(HostSemantics, TranscendentalsInEveryFloatDtype) {
     g.add_output(ir::sin(a) * ir::cos(b) + ir::tanh(a) + ir::erf(b));
     g.add_output(ir::gelu(a) + ir::sigmoid(b) + ir::sqrt(positive) + ir::rsqrt(positive) + ir::recip(positive));
     g.add_output(ir::pow(positive, b) / positive - ir::neg(a));
+    g.add_output(ir::pow(ir::full(g, {4, 33}, 2, dtype), b));  // lowered as exp2(b)
     std::mt19937_64 rng(3);
     run_checked(g, {ir::random_tensor({dtype, {4, 33}}, rng), ir::random_tensor({dtype, {4, 33}}, rng)});
+  }
+}
+
+// 2^y is computed as exp2(y): its special values are pow's.
+TEST(HostSemantics, PowOfTwoIsExp2WithPowsSpecialValues) {
+  ir::Graph g("pow2");
+  auto y = ir::input(g, "y", DType::F32, {7});
+  g.add_output(ir::pow(ir::full(g, {7}, 2), y));
+  auto out = run_checked(g, {tensor(DType::F32, {7}, {-kInf, kInf, kNaN, 0, 10, -150, 0.5})});
+  EXPECT_EQ(out[0].reals[0], 0.0);
+  EXPECT_EQ(out[0].reals[1], kInf);
+  EXPECT_TRUE(std::isnan(out[0].reals[2]));
+  EXPECT_EQ(out[0].reals[3], 1.0);
+  EXPECT_EQ(out[0].reals[4], 1024.0);
+  EXPECT_NEAR(out[0].reals[6], std::sqrt(2.0), 1e-6);
+}
+
+// exp2 is composed from exp and a power of two (lower/composed_math.h):
+// within 1e-6 relative of the C library over the whole f32 range, denormal
+// results included, inf above 128 and 0 below -150.
+TEST(HostSemantics, Exp2MatchesTheCLibraryOverItsRange) {
+  const std::vector<double> xs = {-160, -149.5, -140.2, -126.3, -0.3, 0, 0.7, 1, 50.25, 127.9, 128.5, -1e-7};
+  ir::Graph g("exp2");
+  auto x = ir::input(g, "x", DType::F32, {static_cast<int64_t>(xs.size())});
+  g.add_output(ir::exp2(x));
+  auto out = run_checked(g, {tensor(DType::F32, {static_cast<int64_t>(xs.size())}, xs)});
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const double want = std::exp2(static_cast<double>(static_cast<float>(xs[i])));
+    const double got = out[0].reals[i];
+    if (want > 3.4028234663852886e38) {
+      EXPECT_EQ(got, kInf) << xs[i];
+    } else if (want < 1.1754943508222875e-38) {  // a denormal result: within one denormal step
+      EXPECT_NEAR(got, want, 1.5e-45) << xs[i];
+    } else {
+      EXPECT_NEAR(got / want, 1.0, 1e-6) << xs[i];
+    }
   }
 }
 
