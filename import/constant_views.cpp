@@ -5,20 +5,14 @@
 namespace importer {
 
 ir::Tensor permute_folding_constants(ir::Tensor x, const std::vector<int64_t>& perm) {
+  // ir::permute checks perm and gives the shape; where x is a constant the
+  // permute is left unused (the importer prunes it) for a permuted copy.
+  const ir::Tensor permuted = ir::permute(x, perm);
   const ir::Node& node = x.graph->node(x.id);
   const ir::Shape& shape = x.shape();
   const int64_t count = ir::numel(shape);
-  std::vector<bool> seen(shape.size(), false);
-  bool valid = perm.size() == shape.size();
-  for (int64_t a : perm) {
-    valid = valid && a >= 0 && a < static_cast<int64_t>(shape.size()) && !seen[static_cast<size_t>(a)];
-    if (valid) seen[static_cast<size_t>(a)] = true;
-  }
-  // Anything else (a bad perm among it) is ir::permute's to build or reject.
-  if (!valid || node.op != ir::Op::Constant || static_cast<int64_t>(node.attrs.values.size()) != count)
-    return ir::permute(x, perm);
-  ir::Shape out_shape(perm.size());
-  for (size_t a = 0; a < perm.size(); ++a) out_shape[a] = shape[static_cast<size_t>(perm[a])];
+  if (node.op != ir::Op::Constant || static_cast<int64_t>(node.attrs.values.size()) != count) return permuted;
+  const ir::Shape& out_shape = permuted.shape();
   // Row-major strides of x, taken in the output's axis order.
   std::vector<int64_t> stride(shape.size(), 1);
   for (size_t a = shape.size(); a-- > 1;) stride[a - 1] = stride[a] * shape[a];
@@ -33,7 +27,7 @@ ir::Tensor permute_folding_constants(ir::Tensor x, const std::vector<int64_t>& p
       index[a] = 0;
     }
   }
-  return ir::constant(*x.graph, std::move(values), x.dtype(), std::move(out_shape));
+  return ir::constant(*x.graph, std::move(values), x.dtype(), out_shape);
 }
 
 }  // namespace importer

@@ -190,13 +190,7 @@ CompiledRule compile_rule(const Rule& rule) {
 const CompiledRule& OnDemandInstances::get(int n) {
   const std::lock_guard<std::mutex> lock(mutex_);
   std::shared_ptr<const CompiledRule>& slot = compiled_[n];
-  if (!slot) {
-    if (n < lemma_.min_members) throw std::logic_error("rule " + lemma_.name + ": fewer than MIN members");
-    Rule instance = group_instance(*lemma_.tmpl, lemma_.shared, n, lemma_.distinct);
-    instance.group->tmpl = lemma_.tmpl;
-    instance.group->min_members = lemma_.min_members;
-    slot = std::make_shared<const CompiledRule>(compile_rule(instance));
-  }
+  if (!slot) slot = std::make_shared<const CompiledRule>(compile_rule(lemma_instance(lemma_, n)));
   return *slot;
 }
 

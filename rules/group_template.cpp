@@ -217,14 +217,6 @@ bool states_equal(const std::vector<const Expr*>& facts, const char* fn, const s
   });
 }
 
-void top_level_conjuncts(const Expr& e, std::vector<const Expr*>& out) {
-  if (e.kind == Expr::Kind::kCall && e.name == "and") {
-    for (const Expr& a : e.args) top_level_conjuncts(a, out);
-    return;
-  }
-  out.push_back(&e);
-}
-
 void tensor_vars(const Term& t, std::set<std::string>& out) {
   if (t.kind == Term::Kind::kVar) out.insert(t.var);
   for (const Term& o : t.operands) tensor_vars(o, out);
@@ -266,8 +258,7 @@ Rule group_member_lemma(const Rule& tmpl, const std::vector<std::string>& shared
   // too, being functions of those shapes (no ?member, no (const ...) values).
   std::set<std::string> tensors;
   tensor_vars(tmpl.lhs[0], tensors);
-  std::vector<const Expr*> facts;
-  for (const Expr& c : tmpl.conditions) top_level_conjuncts(c, facts);
+  const std::vector<const Expr*> facts = condition_facts(tmpl);
   for (const std::string& v : e.out.group->member_vars) {
     if (!tensors.count(v)) throw std::logic_error("no member lemma: per-member variable " + v + " is not a tensor");
     for (const char* fn : {"shape", "dtype"})
@@ -297,6 +288,12 @@ Rule group_member_lemma(const Rule& tmpl, const std::vector<std::string>& shared
   e.out.group->generic = true;
   e.out.group->blocks = expand.blocks();
   return std::move(e.out);
+}
+
+Rule lemma_instance(const GroupInfo& lemma, int n) {
+  if (!lemma.generic || !lemma.tmpl) throw std::logic_error("rule " + lemma.name + ".n: not a member lemma");
+  if (n < lemma.min_members) throw std::logic_error("rule " + lemma.name + ": fewer than MIN members");
+  return group_instance(*lemma.tmpl, lemma.shared, n, lemma.distinct);
 }
 
 Rule group_member_rule(const Rule& instance) {

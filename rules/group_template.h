@@ -47,6 +47,10 @@ Rule group_instance(const Rule& tmpl, const std::vector<std::string>& shared, in
 Rule group_member_lemma(const Rule& tmpl, const std::vector<std::string>& shared,
                         const std::vector<std::string>& distinct = {});
 
+// The instance for n members of the template behind `lemma` (a member
+// lemma's GroupInfo), as saturation applies it. std::logic_error below MIN.
+Rule lemma_instance(const GroupInfo& lemma, int n);
+
 // The pattern that finds one member of a group instance: its first left root
 // (member 0), with the conditions that read only member 0 and shared variables.
 // Its right side is the left side (it is only ever matched, never applied).

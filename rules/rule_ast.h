@@ -87,8 +87,8 @@ struct GroupInfo {
   std::vector<std::string> member_vars;  // per-member left-side variables, template names ("?w")
   std::vector<std::string> shared;       // variables every member binds to the same value
   std::vector<std::string> distinct;     // per-member tensor variables no two members bind to one class
-  std::shared_ptr<const Rule> tmpl;      // the template, where any n may be instantiated (`:members MIN *`)
-  int min_members = 0;                   // the template's MIN
+  std::shared_ptr<const Rule> tmpl;      // a member lemma's template, from which any n is instantiated
+  int min_members = 0;                   // a member lemma's: the template's MIN
   bool generic = false;                  // the member lemma (roots: member 0, member k)
   std::vector<MemberBlock> blocks;       // the member lemma's blocks
 };
@@ -105,5 +105,22 @@ struct Rule {
   bool unsafe_fp = false;
   std::optional<GroupInfo> group;  // set on the instances of a group template
 };
+
+// Conditions that hold on every match: the :if clauses and, recursively, the
+// arguments of their top-level `and`s (the prover and the group templates read
+// facts from them).
+inline void top_level_conjuncts(const Expr& e, std::vector<const Expr*>& out) {
+  if (e.kind == Expr::Kind::kCall && e.name == "and") {
+    for (const Expr& a : e.args) top_level_conjuncts(a, out);
+    return;
+  }
+  out.push_back(&e);
+}
+
+inline std::vector<const Expr*> condition_facts(const Rule& rule) {
+  std::vector<const Expr*> out;
+  for (const Expr& c : rule.conditions) top_level_conjuncts(c, out);
+  return out;
+}
 
 }  // namespace rules

@@ -298,12 +298,6 @@ class RuleBuilder {
   std::vector<Rule> instances(const Rule& tmpl) {
     std::vector<Rule> out;
     const int last = unbounded_ ? std::max(members_min_, kInstancesOfUnbounded) : members_max_;
-    std::shared_ptr<const Rule> shared_tmpl;
-    if (unbounded_) shared_tmpl = std::make_shared<const Rule>(tmpl);
-    auto group_of = [&](Rule& r) {
-      r.group->tmpl = shared_tmpl;
-      r.group->min_members = members_min_;
-    };
     for (int n = members_min_; n <= last; ++n) {
       try {
         out.push_back(group_instance(tmpl, shared_, n, distinct_));
@@ -311,7 +305,6 @@ class RuleBuilder {
         fail(tmpl.pos, e.what());
       }
       check_bindings(out.back());
-      group_of(out.back());
     }
     if (unbounded_) {
       try {
@@ -319,9 +312,21 @@ class RuleBuilder {
       } catch (const std::logic_error& e) {
         fail(tmpl.pos, e.what());
       }
-      group_of(out.back());
+      out.back().group->tmpl = std::make_shared<const Rule>(tmpl);
+      out.back().group->min_members = members_min_;
     }
     return out;
+  }
+
+  // `:shared ?v...` / `:distinct ?v...`: once per rule, ?variables only.
+  void read_variables(const Node& clause, std::span<const Node> args, const char* key, bool& seen,
+                      std::vector<std::string>& out) {
+    if (seen) fail(clause.pos, std::string("a second ") + key + " clause");
+    seen = true;
+    for (const Node& a : args) {
+      if (a.is_list || !is_variable(a.atom)) fail(a.pos, std::string(key) + " takes ?variables");
+      out.emplace_back(a.atom);
+    }
   }
 
   // `:members MIN MAX`: 2 <= MIN <= MAX <= kMaxMembers; `:members MIN *`: any n >= MIN.
@@ -385,19 +390,9 @@ class RuleBuilder {
         if (members_max_ > 0) fail(clause.pos, "a second :members clause");
         read_members(clause, args);
       } else if (key == ":shared") {
-        if (have_shared) fail(clause.pos, "a second :shared clause");
-        have_shared = true;
-        for (const Node& a : args) {
-          if (a.is_list || !is_variable(a.atom)) fail(a.pos, ":shared takes ?variables");
-          shared_.emplace_back(a.atom);
-        }
+        read_variables(clause, args, ":shared", have_shared, shared_);
       } else if (key == ":distinct") {
-        if (have_distinct) fail(clause.pos, "a second :distinct clause");
-        have_distinct = true;
-        for (const Node& a : args) {
-          if (a.is_list || !is_variable(a.atom)) fail(a.pos, ":distinct takes ?variables");
-          distinct_.emplace_back(a.atom);
-        }
+        read_variables(clause, args, ":distinct", have_distinct, distinct_);
       } else if (key == ":unsafe-fp") {
         if (!args.empty()) fail(args[0].pos, ":unsafe-fp takes no arguments");
         r.unsafe_fp = true;

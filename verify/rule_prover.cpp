@@ -13,16 +13,6 @@ namespace {
 using rules::Expr;
 using rules::Term;
 
-// Conditions that hold on every match: the :if clauses and the arguments of
-// their top-level `and`s.
-void top_level_conjuncts(const Expr& e, std::vector<const Expr*>& out) {
-  if (e.kind == Expr::Kind::kCall && e.name == "and") {
-    for (const Expr& a : e.args) top_level_conjuncts(a, out);
-    return;
-  }
-  out.push_back(&e);
-}
-
 void collect_op_vars(const Term& t, std::map<std::string, size_t>& arity) {
   if (t.kind == Term::Kind::kOpVar) arity[t.op_var] = t.operands.size();
   for (const Term& o : t.operands) collect_op_vars(o, arity);
@@ -45,8 +35,7 @@ bool implies_elementwise(const Expr& e, const std::string& f) {
 std::map<std::string, OpVarInfo> analyze_op_vars(const rules::Rule& rule) {
   std::map<std::string, size_t> arity;
   for (const Term& t : rule.lhs) collect_op_vars(t, arity);
-  std::vector<const Expr*> facts;
-  for (const Expr& c : rule.conditions) top_level_conjuncts(c, facts);
+  const std::vector<const Expr*> facts = rules::condition_facts(rule);
   std::map<std::string, OpVarInfo> out;
   for (const auto& [name, n] : arity) {
     OpVarInfo info{n, std::nullopt, {}, false};
@@ -149,8 +138,7 @@ std::string describe_structure(const std::set<std::string>& groups, int max_rank
 // with another rank of ?x is vacuous, so it is not enumerated (a group rule's
 // instance has one such condition per member; 4^n rank cases otherwise).
 std::map<std::string, int> fixed_ranks(const rules::Rule& rule) {
-  std::vector<const Expr*> facts;
-  for (const Expr& c : rule.conditions) top_level_conjuncts(c, facts);
+  const std::vector<const Expr*> facts = rules::condition_facts(rule);
   std::map<std::string, int> out;
   auto rank_of = [](const Expr& e) -> const std::string* {
     if (e.kind == Expr::Kind::kCall && e.name == "rank" && e.args.size() == 1 && e.args[0].kind == Expr::Kind::kVar)
@@ -174,8 +162,7 @@ std::map<std::string, int> fixed_ranks(const rules::Rule& rule) {
 // (a group rule's (= (shape ?a) (shape ?a.0)) per member: one case per rank
 // of ?a.0 instead of 4^n). Ranks a condition fixes are left as they are.
 std::map<std::string, std::string> tied_ranks(const rules::Rule& rule, const std::map<std::string, int>& fixed) {
-  std::vector<const Expr*> facts;
-  for (const Expr& c : rule.conditions) top_level_conjuncts(c, facts);
+  const std::vector<const Expr*> facts = rules::condition_facts(rule);
   std::map<std::string, std::string> parent;
   std::function<std::string(const std::string&)> find = [&](const std::string& v) -> std::string {
     auto it = parent.find(v);

@@ -34,12 +34,7 @@ Rule find_rule(const std::string& name, std::span<const Rule> extra) {
       name.find_first_not_of("0123456789", dot + 1) == std::string::npos) {
     const int n = std::stoi(name.substr(dot + 1));
     for (const Rule& r : shipped())
-      if (r.group && r.group->generic && r.name == name.substr(0, dot) + ".n") {
-        Rule instance = group_instance(*r.group->tmpl, r.group->shared, n, r.group->distinct);
-        instance.group->tmpl = r.group->tmpl;
-        instance.group->min_members = r.group->min_members;
-        return instance;
-      }
+      if (r.group && r.group->generic && r.name == name.substr(0, dot) + ".n") return lemma_instance(*r.group, n);
   }
   throw std::invalid_argument("no shipped rule named " + name);
 }
