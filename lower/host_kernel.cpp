@@ -2,6 +2,8 @@
 
 #include "lower/lower.h"
 
+#include <algorithm>
+
 namespace lower {
 
 bool has_contraction(const ir::Kernel& kernel) {
@@ -54,13 +56,24 @@ void emit_host_rows(llvm::IRBuilder<>& builder, const HostFunction& host, Kernel
                                            constant(kernel.space[0]));
     } else {
       // The unit is a row: delinearize it over the outer dims.
-      llvm::Value* rest = unit;
-      for (size_t axis = rank - 1; axis-- > 0;) {
-        vars[axis] = axis == 0 ? rest : builder.CreateURem(rest, constant(kernel.space[axis]));
-        if (axis > 0) rest = builder.CreateUDiv(rest, constant(kernel.space[axis]));
-      }
+      auto delinearize = [&](llvm::Value* rest) {
+        std::vector<llvm::Value*> at(rank, nullptr);
+        for (size_t axis = rank - 1; axis-- > 0;) {
+          at[axis] = axis == 0 ? rest : builder.CreateURem(rest, constant(kernel.space[axis]));
+          if (axis > 0) rest = builder.CreateUDiv(rest, constant(kernel.space[axis]));
+        }
+        return at;
+      };
+      vars = delinearize(unit);
       last = constant(kernel.space[rank - 1]);
       row_base = builder.CreateMul(unit, last);
+      // Rows of a permuted view lie far apart: prefetch the row about 4 KiB of
+      // rows ahead, so that its loads do not wait on memory when it comes.
+      const int64_t row_bytes = 4 * std::max<int64_t>(kernel.space[rank - 1], 1);
+      const int64_t ahead = std::clamp<int64_t>(4096 / row_bytes, 1, 64);
+      std::vector<llvm::Value*> next = delinearize(builder.CreateAdd(unit, constant(ahead)));
+      next[rank - 1] = constant(0);
+      emitter.prefetch_row(NodeValues(kernel, next), kernel.space[rank - 1]);
     }
     // A row is one version: its per-region branches are decided before the
     // column loop, which then computes only the taken sides and vectorizes.

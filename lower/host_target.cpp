@@ -17,6 +17,7 @@
 #include <llvm/TargetParser/SubtargetFeature.h>
 
 #include "lower/host_kernel.h"
+#include "lower/host_vector_math.h"
 #include "lower/lower.h"
 
 namespace lower {
@@ -87,6 +88,7 @@ void optimize(llvm::Module& module, llvm::TargetMachine& machine) {
   passes.registerLoopAnalyses(loops);
   passes.crossRegisterProxies(loops, functions, cgscc, modules);
   passes.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(module, modules);
+  inline_host_math(module);
 }
 }  // namespace
 

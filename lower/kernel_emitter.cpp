@@ -8,6 +8,7 @@
 
 #include "ir/scalar.h"
 #include "lower/composed_math.h"
+#include "lower/host_vector_math.h"
 #include "lower/lower.h"
 
 namespace lower {
@@ -43,16 +44,16 @@ llvm::Type* memory_type(llvm::LLVMContext& context, DType dtype) {
 llvm::Value* HostMathHooks::unary(llvm::IRBuilder<>& builder, Op op, llvm::Value* x) const {
   auto intrinsic = [&](llvm::Intrinsic::ID id) { return builder.CreateUnaryIntrinsic(id, x); };
   switch (op) {
-    case Op::Exp: return intrinsic(llvm::Intrinsic::exp);
+    case Op::Exp: return composed_exp(builder, x);
     case Op::Exp2: return composed_exp2(builder, x);
     case Op::Log: return intrinsic(llvm::Intrinsic::log);
     case Op::Log2: return intrinsic(llvm::Intrinsic::log2);
-    case Op::Sin: return intrinsic(llvm::Intrinsic::sin);
-    case Op::Cos: return intrinsic(llvm::Intrinsic::cos);
+    case Op::Sin:
+    case Op::Cos: return host_range_reduced_math(builder, op, x);
     case Op::Sqrt: return intrinsic(llvm::Intrinsic::sqrt);
-    // Composed from exp (no libm call), so loops with them still vectorize (exp2 too, above).
-    case Op::Tanh: return composed_tanh(builder, x);
-    case Op::Erf: return composed_erf(builder, x);
+    // Composed (no libm call): inline in the vectorized loops, exp, exp2 above too.
+    case Op::Tanh: return composed_tanh(builder, x, composed_exp);
+    case Op::Erf: return composed_erf(builder, x, composed_exp);
     default: throw LowerError("no host math function for " + std::string(ir::op_name(op)));
   }
 }
@@ -366,19 +367,15 @@ void split_constant(const IndexPool& pool, ir::IndexRef r, int64_t sign, std::ve
 }
 }  // namespace
 
-llvm::Value* KernelEmitter::emit_load(const KernelExpr& e, const NodeValues& at) {
+// The row-major offset as a variable part plus a constant, the constant in a
+// GEP of its own: LLVM rewrites `row + (column + 64)` into an `or` that the
+// loop vectorizer does not see as consecutive (gathers instead of vector loads).
+llvm::Value* KernelEmitter::load_offset(const KernelExpr& e, const NodeValues& at, int64_t& constant_offset) {
   llvm::IRBuilder<>& b = builder_;
-  const ir::Buffer& buffer = program_.buffers.at(e.buffer);
-  llvm::Value* pad = constant_of(b, e.value, e.dtype);
-  // An empty buffer has nothing to read: a well-formed kernel masks every such load.
-  if (ir::numel(buffer.type.shape) == 0) return pad;
-  llvm::Value* mask = e.valid == ir::kNoIndex ? nullptr : b.CreateICmpNE(index(e.valid, at), b.getInt64(0));
-  // The row-major offset as a variable part plus a constant, the constant in a
-  // GEP of its own: LLVM rewrites `row + (column + 64)` into an `or` that the
-  // loop vectorizer does not see as consecutive (gathers instead of vector loads).
-  const ir::Shape& shape = buffer.type.shape;
+  const ir::Shape& shape = program_.buffers.at(e.buffer).type.shape;
   llvm::Value* offset = nullptr;
-  int64_t constant_offset = 0, stride = 1;
+  int64_t stride = 1;
+  constant_offset = 0;
   for (size_t axis = shape.size(); axis-- > 0;) {
     std::vector<std::pair<ir::IndexRef, int64_t>> terms;
     int64_t constant = 0;
@@ -390,7 +387,54 @@ llvm::Value* KernelEmitter::emit_load(const KernelExpr& e, const NodeValues& at)
     }
     stride *= shape[axis];
   }
-  if (!offset) offset = b.getInt64(0);
+  return offset ? offset : b.getInt64(0);
+}
+
+void KernelEmitter::prefetch_row(const NodeValues& at, int64_t row_length) {
+  llvm::IRBuilder<>& b = builder_;
+  const size_t rank = kernel_.space.size();
+  if (rank < 2) return;
+  const int innermost = static_cast<int>(rank) - 1;
+  const uint64_t space_vars = rank >= 64 ? ~uint64_t{0} : (uint64_t{1} << rank) - 1;
+  for (const KernelExpr& e : kernel_.exprs) {
+    if (e.kind != KernelExpr::Kind::kLoad || e.valid != ir::kNoIndex || e.index.empty()) continue;
+    const ir::Buffer& buffer = program_.buffers.at(e.buffer);
+    const ir::IndexPool::Node& last = kernel_.indices.node(e.index.back());
+    if (last.kind != IndexPool::Kind::kVar || last.value != innermost) continue;  // not contiguous along the row
+    bool identity = buffer.type.shape == kernel_.space, other_axes_fixed = true;
+    for (size_t axis = 0; axis < e.index.size(); ++axis) {
+      const uint64_t used = kernel_.indices.vars_used(e.index[axis]);
+      if (used & ~space_vars) other_axes_fixed = false;  // a reduction variable: not one row
+      if (axis + 1 < e.index.size() && (used >> innermost & 1)) other_axes_fixed = false;
+      const ir::IndexPool::Node& n = kernel_.indices.node(e.index[axis]);
+      identity = identity && n.kind == IndexPool::Kind::kVar && n.value == static_cast<int64_t>(axis);
+    }
+    // The kernel's own row order: a stream the hardware prefetcher follows.
+    if (identity || !other_axes_fixed) continue;
+    const int64_t bytes = row_length * static_cast<int64_t>(ir::dtype_bytes(buffer.type.dtype));
+    if (bytes > kPrefetchRowBytes) continue;  // long rows: the hardware prefetcher ramps up within the row
+    int64_t constant_offset = 0;
+    llvm::Value* offset = load_offset(e, at, constant_offset);
+    llvm::Type* stored = memory_type(b.getContext(), buffer.type.dtype);
+    // Not inbounds: the row ahead may lie past the buffer (a prefetch never faults).
+    llvm::Value* row = b.CreateGEP(stored, buffers_.at(e.buffer), b.CreateAdd(offset, b.getInt64(static_cast<uint64_t>(constant_offset))));
+    for (int64_t line = 0; line < bytes; line += 64) {
+      llvm::Value* address = b.CreateGEP(b.getInt8Ty(), row, b.getInt64(static_cast<uint64_t>(line)));
+      b.CreateIntrinsic(llvm::Intrinsic::prefetch, {address->getType()},
+                        {address, b.getInt32(0), b.getInt32(3), b.getInt32(1)});
+    }
+  }
+}
+
+llvm::Value* KernelEmitter::emit_load(const KernelExpr& e, const NodeValues& at) {
+  llvm::IRBuilder<>& b = builder_;
+  const ir::Buffer& buffer = program_.buffers.at(e.buffer);
+  llvm::Value* pad = constant_of(b, e.value, e.dtype);
+  // An empty buffer has nothing to read: a well-formed kernel masks every such load.
+  if (ir::numel(buffer.type.shape) == 0) return pad;
+  llvm::Value* mask = e.valid == ir::kNoIndex ? nullptr : b.CreateICmpNE(index(e.valid, at), b.getInt64(0));
+  int64_t constant_offset = 0;
+  llvm::Value* offset = load_offset(e, at, constant_offset);
   llvm::Value* address = element_address(e.buffer, offset, constant_offset);
   // Outside the mask the address is element 0, which exists: the load never
   // leaves the buffer, and its value is discarded for the pad.
