@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <optional>
 
 #include "ir/host_split.h"
@@ -202,6 +203,32 @@ int64_t stride_bytes(const ir::Kernel& k, const ir::KernelExpr& load, const ir::
   return stride < 0 ? -stride : stride;
 }
 
+// An index as (base, constant): `i + 64` is (i, 64), `i - 64` (i, −64), `i` (i, 0).
+std::pair<ir::IndexRef, int64_t> base_and_constant(const ir::IndexPool& pool, ir::IndexRef r) {
+  const ir::IndexPool::Node& n = pool.node(r);
+  if (n.kind != ir::IndexPool::Kind::kAdd && n.kind != ir::IndexPool::Kind::kSub) return {r, 0};
+  const ir::IndexPool::Node& right = pool.node(n.b);
+  if (right.kind == ir::IndexPool::Kind::kConst)
+    return {n.a, n.kind == ir::IndexPool::Kind::kAdd ? right.value : -right.value};
+  const ir::IndexPool::Node& left = pool.node(n.a);
+  if (n.kind == ir::IndexPool::Kind::kAdd && left.kind == ir::IndexPool::Kind::kConst) return {n.b, left.value};
+  return {r, 0};
+}
+
+// A load reading the cache lines an earlier load of the kernel has just read:
+// the same buffer at the same index but for a constant shift along the last
+// axis of at most one row (rotate-half, a stencil, a concat of two halves).
+bool rereads_a_row(const ir::Kernel& k, const ir::Buffer& buffer, const ir::KernelExpr& load,
+                   const ir::KernelExpr& earlier) {
+  if (load.buffer != earlier.buffer || load.index.size() != earlier.index.size() || load.index.empty()) return false;
+  const size_t last = load.index.size() - 1;
+  for (size_t a = 0; a < last; ++a)
+    if (load.index[a] != earlier.index[a]) return false;
+  const auto [base, offset] = base_and_constant(k.indices, load.index[last]);
+  const auto [earlier_base, earlier_offset] = base_and_constant(k.indices, earlier.index[last]);
+  return base == earlier_base && std::abs(offset - earlier_offset) <= buffer.type.shape.back();
+}
+
 bool aliasing_stride(int64_t bytes) { return bytes >= 512 && (bytes & (bytes - 1)) == 0; }
 
 }  // namespace
@@ -258,8 +285,10 @@ KernelCost predict(const ir::KernelProgram& program, const ir::Kernel& k, const 
     int64_t stride = 0;  // bytes, for strided loads
     double elements = 0;
     bool narrow = false;  // a 2-byte (or smaller) element type
+    bool reread = false;  // lines an earlier load brought in (rereads_a_row): in-cache cost only
   };
   std::vector<Traffic> loads;
+  std::vector<size_t> streamed;  // loads of a whole buffer counted as memory traffic, outside reductions
   for (size_t i = 0; i < k.exprs.size(); ++i) {
     const ir::KernelExpr& e = k.exprs[i];
     if (e.kind != ir::KernelExpr::Kind::kLoad || share[i] == 0) continue;
@@ -267,12 +296,18 @@ KernelCost predict(const ir::KernelProgram& program, const ir::Kernel& k, const 
     const double evaluations = extent_product(k, vars[i]) * share[i];
     const double bytes =
         std::min(evaluations, static_cast<double>(ir::numel(buffer.type.shape))) * ir::dtype_bytes(buffer.type.dtype);
-    cost.bytes_read += bytes;
     const bool in_reduction = (vars[i] & reduction_vars) != 0 && !unrolled;
+    bool reread = false;
+    if (!covered[i] && !in_reduction) {
+      for (size_t j : streamed) reread = reread || rereads_a_row(k, buffer, e, k.exprs[j]);
+      // Only a load that reads its whole buffer brings in every line a shifted one reads.
+      if (!reread && evaluations >= static_cast<double>(ir::numel(buffer.type.shape))) streamed.push_back(i);
+    }
+    if (!reread) cost.bytes_read += bytes;
     if (covered[i]) continue;
     const AccessKind kind = classify_load(k, e, in_reduction);
     loads.push_back({bytes, kind, kind == AccessKind::kStrided ? stride_bytes(k, e, buffer, in_reduction) : 0,
-                     bytes / ir::dtype_bytes(buffer.type.dtype), ir::dtype_bytes(buffer.type.dtype) < 4});
+                     bytes / ir::dtype_bytes(buffer.type.dtype), ir::dtype_bytes(buffer.type.dtype) < 4, reread});
   }
   for (const ir::KernelOutput& out : k.outputs) {
     const ir::Buffer& buffer = program.buffers[out.buffer];
@@ -301,7 +336,7 @@ KernelCost predict(const ir::KernelProgram& program, const ir::Kernel& k, const 
     if (aliasing_stride(t.stride) && !rates.read_aliasing_stride.empty())
       ns = std::max(ns, interpolate(rates.read_aliasing_stride, static_cast<double>(t.stride)));
     if (t.kind == AccessKind::kMasked && t.narrow) floor = std::max(floor, rates.read_masked_narrow_ns);
-    memory_ns += std::max(t.bytes * ns, t.elements * floor);
+    memory_ns += t.reread ? t.elements * floor : std::max(t.bytes * ns, t.elements * floor);
   }
   for (const ir::KernelOutput& out : k.outputs) {
     const ir::Buffer& buffer = program.buffers[out.buffer];

@@ -675,6 +675,38 @@ TEST(Predict, ChainedMathCallsPayTheCallChainFactor) {
               n * static_cast<double>(longest) * sin_ns * r.call_chain_factor.back() / 1000, 1e-9);
 }
 
+// Rotate-half reads x three times in one kernel (x, and its two halves
+// shifted by half a row behind masks): the shifted loads hit the lines the
+// first one brought in, so they count no bytes and cost in-cache time. With the
+// halves read from another buffer, that buffer is streamed once (its second
+// half rereads the lines of the first).
+TEST(Predict, ALoadShiftedWithinARowOfAnEarlierLoadRereadsItsLines) {
+  const DeviceProfile p = default_host_profile().for_threads(1);
+  const int64_t rows = 4096, d = 128;
+  auto predict_rotate = [&](bool other_buffer) {
+    ir::Graph g("rope");
+    auto x = ir::input(g, "x", DType::F32, {rows, d});
+    auto y = other_buffer ? ir::input(g, "y", DType::F32, {rows, d}) : x;
+    auto rotated = ir::concat({ir::neg(ir::slice_axis(y, 1, d / 2, d)), ir::slice_axis(y, 1, 0, d / 2)}, 1);
+    g.add_output(x + rotated);
+    const ir::KernelProgram prog = ir::lower_to_kernels(g, std::vector<bool>(g.size(), false));
+    EXPECT_EQ(prog.kernels.size(), 1u);
+    return predict(prog, prog.kernels[0], p);
+  };
+  const KernelCost same = predict_rotate(false), other = predict_rotate(true);
+  // Two halves of a buffer, side by side: neither load reads the other's lines.
+  {
+    ir::Graph g("halves");
+    auto x = ir::input(g, "x", DType::F32, {rows, d});
+    g.add_output(ir::slice_axis(x, 1, 0, d / 2) + ir::slice_axis(x, 1, d / 2, d));
+    const ir::KernelProgram prog = ir::lower_to_kernels(g, std::vector<bool>(g.size(), false));
+    EXPECT_DOUBLE_EQ(predict(prog, prog.kernels.at(0), p).bytes_read, 4.0 * rows * d);
+  }
+  EXPECT_DOUBLE_EQ(same.bytes_read, 4.0 * rows * d);
+  EXPECT_DOUBLE_EQ(other.bytes_read, 2 * 4.0 * rows * d);
+  EXPECT_LT(same.memory_us, other.memory_us);
+}
+
 // An inlined value is recomputed in each kernel that uses it.
 TEST(Predict, RecomputationIsPaidInEveryConsumer) {
   const DeviceProfile p = default_host_profile().for_threads(1);
