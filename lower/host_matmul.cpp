@@ -6,6 +6,9 @@
 #include <utility>
 
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/IntrinsicsX86.h>
+#include <llvm/IR/MDBuilder.h>
+#include <llvm/TargetParser/Triple.h>
 
 namespace lower {
 namespace {
@@ -67,7 +70,11 @@ class TiledContraction {
       return b_.CreateCall(alloc_fn, {c(64), bytes});
     };
     a_pack_ = allocate(c(static_cast<int64_t>(p_.a_sides.size()) * t_.mc * t_.kc));
-    b_pack_ = allocate(c(static_cast<int64_t>(p_.b_sides.size()) * t_.kc * t_.nc));
+    if (b_is_constant()) {
+      packed_b_ = ensure_packed_b();
+    } else {
+      b_pack_ = allocate(c(static_cast<int64_t>(p_.b_sides.size()) * t_.kc * t_.nc));
+    }
     if (k_blocked()) scratch_ = allocate(c(scratch_rows() * terms() * t_.nc));
 
     if (flat_rows()) {
@@ -76,7 +83,7 @@ class TiledContraction {
       emit_batch_ranges(begin, end);
     }
     b_.CreateCall(free_fn, {a_pack_});
-    b_.CreateCall(free_fn, {b_pack_});
+    if (b_pack_) b_.CreateCall(free_fn, {b_pack_});
     if (scratch_) b_.CreateCall(free_fn, {scratch_});
     b_.CreateBr(done);
     b_.SetInsertPoint(done);
@@ -137,6 +144,86 @@ class TiledContraction {
     unit->addIncoming(next, b_.GetInsertBlock());
     b_.CreateBr(cond);
     b_.SetInsertPoint(exit);
+  }
+
+  // Every B side reads only constant buffers (weights): B is packed once, on
+  // the kernel's first call, into a global of the module (packed_b_blocks),
+  // and every later call starts at its micro-kernels.
+  bool b_is_constant() const {
+    if (p_.b_sides_read_batch || em_.versions().versioned()) return false;
+    const int64_t floats = static_cast<int64_t>(p_.b_sides.size()) * n_blocks() * k_blocks() * t_.kc * t_.nc;
+    if (floats > (int64_t{1} << 28)) return false;  // 1 GiB: pack per call as before
+    std::vector<int> stack(p_.b_sides.begin(), p_.b_sides.end());
+    std::vector<bool> seen(k_.exprs.size(), false);
+    while (!stack.empty()) {
+      const int e = stack.back();
+      stack.pop_back();
+      if (seen[static_cast<size_t>(e)]) continue;
+      seen[static_cast<size_t>(e)] = true;
+      const ir::KernelExpr& x = k_.exprs[static_cast<size_t>(e)];
+      if (x.kind == ir::KernelExpr::Kind::kReduce) return false;
+      if (x.kind == ir::KernelExpr::Kind::kLoad &&
+          em_.program().buffers.at(static_cast<size_t>(x.buffer)).kind != ir::BufferKind::kConstant)
+        return false;
+      for (int operand : x.operands) stack.push_back(operand);
+    }
+    return true;
+  }
+  int64_t n_blocks() const { return (p_.n + t_.nc - 1) / t_.nc; }
+  int64_t k_blocks() const { return (p_.k + t_.kc - 1) / t_.kc; }
+  // The packed block of B for columns nc0… and K rows kc0… in the global.
+  Value* packed_b_block(Value* nc0, Value* kc0) {
+    Value* block = b_.CreateAdd(b_.CreateMul(b_.CreateUDiv(nc0, c(t_.nc)), c(k_blocks())), b_.CreateUDiv(kc0, c(t_.kc)));
+    return at(packed_b_, b_.CreateMul(block, c(static_cast<int64_t>(p_.b_sides.size()) * t_.kc * t_.nc)));
+  }
+
+  // The global holding B packed, filled by the first call: a state word (0
+  // empty, 1 packing, 2 ready); the thread that moves it from 0 to 1 packs,
+  // the others wait for 2. It lives (and dies) with the compiled module.
+  Value* ensure_packed_b() {
+    llvm::Module& module = *fn_->getParent();
+    const int64_t floats = static_cast<int64_t>(p_.b_sides.size()) * n_blocks() * k_blocks() * t_.kc * t_.nc;
+    auto* array = llvm::ArrayType::get(f32_, static_cast<uint64_t>(floats));
+    auto* packed = new llvm::GlobalVariable(module, array, false, llvm::GlobalValue::InternalLinkage,
+                                            llvm::ConstantAggregateZero::get(array), fn_->getName() + ".packed_b");
+    packed->setAlignment(llvm::Align(64));
+    auto* state = new llvm::GlobalVariable(module, b_.getInt32Ty(), false, llvm::GlobalValue::InternalLinkage,
+                                           b_.getInt32(0), fn_->getName() + ".packed_b_state");
+    state->setAlignment(llvm::Align(4));
+    packed_b_ = packed;
+    auto load_state = [&] {
+      llvm::LoadInst* s = b_.CreateLoad(b_.getInt32Ty(), state);
+      s->setAtomic(llvm::AtomicOrdering::Acquire);
+      s->setAlignment(llvm::Align(4));
+      return s;
+    };
+    BasicBlock* claim = block("packed_b.claim");
+    BasicBlock* pack = block("packed_b.pack");
+    BasicBlock* wait = block("packed_b.wait");
+    BasicBlock* ready = block("packed_b.ready");
+    b_.CreateCondBr(b_.CreateICmpEQ(load_state(), b_.getInt32(2)), ready, claim,
+                    llvm::MDBuilder(ctx_).createBranchWeights(1000, 1));
+    b_.SetInsertPoint(claim);
+    auto* exchange = b_.CreateAtomicCmpXchg(state, b_.getInt32(0), b_.getInt32(1), llvm::MaybeAlign(4),
+                                            llvm::AtomicOrdering::AcquireRelease, llvm::AtomicOrdering::Acquire);
+    b_.CreateCondBr(b_.CreateExtractValue(exchange, 1), pack, wait);
+    b_.SetInsertPoint(pack);
+    loop(c(0), c(p_.n), t_.nc, [&](Value* nc0) {
+      Value* nb = min(c(t_.nc), b_.CreateSub(c(p_.n), nc0));
+      Value* n_panels = b_.CreateUDiv(b_.CreateAdd(nb, c(t_.nr - 1)), c(t_.nr));
+      loop(c(0), c(p_.k), t_.kc, [&](Value* kc0) {
+        Value* kb = min(c(t_.kc), b_.CreateSub(c(p_.k), kc0));
+        pack_b(Range{}, packed_b_block(nc0, kc0), nc0, kb, kc0, n_panels);
+      }, "prepack_kc");
+    }, "prepack_nc");
+    b_.CreateAlignedStore(b_.getInt32(2), state, llvm::Align(4))->setAtomic(llvm::AtomicOrdering::Release);
+    b_.CreateBr(ready);
+    b_.SetInsertPoint(wait);
+    const llvm::Triple triple(module.getTargetTriple());
+    if (triple.isX86()) b_.CreateIntrinsic(llvm::Intrinsic::x86_sse2_pause, {}, {});
+    b_.CreateCondBr(b_.CreateICmpEQ(load_state(), b_.getInt32(2)), ready, wait);
+    b_.SetInsertPoint(ready);
+    return packed;
   }
 
   int64_t terms() const { return static_cast<int64_t>(p_.terms.size()); }
@@ -221,7 +308,12 @@ class TiledContraction {
         Value* kb = min(c(t_.kc), b_.CreateSub(c(p_.k), kc0));
         Value* first = b_.CreateICmpEQ(kc0, c(0));
         Value* last = b_.CreateICmpEQ(b_.CreateAdd(kc0, kb), c(p_.k));
-        pack_b(range, nc0, kb, kc0, n_panels);
+        if (packed_b_) {
+          b_block_ = packed_b_block(nc0, kc0);
+        } else {
+          pack_b(range, b_pack_, nc0, kb, kc0, n_panels);
+          b_block_ = b_pack_;
+        }
         loop(m0, m1, t_.mc, [&](Value* mc0) {
           Value* mb = min(c(t_.mc), b_.CreateSub(m1, mc0));
           Value* m_panels = b_.CreateUDiv(b_.CreateAdd(mb, c(mr - 1)), c(mr));
@@ -239,11 +331,11 @@ class TiledContraction {
   }
 
   // B block: panel jr holds [k][nr] of columns nc0 + jr·nr …, zeros past N.
-  void pack_b(const Range& range, Value* nc0, Value* kb, Value* kc0, Value* n_panels) {
+  void pack_b(const Range& range, Value* pack, Value* nc0, Value* kb, Value* kc0, Value* n_panels) {
     const int64_t nr = t_.nr;
     versions(range, [&](const ir::BranchPlan::Leaf& version) {
       for (size_t j = 0; j < p_.b_sides.size(); ++j) {
-        Value* base = at(b_pack_, c(static_cast<int64_t>(j) * t_.kc * t_.nc));
+        Value* base = at(pack, c(static_cast<int64_t>(j) * t_.kc * t_.nc));
         loop(c(0), n_panels, 1, [&](Value* jr) {
           Value* n_base = b_.CreateAdd(nc0, b_.CreateMul(jr, c(nr)));
           Value* cols = min(c(nr), b_.CreateSub(c(p_.n), n_base));
@@ -312,7 +404,7 @@ class TiledContraction {
       a_panel.push_back(at(a_pack_, b_.CreateAdd(c(static_cast<int64_t>(i) * t_.mc * t_.kc),
                                                  b_.CreateMul(b_.CreateMul(tile.ir, tile.kb), c(mr)))));
     for (size_t j = 0; j < p_.b_sides.size(); ++j)
-      b_panel.push_back(at(b_pack_, b_.CreateAdd(c(static_cast<int64_t>(j) * t_.kc * t_.nc),
+      b_panel.push_back(at(b_block_, b_.CreateAdd(c(static_cast<int64_t>(j) * t_.kc * t_.nc),
                                                  b_.CreateMul(b_.CreateMul(tile.jr, tile.kb), c(nr)))));
 
     Value* zero = llvm::ConstantAggregateZero::get(v16_);
@@ -429,7 +521,9 @@ class TiledContraction {
   size_t rank_;
   llvm::AllocaInst* tile_ = nullptr;
   Value* a_pack_ = nullptr;
-  Value* b_pack_ = nullptr;
+  Value* b_pack_ = nullptr;    // B packed per call (one block), or
+  Value* packed_b_ = nullptr;  // B packed once (every block; b_is_constant)
+  Value* b_block_ = nullptr;   // the block the micro-kernels of this (nc, kc) step read
   Value* scratch_ = nullptr;
 };
 

@@ -112,6 +112,7 @@ class KernelEmitter {
                 const MathHooks& math, std::vector<llvm::Value*> buffers);
 
   const ir::Kernel& kernel() const { return kernel_; }
+  const ir::KernelProgram& program() const { return program_; }
   const std::vector<bool>& inner() const { return inner_; }
   // The kernel's versions (ir::plan_branches), the plan the cost model prices.
   const ir::BranchPlan& versions() const { return versions_; }

@@ -8,6 +8,7 @@
 
 #include <random>
 #include <string>
+#include <thread>
 
 #include "ir/builder.h"
 #include "ir/interpreter.h"
@@ -164,6 +165,52 @@ TEST(TiledMatmul, Bf16ContractionGroupWithKBlocksMatchesTheReference) {
   auto b = ir::matmul(x, gate);
   g.add_output(a * (b * ir::sigmoid(b)));
   expect_matches_reference(g, 4);
+}
+
+// Weights (B sides reading only constants) are packed once, by the first call,
+// into the module: the first call on four threads at once (one packs, the
+// others wait), and later calls reading the packed copy, all match the
+// reference. K above the K block and N above the N block: several packed blocks.
+TEST(TiledMatmul, ConstantWeightsArePackedOnceAndShared) {
+  const int64_t m = 37, k = 300, n = 2100;
+  std::mt19937_64 rng(41);
+  std::normal_distribution<double> normal;
+  ir::Graph g("constant_weights");
+  auto weights = [&] {
+    std::vector<double> w(static_cast<size_t>(k * n));
+    for (double& v : w) v = normal(rng);
+    return ir::constant(g, w, ir::DType::F32, {k, n});
+  };
+  auto x = ir::input(g, "x", ir::DType::F32, {m, k});
+  auto gate = ir::matmul(x, weights()), up = ir::matmul(x, ir::neg(weights()));  // a prologue on B too
+  g.add_output(ir::sigmoid(gate) * up);
+  const ir::KernelProgram program = ir::lower_to_kernels(g, ir::materialize_outputs(g));
+  ASSERT_EQ(program.kernels.size(), 1u) << ir::print_program(program);
+  const std::string ir_text = lower::emit_llvm_ir(program, {});
+  EXPECT_NE(ir_text.find(".packed_b"), std::string::npos);
+  const std::vector<ir::HostTensor> inputs = random_inputs(g, 12);
+  const std::vector<ir::HostTensor> want = ir::interpret(g, inputs);
+
+  const auto jit = lower::HostJit::compile(program);
+  std::vector<std::vector<uint8_t>> storage;
+  for (const ir::Buffer& b : program.buffers)
+    storage.push_back(b.kind == ir::BufferKind::kInput      ? smelt::testing::to_bytes(inputs.at(0))
+                      : b.kind == ir::BufferKind::kConstant ? smelt::testing::to_bytes(ir::HostTensor::from_values(b.type, b.values))
+                                                            : smelt::testing::to_bytes(ir::HostTensor::zeros(b.type)));
+  std::vector<void*> pointers;
+  for (auto& bytes : storage) pointers.push_back(bytes.data());
+  for (int call = 0; call < 3; ++call) {
+    std::vector<std::thread> threads;
+    for (int64_t t = 0; t < 4; ++t)
+      threads.emplace_back([&, t] { jit->kernel(0)(pointers.data(), m * t / 4, m * (t + 1) / 4); });
+    for (std::thread& thread : threads) thread.join();
+    for (size_t b = 0; b < program.buffers.size(); ++b)
+      if (program.buffers[b].kind == ir::BufferKind::kOutput) {
+        EXPECT_EQ(ir::compare_outputs(want, {smelt::testing::from_bytes(program.buffers[b].type, storage[b])}), "")
+            << "call " << call;
+        storage[b].assign(storage[b].size(), 0);
+      }
+  }
 }
 
 TEST(TiledMatmul, IntegerMatmulKeepsTheExactLoop) {
