@@ -98,6 +98,35 @@ def rope_jax(p, x, cos, sin):
     return x * cos + rotated * sin
 
 
+class RopeBwd(nn.Module):
+    """RoPE backward: the gradient of Llama's x * cos + rotate_half(x) * sin with respect to x,
+    given the upstream gradient g, as an explicit forward function of (g, cos, sin):
+    g * cos + rotate_half^T(g * sin), where rotate_half^T(u) = cat(u[..., half:], -u[..., :half])."""
+
+    def forward(self, g, cos, sin):
+        half = g.shape[-1] // 2
+        u = g * sin
+        return g * cos + torch.cat((u[..., half:], -u[..., :half]), dim=-1)
+
+
+def rope_bwd_jax(p, g, cos, sin):
+    import jax.numpy as jnp
+    half = g.shape[-1] // 2
+    u = g * sin
+    return g * cos + jnp.concatenate((u[..., half:], -u[..., :half]), axis=-1)
+
+
+def _check_rope_bwd(seq=16, dim=8):
+    """RopeBwd against torch.autograd's gradient of Rope; not called by default."""
+    x = torch.randn(1, 2, seq, dim, dtype=torch.float64, requires_grad=True)
+    cos, sin, g = torch.randn(seq, dim, dtype=torch.float64), torch.randn(seq, dim, dtype=torch.float64), \
+        torch.randn(1, 2, seq, dim, dtype=torch.float64)
+    (auto,) = torch.autograd.grad(Rope()(x, cos, sin), x, g)
+    err = (RopeBwd()(g, cos, sin) - auto).abs().max().item()
+    assert err < 1e-12, err
+    return err
+
+
 # ---- gemm-bound workloads -----------------------------------------------------------------
 
 
@@ -175,6 +204,98 @@ def llama_mlp_jax(p, x):
     return h @ p["down.weight"].T + x
 
 
+def rotate_half(x):
+    half = x.shape[-1] // 2
+    return torch.cat((-x[..., half:], x[..., :half]), dim=-1)
+
+
+class AttentionRope(nn.Module):
+    """Attention with RoPE and softmax, no mask: q, k, v projections, RoPE on q and k (cos / sin
+    from Llama's frequencies, buffers), softmax(q k^T / sqrt(d)) v, output projection."""
+
+    def __init__(self, hidden, heads, seq, theta=10000.0):
+        super().__init__()
+        self.heads, self.head_dim = heads, hidden // heads
+        self.q = nn.Linear(hidden, hidden, bias=False)
+        self.k = nn.Linear(hidden, hidden, bias=False)
+        self.v = nn.Linear(hidden, hidden, bias=False)
+        self.o = nn.Linear(hidden, hidden, bias=False)
+        inv_freq = 1.0 / (theta ** (torch.arange(0, self.head_dim, 2, dtype=torch.float32) / self.head_dim))
+        freqs = torch.outer(torch.arange(seq, dtype=torch.float32), inv_freq)
+        emb = torch.cat((freqs, freqs), dim=-1)
+        self.register_buffer("cos", emb.cos())
+        self.register_buffer("sin", emb.sin())
+
+    def forward(self, x):
+        b, s, h = x.shape
+        q = self.q(x).view(b, s, self.heads, self.head_dim).transpose(1, 2)
+        k = self.k(x).view(b, s, self.heads, self.head_dim).transpose(1, 2)
+        v = self.v(x).view(b, s, self.heads, self.head_dim).transpose(1, 2)
+        q = q * self.cos + rotate_half(q) * self.sin
+        k = k * self.cos + rotate_half(k) * self.sin
+        p = torch.softmax(q @ k.transpose(-1, -2) / math.sqrt(self.head_dim), dim=-1)
+        return self.o((p @ v).transpose(1, 2).reshape(b, s, h))
+
+
+def attention_rope_jax(module):
+    cos, sin = module.cos.numpy(), module.sin.numpy()
+    heads, d = module.heads, module.head_dim
+
+    def fn(p, x):
+        import jax
+        import jax.numpy as jnp
+
+        def rot(t):
+            return jnp.concatenate((-t[..., d // 2:], t[..., :d // 2]), axis=-1)
+
+        b, s, h = x.shape
+        q, k, v = ((x @ p[f"{n}.weight"].T).reshape(b, s, heads, d).transpose(0, 2, 1, 3) for n in "qkv")
+        q = q * cos + rot(q) * sin
+        k = k * cos + rot(k) * sin
+        a = jax.nn.softmax(q @ k.transpose(0, 1, 3, 2) / math.sqrt(d), axis=-1)
+        return (a @ v).transpose(0, 2, 1, 3).reshape(b, s, h) @ p["o.weight"].T
+    return fn
+
+
+class NasRnnCell(nn.Module):
+    """One NasRNN cell as TASO's examples/nasrnn.py (the Tensat benchmark) writes it: eight gates
+    t_i = x Wx_i + h Wh_i (matmuls sharing x and h), combined by relu / sigmoid / tanh, add and mul
+    in a tree down to the new hidden state."""
+
+    def __init__(self, hidden):
+        super().__init__()
+        scale = 1.0 / math.sqrt(hidden)
+        self.wx = nn.ParameterList(nn.Parameter(scale * torch.randn(hidden, hidden)) for _ in range(8))
+        self.wh = nn.ParameterList(nn.Parameter(scale * torch.randn(hidden, hidden)) for _ in range(8))
+
+    def forward(self, x, h):
+        t = [x @ wx + h @ wh for wx, wh in zip(self.wx, self.wh)]
+        m0 = torch.relu(t[0]) + torch.sigmoid(t[3])
+        m1 = torch.sigmoid(t[1]) + torch.tanh(t[2])
+        m2 = torch.sigmoid(t[4]) * torch.tanh(t[5])
+        m3 = torch.sigmoid(t[6]) * torch.relu(t[7])
+        m4 = torch.sigmoid(m1) + torch.tanh(m2)
+        m5 = torch.tanh(m0) * torch.tanh(m3)
+        m6 = torch.tanh(m4) * torch.tanh(m5)
+        return torch.tanh(m6)
+
+
+def nasrnn_jax(p, x, h):
+    import jax
+    import jax.numpy as jnp
+    t = [x @ p[f"wx.{i}"] + h @ p[f"wh.{i}"] for i in range(8)]
+    relu = jax.nn.relu
+    sig = jax.nn.sigmoid
+    m0 = relu(t[0]) + sig(t[3])
+    m1 = sig(t[1]) + jnp.tanh(t[2])
+    m2 = sig(t[4]) * jnp.tanh(t[5])
+    m3 = sig(t[6]) * relu(t[7])
+    m4 = sig(m1) + jnp.tanh(m2)
+    m5 = jnp.tanh(m0) * jnp.tanh(m3)
+    m6 = jnp.tanh(m4) * jnp.tanh(m5)
+    return jnp.tanh(m6)
+
+
 def all_workloads(small=False):
     """Every workload; `small`: reduced sizes for a quick run of the harness itself."""
     torch.manual_seed(0)
@@ -191,6 +312,9 @@ def all_workloads(small=False):
     out.append(Workload("rope_fwd", Rope(),
                         [("x", randn(5, 1, 32, seq, 128)), ("cos", randn(6, seq, 128)), ("sin", randn(7, seq, 128))],
                         rope_jax, note="memory-bound"))
+    out.append(Workload("rope_bwd", RopeBwd(),
+                        [("g", randn(12, 1, 32, seq, 128)), ("cos", randn(13, seq, 128)), ("sin", randn(14, seq, 128))],
+                        rope_bwd_jax, note="memory-bound"))
     k, nn_ = 1024, 4096 // (4 if small else 1)
     for m in (64, 512):
         out.append(Workload(f"swiglu_dot_slice_m{m}", SwigluDotSlice(k, nn_), [("x", randn(8, m, k))], swiglu_jax,
@@ -201,6 +325,12 @@ def all_workloads(small=False):
     tokens = 512 // (4 if small else 1)
     out.append(Workload("llama_mlp_512", LlamaMlp(512, 1376), [("x", randn(10, tokens, 512))], llama_mlp_jax,
                         flops=6.0 * tokens * 512 * 1376))
+    seq, hidden, heads = 512 // (4 if small else 1), 512, 8
+    attn = AttentionRope(hidden, heads, seq)
+    out.append(Workload("attention_rope_512", attn, [("x", randn(15, 1, seq, hidden))], attention_rope_jax(attn),
+                        flops=2.0 * seq * hidden * hidden * 4 + 2.0 * 2 * seq * seq * hidden))
+    out.append(Workload("nasrnn_cell", NasRnnCell(512), [("x", randn(16, 1, 512)), ("h", randn(17, 1, 512))],
+                        nasrnn_jax, flops=2.0 * 16 * 512 * 512))
     try:
         import export_blocks as eb
         for name, (cls, seed) in eb.BLOCKS.items():
