@@ -207,7 +207,8 @@ TEST(FusionExamples, MigraphxTowersBatchTheirGemms) {
 // 4 towers x 2 layers on a 3-D activation [2,16,64] (exported Linears): each
 // layer's four gemms are one kernel, either one batched gemm over the towers
 // concatenated along the batch axis ([8,16,64], batch-matmuls-same-shape-
-// batched) or one contraction group (which one is the cost model's choice);
+// batched) or, for layer 1, along the columns ([2,16,256]), or one contraction
+// group (which one is the cost model's choice);
 // without the rank-3 batching rules layer 2 took four kernels (5 in all).
 TEST(FusionExamples, RankThreeTowersBatchBothLayers) {
   Fused f(test_graph("towers_3d_4x2"));
@@ -216,7 +217,9 @@ TEST(FusionExamples, RankThreeTowersBatchBothLayers) {
   for (const ir::Kernel& k : p.kernels) {
     const int gemms = count_contractions(k);
     gemm_kernels += gemms > 0;
-    batched += gemms == 1 && k.space == ir::Shape{8, 16, 64};
+    // one gemm over the towers stacked on the batch axis, or (layer 1, which
+    // reads x itself) on the columns: x @ [W0 W1 W2 W3]
+    batched += gemms == 1 && (k.space == ir::Shape{8, 16, 64} || k.space == ir::Shape{2, 16, 256});
     groups += gemms == 4;
   }
   std::printf("[ towers3d ] %zu kernels (unfused %zu), %d batched gemms, %d four-gemm groups\n",
