@@ -4,13 +4,30 @@
 
 namespace ir {
 
+namespace {
+bool is_contraction(const Kernel& kernel) {
+  return std::any_of(kernel.exprs.begin(), kernel.exprs.end(),
+                     [](const KernelExpr& e) { return e.kind == KernelExpr::Kind::kReduce && e.contraction; });
+}
+}  // namespace
+
+int64_t host_column_blocks(const Kernel& kernel) {
+  const Shape& space = kernel.space;
+  if (space.size() < 2 || !is_contraction(kernel)) return 1;
+  for (size_t axis = 0; axis + 2 < space.size(); ++axis)
+    if (space[axis] != 1) return 1;
+  const int64_t m = space[space.size() - 2], n = space.back();
+  if (m > kHostFewRows || n < 2 * kHostColumnBlock) return 1;
+  return (n + kHostColumnBlock - 1) / kHostColumnBlock;
+}
+
 int64_t host_parallel_units(const Kernel& kernel) {
   const Shape& space = kernel.space;
   if (space.empty()) return 1;
   if (space.size() == 1) return (space[0] + kHostRank1Chunk - 1) / kHostRank1Chunk;
   int64_t rows = 1;
   for (size_t axis = 0; axis + 1 < space.size(); ++axis) rows *= space[axis];
-  return rows;
+  return rows * host_column_blocks(kernel);
 }
 
 int64_t host_min_units_per_chunk(const Kernel& kernel, int64_t units, unsigned threads) {
@@ -18,10 +35,7 @@ int64_t host_min_units_per_chunk(const Kernel& kernel, int64_t units, unsigned t
   const int64_t work = std::max<int64_t>(1, numel(kernel.space)) * std::max<int64_t>(1, numel(kernel.reduction));
   const int64_t work_per_unit = std::max<int64_t>(1, work / units);
   const int64_t by_work = std::max<int64_t>(1, (kHostMinWorkPerChunk + work_per_unit - 1) / work_per_unit);
-  const bool contraction = std::any_of(kernel.exprs.begin(), kernel.exprs.end(), [](const KernelExpr& e) {
-    return e.kind == KernelExpr::Kind::kReduce && e.contraction;
-  });
-  if (!contraction) return by_work;
+  if (!is_contraction(kernel)) return by_work;
   const int64_t per_thread = (units + std::max(1u, threads) - 1) / std::max(1u, threads);
   return std::max(by_work, per_thread);
 }

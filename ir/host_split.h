@@ -15,8 +15,19 @@ inline constexpr int64_t kHostRank1Chunk = 4096;
 // so it amortizes the hand-off to another thread.
 inline constexpr int64_t kHostMinWorkPerChunk = 16 * 1024;
 
+// A contraction of few rows and many columns (a small batch through a wide
+// weight: M ≤ kHostFewRows, N ≥ 2 · kHostColumnBlock, no batch axis above 1)
+// is split by blocks of kHostColumnBlock columns as well as by rows: split by
+// rows alone, every thread would stream (and pack) all of B for its few rows.
+inline constexpr int64_t kHostFewRows = 256;
+inline constexpr int64_t kHostColumnBlock = 2048;
+// ceil(N / kHostColumnBlock) for such a kernel, else 1.
+int64_t host_column_blocks(const Kernel& kernel);
+
 // The parallel units of `kernel`: the rows of its space (all axes but the
-// innermost), ceil(n / kHostRank1Chunk) blocks for a rank-1 space, 1 for rank 0.
+// innermost) times its column blocks, column block major (unit u is row
+// u mod rows of column block u div rows); ceil(n / kHostRank1Chunk) blocks
+// for a rank-1 space, 1 for rank 0.
 int64_t host_parallel_units(const Kernel& kernel);
 
 // Units one chunk takes at least: about kHostMinWorkPerChunk evaluations, and

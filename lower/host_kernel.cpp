@@ -64,9 +64,21 @@ void emit_host_rows(llvm::IRBuilder<>& builder, const HostFunction& host, Kernel
         }
         return at;
       };
+      // Column blocks (a contraction of few rows, ir/host_split.h): unit = block · rows + row.
+      llvm::Value* row = unit;
+      const int64_t blocks = ir::host_column_blocks(kernel);
+      if (blocks > 1) {
+        const int64_t rows = ir::host_parallel_units(kernel) / blocks;
+        row = builder.CreateURem(unit, constant(rows));
+        first = builder.CreateMul(builder.CreateUDiv(unit, constant(rows)), constant(ir::kHostColumnBlock));
+        last = builder.CreateBinaryIntrinsic(llvm::Intrinsic::smin, builder.CreateAdd(first, constant(ir::kHostColumnBlock)),
+                                             constant(kernel.space[rank - 1]));
+      } else {
+        last = constant(kernel.space[rank - 1]);
+      }
+      unit = row;
       vars = delinearize(unit);
-      last = constant(kernel.space[rank - 1]);
-      row_base = builder.CreateMul(unit, last);
+      row_base = builder.CreateMul(unit, constant(kernel.space[rank - 1]));
       // Rows of a permuted view lie far apart: prefetch the row about 4 KiB of
       // rows ahead, so that its loads do not wait on memory when it comes.
       const int64_t row_bytes = 4 * std::max<int64_t>(kernel.space[rank - 1], 1);

@@ -10,6 +10,9 @@
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/TargetParser/Triple.h>
 
+#include "ir/host_split.h"
+#include "lower/lower.h"
+
 namespace lower {
 namespace {
 
@@ -77,7 +80,11 @@ class TiledContraction {
     }
     if (k_blocked()) scratch_ = allocate(c(scratch_rows() * terms() * t_.nc));
 
-    if (flat_rows()) {
+    n_begin_ = c(0);
+    n_end_ = c(p_.n);
+    if (ir::host_column_blocks(k_) > 1) {
+      emit_column_blocks(begin, end);
+    } else if (flat_rows()) {
       emit_range(Range{}, begin, end);
     } else {
       emit_batch_ranges(begin, end);
@@ -226,6 +233,33 @@ class TiledContraction {
     return packed;
   }
 
+  // Units of column blocks (ir/host_split.h: every batch extent is 1, unit u
+  // is row u mod M of block u div M): per block, its rows over its columns.
+  void emit_column_blocks(Value* begin, Value* end) {
+    if (t_.nc != ir::kHostColumnBlock)
+      throw LowerError("internal error: column blocks of " + std::to_string(ir::kHostColumnBlock) +
+                       " columns, but N blocks of " + std::to_string(t_.nc));
+    const Range range = flat_rows() ? Range{} : Range{c(0), batch_variables(c(0))};
+    BasicBlock* pre = b_.GetInsertBlock();
+    BasicBlock* cond = block("column_block.cond");
+    BasicBlock* body = block("column_block.body");
+    BasicBlock* exit = block("column_block.end");
+    b_.CreateBr(cond);
+    b_.SetInsertPoint(cond);
+    llvm::PHINode* unit = b_.CreatePHI(i64_, 2, "unit");
+    unit->addIncoming(begin, pre);
+    b_.CreateCondBr(b_.CreateICmpSLT(unit, end), body, exit);
+    b_.SetInsertPoint(body);
+    n_begin_ = b_.CreateMul(b_.CreateUDiv(unit, c(p_.m)), c(ir::kHostColumnBlock));
+    n_end_ = min(c(p_.n), b_.CreateAdd(n_begin_, c(ir::kHostColumnBlock)));
+    Value* r0 = b_.CreateURem(unit, c(p_.m));
+    Value* r1 = min(c(p_.m), b_.CreateAdd(r0, b_.CreateSub(end, unit)));
+    emit_range(range, r0, r1);
+    unit->addIncoming(b_.CreateAdd(unit, b_.CreateSub(r1, r0)), b_.GetInsertBlock());
+    b_.CreateBr(cond);
+    b_.SetInsertPoint(exit);
+  }
+
   int64_t terms() const { return static_cast<int64_t>(p_.terms.size()); }
   bool k_blocked() const { return p_.k > t_.kc; }
   Value* c(int64_t v) { return llvm::ConstantInt::get(i64_, static_cast<uint64_t>(v), true); }
@@ -301,7 +335,7 @@ class TiledContraction {
 
   void emit_chunk(const Range& range, Value* m0, Value* m1) {
     const int64_t mr = t_.mr, nr = t_.nr;
-    loop(c(0), c(p_.n), t_.nc, [&](Value* nc0) {
+    loop(n_begin_, n_end_, t_.nc, [&](Value* nc0) {
       Value* nb = min(c(t_.nc), b_.CreateSub(c(p_.n), nc0));
       Value* n_panels = b_.CreateUDiv(b_.CreateAdd(nb, c(nr - 1)), c(nr));
       loop(c(0), c(p_.k), t_.kc, [&](Value* kc0) {
@@ -524,6 +558,8 @@ class TiledContraction {
   Value* b_pack_ = nullptr;    // B packed per call (one block), or
   Value* packed_b_ = nullptr;  // B packed once (every block; b_is_constant)
   Value* b_block_ = nullptr;   // the block the micro-kernels of this (nc, kc) step read
+  Value* n_begin_ = nullptr;   // the columns of this call's block: all N, or one column block
+  Value* n_end_ = nullptr;
   Value* scratch_ = nullptr;
 };
 

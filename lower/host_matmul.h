@@ -19,7 +19,8 @@
 // accumulators go through the epilogue (KernelEmitter: the reduce values
 // preset, every output stored).
 //
-// Parallel units are lower::parallel_units' rows (batch × M); a call
+// Parallel units are lower::parallel_units' rows (batch × M), or for a kernel
+// of few rows (ir::host_column_blocks) rows of column blocks; a call
 // f(buffers, begin, end) merges its consecutive rows into ranges — one per
 // batch element, or one across batch elements when no B side reads a batch
 // variable (x[b, s, d] @ w[d, f]) — and packs B once per range and chunk of

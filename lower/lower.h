@@ -45,7 +45,8 @@ class LowerError : public std::runtime_error {
 std::string kernel_symbol(const ir::KernelProgram& program, size_t kernel);
 
 // Host work split. Rank >= 2: one unit per row, i.e. per index of all space
-// dims but the innermost (their product). Rank 1: chunks of
+// dims but the innermost (their product), times the column blocks of a
+// contraction of few rows (ir::host_column_blocks, block-major). Rank 1: chunks of
 // kHostRank1Chunk consecutive elements (ceil(n / chunk) units). Rank 0: one
 // unit. An empty space has 0 units (rank 1) or rows of 0 elements.
 // (ir/host_split.h defines the split for lower/, runtime/ and cost/.)

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "ir/builder.h"
+#include "ir/host_split.h"
 #include "ir/interpreter.h"
 #include "ir/lower_to_kernels.h"
 #include "ir/tensor_compare.h"
@@ -170,9 +171,10 @@ TEST(TiledMatmul, Bf16ContractionGroupWithKBlocksMatchesTheReference) {
 // Weights (B sides reading only constants) are packed once, by the first call,
 // into the module: the first call on four threads at once (one packs, the
 // others wait), and later calls reading the packed copy, all match the
-// reference. K above the K block and N above the N block: several packed blocks.
+// reference. K above the K block and N above the N block: several packed
+// blocks; few rows: the threads split the column blocks.
 TEST(TiledMatmul, ConstantWeightsArePackedOnceAndShared) {
-  const int64_t m = 37, k = 300, n = 2100;
+  const int64_t m = 37, k = 300, n = 4200;  // 3 column blocks of few rows, too
   std::mt19937_64 rng(41);
   std::normal_distribution<double> normal;
   ir::Graph g("constant_weights");
@@ -199,10 +201,12 @@ TEST(TiledMatmul, ConstantWeightsArePackedOnceAndShared) {
                                                             : smelt::testing::to_bytes(ir::HostTensor::zeros(b.type)));
   std::vector<void*> pointers;
   for (auto& bytes : storage) pointers.push_back(bytes.data());
+  const int64_t units = lower::parallel_units(program.kernels[0]);
+  EXPECT_EQ(units, 3 * m);
   for (int call = 0; call < 3; ++call) {
     std::vector<std::thread> threads;
     for (int64_t t = 0; t < 4; ++t)
-      threads.emplace_back([&, t] { jit->kernel(0)(pointers.data(), m * t / 4, m * (t + 1) / 4); });
+      threads.emplace_back([&, t] { jit->kernel(0)(pointers.data(), units * t / 4, units * (t + 1) / 4); });
     for (std::thread& thread : threads) thread.join();
     for (size_t b = 0; b < program.buffers.size(); ++b)
       if (program.buffers[b].kind == ir::BufferKind::kOutput) {
@@ -219,6 +223,34 @@ TEST(TiledMatmul, IntegerMatmulKeepsTheExactLoop) {
   auto b = ir::input(g, "b", ir::DType::I32, {33, 9});
   g.add_output(ir::matmul(a, b));
   expect_matches_reference(g, 3, /*tiled=*/false);
+}
+
+// Few rows, many columns (ir::host_column_blocks): the units are rows of
+// column blocks of 2048 (the last one partial), block-major; calls of 4 units
+// start and end inside blocks, and in the middle of another block's rows.
+TEST(TiledMatmul, FewRowsSplitByColumnBlocksMatchTheReference) {
+  ir::Graph g("few_rows");
+  auto a = ir::input(g, "a", ir::DType::F32, {1, 7, 40});
+  auto b = ir::input(g, "b", ir::DType::F32, {40, 4200});
+  g.add_output(ir::sigmoid(ir::matmul(a, b)));
+  const ir::KernelProgram program = ir::lower_to_kernels(g, ir::materialize_outputs(g));
+  ASSERT_EQ(program.kernels.size(), 1u);
+  EXPECT_EQ(ir::host_column_blocks(program.kernels[0]), 3);
+  EXPECT_EQ(lower::parallel_units(program.kernels[0]), 3 * 7);
+  expect_matches_reference(g, 4);
+  // The exact loop (integers) walks the same units.
+  ir::Graph gi("few_rows_i32");
+  auto ai = ir::input(gi, "a", ir::DType::I32, {5, 3});
+  auto bi = ir::input(gi, "b", ir::DType::I32, {3, 4100});
+  gi.add_output(ir::matmul(ai, bi));
+  expect_matches_reference(gi, 4, /*tiled=*/false);
+  // Many rows, or a batch: rows only.
+  ir::Graph gm("many_rows");
+  gm.add_output(ir::matmul(ir::input(gm, "a", ir::DType::F32, {300, 8}), ir::input(gm, "b", ir::DType::F32, {8, 4200})));
+  EXPECT_EQ(ir::host_column_blocks(ir::lower_to_kernels(gm, ir::materialize_outputs(gm)).kernels.at(0)), 1);
+  ir::Graph gb("batched_rows");
+  gb.add_output(ir::matmul(ir::input(gb, "a", ir::DType::F32, {2, 7, 8}), ir::input(gb, "b", ir::DType::F32, {8, 4200})));
+  EXPECT_EQ(ir::host_column_blocks(ir::lower_to_kernels(gb, ir::materialize_outputs(gb)).kernels.at(0)), 1);
 }
 
 }  // namespace
