@@ -63,8 +63,12 @@ int main(int argc, char** argv) {
       ->default_val(0);
   CLI::Option* reps_option = run_cmd->add_option(
       "--reps", run_timing.reps,
-      "Time the kernels: one warm-up, then N timed runs (N >= 1); print their median and min in us, the cost "
+      "Time the kernels: --warmup runs, then N timed runs (N >= 1); print their median and min in us, the cost "
       "model's predicted time and measured/predicted (not with --target reference)");
+  CLI::Option* warmup_option = run_cmd->add_option("--warmup", run_timing.warmup,
+                                                   "Untimed runs before the --reps timed ones (a process's first "
+                                                   "runs fault in pages and pack weights)")
+                                   ->default_val(1);
   run_cmd->add_option("--profile", run_timing.profile,
                       "Device profile (JSON) to cost kernels with, as in `smelt compile --profile` "
                       "(default: the shipped host profile)");
@@ -180,6 +184,7 @@ int main(int argc, char** argv) {
     if (check_cmd->parsed()) return cli::check_command(check);
     if (run_cmd->parsed()) {
       run_timing.reps_given = reps_option->count() > 0;
+      run_timing.warmup_given = warmup_option->count() > 0;
       return cli::run_subcommand(run, run_timing);
     }
     if (extract_cmd->parsed()) return cli::extract_command(extract);

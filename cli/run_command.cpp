@@ -113,7 +113,7 @@ int run_compiled_command(const RunOptions& options, const RunTimingOptions& timi
   save_outputs(g, outputs, options.outputs);
   // The same compiled program (its --threads, --profile, fusion) is timed and predicted.
   std::optional<Timing> measured;
-  if (timing.reps > 0) measured = summarize(program.benchmark(inputs, timing.reps));
+  if (timing.reps > 0) measured = summarize(program.benchmark(inputs, timing.reps, timing.warmup));
   const double predicted_us = program.fusion().predicted_us_after;
   const std::optional<unsigned> threads = host_threads(program, options.threads);
 
@@ -201,6 +201,10 @@ int run_compiled_command(const RunOptions& options, const RunTimingOptions& timi
 int run_subcommand(const RunOptions& options, const RunTimingOptions& timing) {
   if (timing.reps_given && timing.reps < 1) {
     std::cerr << "error: --reps must be at least 1 (got " << timing.reps << "): the number of timed runs\n";
+    return kUsage;
+  }
+  if (timing.warmup_given && (!timing.reps_given || timing.warmup < 0)) {
+    std::cerr << "error: --warmup N (N >= 0) is the untimed runs before --reps' timed ones: give --reps too\n";
     return kUsage;
   }
   if (options.target == "reference") {

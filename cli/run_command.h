@@ -13,8 +13,10 @@ namespace cli {
 
 // The options of `smelt run` that only a compiled target takes.
 struct RunTimingOptions {
-  int reps = 0;         // timed runs (Program::benchmark) after one warm-up; 0 = not timed
+  int reps = 0;         // timed runs (Program::benchmark) after `warmup` untimed ones; 0 = not timed
   bool reps_given = false;  // --reps was on the command line (then it must be >= 1)
+  int warmup = 1;
+  bool warmup_given = false;  // --warmup was on the command line (then --reps must be too)
   std::string profile;  // device profile (JSON) the kernels are costed with; "" = the shipped one
 };
 

@@ -75,10 +75,11 @@ std::vector<ir::HostTensor> Executable::run(const std::vector<ir::HostTensor>& i
   return outputs;
 }
 
-std::vector<double> Executable::benchmark(const std::vector<ir::HostTensor>& inputs, int reps) {
+std::vector<double> Executable::benchmark(const std::vector<ir::HostTensor>& inputs, int reps, int warmup) {
   if (reps < 1) throw std::invalid_argument("benchmark: reps must be at least 1");
+  if (warmup < 0) throw std::invalid_argument("benchmark: warmup must not be negative");
   write_inputs(inputs);
-  loaded_->run_kernels();  // warm-up: first-touch pages, caches, lazy driver work
+  for (int w = 0; w < warmup; ++w) loaded_->run_kernels();
   std::vector<double> seconds;
   for (int r = 0; r < reps; ++r) seconds.push_back(loaded_->run_kernels());
   return seconds;

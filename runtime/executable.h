@@ -29,9 +29,10 @@ class Executable {
   // Runs the program; inputs in the order of the program's inputs (io_index),
   // outputs likewise. Throws InputError for inputs that do not fit.
   std::vector<ir::HostTensor> run(const std::vector<ir::HostTensor>& inputs);
-  // Copies the inputs in once, runs once to warm up, then `reps` times; the
+  // Copies the inputs in once, runs `warmup` times to warm up (first-touch
+  // pages, caches, packed weights, lazy driver work), then `reps` times; the
   // seconds of each rep's kernels (host: wall clock; GPU: events).
-  std::vector<double> benchmark(const std::vector<ir::HostTensor>& inputs, int reps);
+  std::vector<double> benchmark(const std::vector<ir::HostTensor>& inputs, int reps, int warmup = 1);
 
   const ir::KernelProgram& program() const { return program_; }
   const BufferPlan& plan() const { return plan_; }

@@ -8,8 +8,8 @@ namespace smelt {
 
 std::vector<ir::HostTensor> Program::run(const std::vector<ir::HostTensor>& inputs) { return executable_->run(inputs); }
 
-std::vector<double> Program::benchmark(const std::vector<ir::HostTensor>& inputs, int reps) {
-  return executable_->benchmark(inputs, reps);
+std::vector<double> Program::benchmark(const std::vector<ir::HostTensor>& inputs, int reps, int warmup) {
+  return executable_->benchmark(inputs, reps, warmup);
 }
 
 Program compile(const ir::Graph& graph, const CompileOptions& options) {

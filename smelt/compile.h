@@ -50,9 +50,9 @@ class Program {
   // Inputs in the order of the graph's inputs, with exactly their types;
   // outputs in the order of its outputs. Throws runtime::InputError.
   std::vector<ir::HostTensor> run(const std::vector<ir::HostTensor>& inputs);
-  // Seconds of each of `reps` runs of the kernels (after one warm-up run; the
+  // Seconds of each of `reps` runs of the kernels (after `warmup` runs; the
   // inputs are copied in once): wall clock on the host, events on a GPU.
-  std::vector<double> benchmark(const std::vector<ir::HostTensor>& inputs, int reps);
+  std::vector<double> benchmark(const std::vector<ir::HostTensor>& inputs, int reps, int warmup = 1);
 
   const FusionResult& fusion() const { return *fusion_; }
   // The kernels that run (fusion().after).

@@ -15,8 +15,9 @@ it runs PyTorch eager, torch.compile (Inductor; --max-autotune adds mode="max-au
 with every library's thread count set to match. Every system's output is checked against torch
 eager before any of its timings count. Timings: after two warm-up calls, --rounds rounds, each
 system --per-round calls per round, in an order that rotates from round to round; the median and
-the spread ((p75 - p25) / median) over all of them. smelt's times are its `--reps` samples
-(Program::benchmark: the kernels and the runtime's loop, no process start or compilation); the
+the spread ((p75 - p25) / median) over all of them. smelt's times are its `--reps` samples after
+`--warmup 5` (Program::benchmark: the kernels and the runtime's loop, no process start or
+compilation; each round is a new smelt process, the peers' processes live through all rounds); the
 peers' are the Python call, as users make it.
 
 Writes bench/peers/results.csv (one row per workload, threads, regime and system, with smelt's
@@ -182,7 +183,9 @@ def smelt_system(work_dir, args):
             return np.load(os.path.join(out, safe + ".npy"))
 
     s.output = output
-    s.timed = lambda n: [us * 1e-6 for us in run(["--reps", str(n)])["samples_us"]]
+    # Each round is a fresh process: its first runs fault in pages and pack weights, while the
+    # peers' processes have run every earlier round. Five untimed runs bring it to steady state.
+    s.timed = lambda n: [us * 1e-6 for us in run(["--reps", str(n), "--warmup", "5"])["samples_us"]]
     return s
 
 

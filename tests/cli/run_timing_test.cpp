@@ -77,6 +77,21 @@ TEST_F(RunTimingTest, RepsBelowOneAreAUsageError) {
   }
 }
 
+// --warmup N: N untimed runs first (0 allowed); without --reps, or negative, a usage error.
+TEST_F(RunTimingTest, WarmupRunsBeforeTheTimedOnes) {
+  for (const char* warmup : {"0", "4"}) {
+    Result r = smelt("run --json --reps 2 --warmup " + std::string(warmup) + " " + example("luminal_fusion.sg"));
+    ASSERT_EQ(r.exit_code, 0) << warmup << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["samples_us"].size(), 2u);
+  }
+  for (const std::string& bad : {std::string("--warmup 3"), std::string("--reps 2 --warmup -1")}) {
+    Result r = smelt("run " + bad + " " + example("luminal_fusion.sg"));
+    EXPECT_EQ(r.exit_code, 2) << bad << r.out;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    EXPECT_NE(r.err.find("--warmup N (N >= 0)"), std::string::npos) << r.err;
+  }
+}
+
 TEST_F(RunTimingTest, RepsWithTheReferenceTargetIsAUsageError) {
   Result r = smelt("run --reps 3 --target reference " + example("luminal_fusion.sg"));
   EXPECT_EQ(r.exit_code, 2);
