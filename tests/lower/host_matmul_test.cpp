@@ -63,7 +63,7 @@ TEST_P(TiledMatmulSizes, PlainF32MatchesTheReference) {
   expect_matches_reference(g, 5);
 }
 
-// Edges of the 12×32 micro-tile, K above the 256-deep K block (partial sums in
+// Edges of the 12×32 micro-tile, K above the 512-deep K block (partial sums in
 // the scratch), rows over the 192-row A block, columns over the 2048-wide B block.
 INSTANTIATE_TEST_SUITE_P(Sizes, TiledMatmulSizes,
                          ::testing::Values(Sizes{1, 1, 1}, Sizes{7, 33, 65}, Sizes{65, 130, 7}, Sizes{130, 65, 33},
@@ -94,8 +94,8 @@ TEST(TiledMatmul, RowsOverSeveralChunksMatchTheReference) {
   // 800 flat rows (two batch elements sharing B) pass over B in two chunks;
   // K above the K block keeps partial sums in the scratch.
   ir::Graph g("chunks");
-  auto a = ir::input(g, "a", ir::DType::F32, {2, 400, 390});
-  auto b = ir::input(g, "b", ir::DType::F32, {390, 17});
+  auto a = ir::input(g, "a", ir::DType::F32, {2, 400, 590});
+  auto b = ir::input(g, "b", ir::DType::F32, {590, 17});
   g.add_output(ir::matmul(a, b));
   expect_matches_reference(g, 300);
 }
@@ -159,9 +159,9 @@ TEST(TiledMatmul, ContractionGroupSharingBMatchesTheReference) {
 
 TEST(TiledMatmul, Bf16ContractionGroupWithKBlocksMatchesTheReference) {
   ir::Graph g("swiglu_bf16");
-  auto x = ir::input(g, "x", ir::DType::BF16, {2, 9, 450});
-  auto gate = ir::input(g, "gate", ir::DType::BF16, {450, 40});
-  auto up = ir::input(g, "up", ir::DType::BF16, {450, 40});
+  auto x = ir::input(g, "x", ir::DType::BF16, {2, 9, 650});
+  auto gate = ir::input(g, "gate", ir::DType::BF16, {650, 40});
+  auto up = ir::input(g, "up", ir::DType::BF16, {650, 40});
   auto a = ir::matmul(x, up);
   auto b = ir::matmul(x, gate);
   g.add_output(a * (b * ir::sigmoid(b)));
@@ -174,7 +174,7 @@ TEST(TiledMatmul, Bf16ContractionGroupWithKBlocksMatchesTheReference) {
 // reference. K above the K block and N above the N block: several packed
 // blocks; few rows: the threads split the column blocks.
 TEST(TiledMatmul, ConstantWeightsArePackedOnceAndShared) {
-  const int64_t m = 37, k = 300, n = 4200;  // 3 column blocks of few rows, too
+  const int64_t m = 37, k = 600, n = 4200;  // 3 column blocks of few rows, too
   std::mt19937_64 rng(41);
   std::normal_distribution<double> normal;
   ir::Graph g("constant_weights");
