@@ -106,8 +106,12 @@ llvm::Function* emit_host_kernel(llvm::Module& module, const ir::KernelProgram& 
   HostFunction host = begin_host_function(module, builder, program, kernel);
   static const HostMathHooks math;
   KernelEmitter emitter(builder, program, kernel, math, host.buffers);
-  if (has_contraction(program.kernels[kernel])) emit_host_contraction(builder, host, emitter);
-  else emit_host_rows(builder, host, emitter);
+  if (has_contraction(program.kernels[kernel])) {
+    emit_host_contraction(builder, host, emitter);
+  } else {
+    emitter.set_masked_loads_as_branches(true);
+    emit_host_rows(builder, host, emitter);
+  }
   return host.function;
 }
 

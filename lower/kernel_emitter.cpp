@@ -435,6 +435,29 @@ llvm::Value* KernelEmitter::emit_load(const KernelExpr& e, const NodeValues& at)
   llvm::Value* mask = e.valid == ir::kNoIndex ? nullptr : b.CreateICmpNE(index(e.valid, at), b.getInt64(0));
   int64_t constant_offset = 0;
   llvm::Value* offset = load_offset(e, at, constant_offset);
+  if (mask && masked_loads_as_branches_ && ir::dtype_bytes(buffer.type.dtype) >= 4) {
+    // if (mask) v = x[offset]: the loop vectorizer turns the branch into a
+    // masked vector load of consecutive elements (masked-off lanes are never
+    // touched); the select form below made it a gather. The address is a plain
+    // GEP: outside the mask it may point past the buffer, never dereferenced.
+    llvm::Type* stored = memory_type(b.getContext(), buffer.type.dtype);
+    llvm::Value* address = b.CreateGEP(
+        stored, buffers_.at(e.buffer), b.CreateAdd(offset, b.getInt64(static_cast<uint64_t>(constant_offset))));
+    llvm::BasicBlock* before = b.GetInsertBlock();
+    llvm::Function* function = before->getParent();
+    auto* inside = llvm::BasicBlock::Create(b.getContext(), "masked.load", function);
+    auto* merged = llvm::BasicBlock::Create(b.getContext(), "masked.done", function);
+    b.CreateCondBr(mask, inside, merged);
+    b.SetInsertPoint(inside);
+    llvm::Value* v = convert(load_element_at(e.buffer, address), buffer.type.dtype, e.dtype);
+    llvm::BasicBlock* inside_end = b.GetInsertBlock();
+    b.CreateBr(merged);
+    b.SetInsertPoint(merged);
+    llvm::PHINode* phi = b.CreatePHI(v->getType(), 2);
+    phi->addIncoming(v, inside_end);
+    phi->addIncoming(pad, before);
+    return phi;
+  }
   llvm::Value* address = element_address(e.buffer, offset, constant_offset);
   // Outside the mask the address is element 0, which exists: the load never
   // leaves the buffer, and its value is discarded for the pad.

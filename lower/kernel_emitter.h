@@ -150,6 +150,10 @@ class KernelEmitter {
   // gelu: 135 ms where the two kernels apart take 34). Rows above
   // kPrefetchRowBytes are skipped.
   static constexpr int64_t kPrefetchRowBytes = 4096;
+  // Masked loads of 4- and 8-byte elements as `if (mask) load` (a vectorized
+  // loop makes it a masked load) instead of a load from a selected address (a
+  // gather there). For the host's row loops; the default keeps straight-line code.
+  void set_masked_loads_as_branches(bool on) { masked_loads_as_branches_ = on; }
   void prefetch_row(const NodeValues& at, int64_t row_length);
 
   // Element access to buffer `buffer` at element offset `offset` (i64), in register types.
@@ -182,6 +186,7 @@ class KernelEmitter {
   ir::BranchPlan versions_;
   std::vector<llvm::MDNode*> alias_scope_;  // per buffer: its own scope / every other scope
   std::vector<llvm::MDNode*> no_alias_;
+  bool masked_loads_as_branches_ = false;
 };
 
 // `for (i = begin; i < end; ++i) body(i)` with i64 bounds, at the builder's

@@ -86,6 +86,18 @@ TEST(HostCodegen, ExpSinAndCosAreInlineInTheVectorLoop) {
   EXPECT_TRUE(std::regex_search(text, std::regex(R"(call float @sinf)"))) << text;
 }
 
+// Rotate-half (a concat of two shifted halves along the row): its masked loads
+// of consecutive elements become (masked) vector loads, not gathers.
+TEST(HostCodegen, MaskedLoadsAlongTheRowAreMaskedVectorLoads) {
+  ir::Graph g("rotate_half");
+  auto x = ir::input(g, "x", DType::F32, {64, 128});
+  auto rotated = ir::concat({ir::neg(ir::slice_axis(x, 1, 64, 128)), ir::slice_axis(x, 1, 0, 64)}, 1);
+  g.add_output(x + rotated);
+  const std::string text = lower::emit_llvm_ir(fused(g), {});
+  EXPECT_TRUE(std::regex_search(text, std::regex(R"(masked\.load\.v|load <(8|16) x float>)"))) << text;
+  EXPECT_EQ(text.find("@llvm.masked.gather"), std::string::npos) << text;
+}
+
 TEST(HostCodegen, ObjectFileAndAssemblyCarryEveryKernelSymbol) {
   ir::Graph g("two");
   auto x = ir::input(g, "x", DType::F32, {8, 8});
