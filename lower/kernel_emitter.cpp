@@ -438,17 +438,16 @@ llvm::Value* KernelEmitter::emit_load(const KernelExpr& e, const NodeValues& at)
   if (mask && masked_loads_as_branches_ && ir::dtype_bytes(buffer.type.dtype) >= 4) {
     // if (mask) v = x[offset]: the loop vectorizer turns the branch into a
     // masked vector load of consecutive elements (masked-off lanes are never
-    // touched); the select form below made it a gather. The address is a plain
-    // GEP: outside the mask it may point past the buffer, never dereferenced.
-    llvm::Type* stored = memory_type(b.getContext(), buffer.type.dtype);
-    llvm::Value* address = b.CreateGEP(
-        stored, buffers_.at(e.buffer), b.CreateAdd(offset, b.getInt64(static_cast<uint64_t>(constant_offset))));
+    // touched); the select form below made it a gather. The address is formed
+    // inside the branch, where it lies in the buffer (inbounds: the vectorizer
+    // then sees consecutive addresses).
     llvm::BasicBlock* before = b.GetInsertBlock();
     llvm::Function* function = before->getParent();
     auto* inside = llvm::BasicBlock::Create(b.getContext(), "masked.load", function);
     auto* merged = llvm::BasicBlock::Create(b.getContext(), "masked.done", function);
     b.CreateCondBr(mask, inside, merged);
     b.SetInsertPoint(inside);
+    llvm::Value* address = element_address(e.buffer, offset, constant_offset);
     llvm::Value* v = convert(load_element_at(e.buffer, address), buffer.type.dtype, e.dtype);
     llvm::BasicBlock* inside_end = b.GetInsertBlock();
     b.CreateBr(merged);
