@@ -3,6 +3,9 @@
 #include "lower/lower.h"
 
 #include <algorithm>
+#include <set>
+#include <utility>
+#include <vector>
 
 namespace lower {
 
@@ -35,6 +38,51 @@ HostFunction begin_host_function(llvm::Module& module, llvm::IRBuilder<>& builde
   host.buffers = load_kernel_buffers(builder, program, kernel, buffers);
   return host;
 }
+
+namespace {
+
+// An index as (base, constant): `i + 64` is (i, 64), `i - 64` (i, -64), `i` (i, 0).
+std::pair<ir::IndexRef, int64_t> base_and_constant(const ir::IndexPool& pool, ir::IndexRef r) {
+  const ir::IndexPool::Node& n = pool.node(r);
+  const bool add = n.kind == ir::IndexPool::Kind::kAdd, sub = n.kind == ir::IndexPool::Kind::kSub;
+  if (add || sub) {
+    const ir::IndexPool::Node& right = pool.node(n.b);
+    if (right.kind == ir::IndexPool::Kind::kConst) return {n.a, add ? right.value : -right.value};
+    const ir::IndexPool::Node& left = pool.node(n.a);
+    if (add && left.kind == ir::IndexPool::Kind::kConst) return {n.b, left.value};
+  }
+  return {r, 0};
+}
+
+// Where the kernel's comparisons of the innermost variable with a constant
+// (`j < 256`, `64 <= j`: a concat or pad along the row) change value: the
+// column loop split there has every such comparison constant in each segment,
+// which LLVM folds — its masked loads become plain ones, its `where`s one side.
+// Empty when there are none, or more than kMaxColumnSegments segments.
+constexpr size_t kMaxColumnSegments = 8;
+std::vector<int64_t> column_cuts(const ir::Kernel& kernel) {
+  const ir::IndexPool& pool = kernel.indices;
+  const int64_t inner = static_cast<int64_t>(kernel.space.size()) - 1, n = kernel.space.back();
+  std::set<int64_t> cuts;
+  for (size_t r = 0; r < pool.size(); ++r) {
+    const ir::IndexPool::Node& node = pool.node(static_cast<ir::IndexRef>(r));
+    if (node.kind != ir::IndexPool::Kind::kLt && node.kind != ir::IndexPool::Kind::kLe) continue;
+    const int64_t le = node.kind == ir::IndexPool::Kind::kLe;
+    for (const bool var_left : {true, false}) {
+      const auto [base, shift] = base_and_constant(pool, var_left ? node.a : node.b);
+      const ir::IndexPool::Node& other = pool.node(var_left ? node.b : node.a);
+      const ir::IndexPool::Node& v = pool.node(base);
+      if (v.kind != ir::IndexPool::Kind::kVar || v.value != inner || other.kind != ir::IndexPool::Kind::kConst) continue;
+      // j + shift < c  ⇔  j < c − shift;  c < j + shift  ⇔  j ≥ c − shift + 1 (≤: one less / more)
+      const int64_t cut = var_left ? other.value - shift + le : other.value - shift + 1 - le;
+      if (cut > 0 && cut < n) cuts.insert(cut);
+    }
+  }
+  if (cuts.empty() || cuts.size() + 1 > kMaxColumnSegments) return {};
+  return {cuts.begin(), cuts.end()};
+}
+
+}  // namespace
 
 void emit_host_rows(llvm::IRBuilder<>& builder, const HostFunction& host, KernelEmitter& emitter) {
   const ir::Kernel& kernel = emitter.kernel();
@@ -89,13 +137,19 @@ void emit_host_rows(llvm::IRBuilder<>& builder, const HostFunction& host, Kernel
     }
     // A row is one version: its per-region branches are decided before the
     // column loop, which then computes only the taken sides and vectorizes.
+    // Segments of the row with constant masks (column_cuts): whole rows only.
+    std::vector<llvm::Value*> bounds = {first};
+    if (rank >= 2 && ir::host_column_blocks(kernel) == 1)
+      for (int64_t cut : column_cuts(kernel)) bounds.push_back(constant(cut));
+    bounds.push_back(last);
     emitter.emit_versions(NodeValues(kernel, vars), [&](const ir::BranchPlan::Leaf& version) {
-      emit_loop(builder, first, last, [&](llvm::Value* column) {
-        vars[rank - 1] = column;
-        NodeValues at(kernel, vars);
-        at.assume(version);
-        emitter.store_outputs(at, builder.CreateAdd(row_base, column));
-      }, "col");
+      for (size_t s = 0; s + 1 < bounds.size(); ++s)
+        emit_loop(builder, bounds[s], bounds[s + 1], [&](llvm::Value* column) {
+          vars[rank - 1] = column;
+          NodeValues at(kernel, vars);
+          at.assume(version);
+          emitter.store_outputs(at, builder.CreateAdd(row_base, column));
+        }, "col");
     });
   }, "unit");
   builder.CreateRetVoid();

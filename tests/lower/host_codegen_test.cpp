@@ -98,6 +98,19 @@ TEST(HostCodegen, MaskedLoadsAlongTheRowAreMaskedVectorLoads) {
   EXPECT_EQ(text.find("@llvm.masked.gather"), std::string::npos) << text;
 }
 
+// A six-way concat along the row: the column loop is split where its masks
+// change (lower/host_kernel.cpp), so each segment is a plain vector copy — the
+// loop over the whole row, with six masked loads, was not vectorized at all.
+TEST(HostCodegen, AConcatAlongTheRowIsSplitIntoVectorSegments) {
+  ir::Graph g("concat6");
+  std::vector<ir::Tensor> parts;
+  for (int i = 0; i < 6; ++i) parts.push_back(ir::input(g, "x" + std::to_string(i), DType::F32, {64, 256}));
+  g.add_output(ir::concat(parts, 1));
+  const std::string text = lower::emit_llvm_ir(fused(g), {});
+  EXPECT_TRUE(std::regex_search(text, std::regex(R"(load <16 x float>)"))) << text;
+  EXPECT_EQ(text.find("@llvm.masked.gather"), std::string::npos) << text;
+}
+
 TEST(HostCodegen, ObjectFileAndAssemblyCarryEveryKernelSymbol) {
   ir::Graph g("two");
   auto x = ir::input(g, "x", DType::F32, {8, 8});
