@@ -164,12 +164,13 @@ llvm::Function* emit_host_kernel(llvm::Module& module, const ir::KernelProgram& 
     emit_host_contraction(builder, host, emitter);
   } else {
     // LLVM's loop vectorizer gives up on a row loop with many predicated blocks
-    // (a 6-way concat along the row: not vectorized at all, 7x slower than the
-    // select form's gathers); up to 4 (rotate-half, a pad) it makes masked loads.
+    // (a 6-way concat along the row was not vectorized at all); up to 4
+    // (rotate-half, a pad) it makes masked loads, and in column segments
+    // (column_cuts) the branches fold away.
+    const ir::Kernel& k = program.kernels[kernel];
     int masked = 0;
-    for (const ir::KernelExpr& e : program.kernels[kernel].exprs)
-      masked += e.kind == ir::KernelExpr::Kind::kLoad && e.valid != ir::kNoIndex;
-    emitter.set_masked_loads_as_branches(masked <= 4);
+    for (const ir::KernelExpr& e : k.exprs) masked += e.kind == ir::KernelExpr::Kind::kLoad && e.valid != ir::kNoIndex;
+    emitter.set_masked_loads_as_branches(masked <= 4 || (k.space.size() >= 2 && !column_cuts(k).empty()));
     emit_host_rows(builder, host, emitter);
   }
   return host.function;
