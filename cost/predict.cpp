@@ -203,18 +203,6 @@ int64_t stride_bytes(const ir::Kernel& k, const ir::KernelExpr& load, const ir::
   return stride < 0 ? -stride : stride;
 }
 
-// An index as (base, constant): `i + 64` is (i, 64), `i - 64` (i, −64), `i` (i, 0).
-std::pair<ir::IndexRef, int64_t> base_and_constant(const ir::IndexPool& pool, ir::IndexRef r) {
-  const ir::IndexPool::Node& n = pool.node(r);
-  if (n.kind != ir::IndexPool::Kind::kAdd && n.kind != ir::IndexPool::Kind::kSub) return {r, 0};
-  const ir::IndexPool::Node& right = pool.node(n.b);
-  if (right.kind == ir::IndexPool::Kind::kConst)
-    return {n.a, n.kind == ir::IndexPool::Kind::kAdd ? right.value : -right.value};
-  const ir::IndexPool::Node& left = pool.node(n.a);
-  if (n.kind == ir::IndexPool::Kind::kAdd && left.kind == ir::IndexPool::Kind::kConst) return {n.b, left.value};
-  return {r, 0};
-}
-
 // A load reading the cache lines an earlier load of the kernel has just read:
 // the same buffer at the same index but for a constant shift along the last
 // axis of at most one row (rotate-half, a stencil, a concat of two halves).
@@ -224,8 +212,8 @@ bool rereads_a_row(const ir::Kernel& k, const ir::Buffer& buffer, const ir::Kern
   const size_t last = load.index.size() - 1;
   for (size_t a = 0; a < last; ++a)
     if (load.index[a] != earlier.index[a]) return false;
-  const auto [base, offset] = base_and_constant(k.indices, load.index[last]);
-  const auto [earlier_base, earlier_offset] = base_and_constant(k.indices, earlier.index[last]);
+  const auto [base, offset] = k.indices.base_and_offset(load.index[last]);
+  const auto [earlier_base, earlier_offset] = k.indices.base_and_offset(earlier.index[last]);
   return base == earlier_base && std::abs(offset - earlier_offset) <= buffer.type.shape.back();
 }
 

@@ -22,6 +22,16 @@ IndexRef IndexPool::intern(Node n) {
   return it->second;
 }
 
+std::pair<IndexRef, int64_t> IndexPool::base_and_offset(IndexRef r) const {
+  const Node& n = node(r);
+  const bool add = n.kind == Kind::kAdd, sub = n.kind == Kind::kSub;
+  if (add || sub) {
+    if (node(n.b).kind == Kind::kConst) return {n.a, add ? node(n.b).value : -node(n.b).value};
+    if (add && node(n.a).kind == Kind::kConst) return {n.b, node(n.a).value};
+  }
+  return {r, 0};
+}
+
 bool IndexPool::is_const(IndexRef r, int64_t v) const {
   return r != kNoIndex && node(r).kind == Kind::kConst && node(r).value == v;
 }

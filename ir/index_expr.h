@@ -3,6 +3,7 @@
 // mod, min, max, select and the comparisons / logic that valid masks use.
 // Nodes live in a hash-consed pool, so equal subexpressions are shared.
 #include <cstdint>
+#include <utility>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -48,6 +49,10 @@ class IndexPool {
   bool is_const(IndexRef r, int64_t v) const;
   // True when r's value is always 0 or 1 (comparisons, logic, 0, 1, kNoIndex).
   bool is_boolean(IndexRef r) const;
+
+  // r as (base, constant): `i + 64` is (i, 64), `i - 64` (i, -64), `64 + i`
+  // (i, 64); anything else (r, 0).
+  std::pair<IndexRef, int64_t> base_and_offset(IndexRef r) const;
 
   // Bit v set: variable v occurs in r (variables 63 and above share bit 63).
   uint64_t vars_used(IndexRef r) const { return r == kNoIndex ? 0 : vars_used_[static_cast<size_t>(r)]; }

@@ -41,19 +41,6 @@ HostFunction begin_host_function(llvm::Module& module, llvm::IRBuilder<>& builde
 
 namespace {
 
-// An index as (base, constant): `i + 64` is (i, 64), `i - 64` (i, -64), `i` (i, 0).
-std::pair<ir::IndexRef, int64_t> base_and_constant(const ir::IndexPool& pool, ir::IndexRef r) {
-  const ir::IndexPool::Node& n = pool.node(r);
-  const bool add = n.kind == ir::IndexPool::Kind::kAdd, sub = n.kind == ir::IndexPool::Kind::kSub;
-  if (add || sub) {
-    const ir::IndexPool::Node& right = pool.node(n.b);
-    if (right.kind == ir::IndexPool::Kind::kConst) return {n.a, add ? right.value : -right.value};
-    const ir::IndexPool::Node& left = pool.node(n.a);
-    if (add && left.kind == ir::IndexPool::Kind::kConst) return {n.b, left.value};
-  }
-  return {r, 0};
-}
-
 // Where the kernel's comparisons of the innermost variable with a constant
 // (`j < 256`, `64 <= j`: a concat or pad along the row) change value: the
 // column loop split there has every such comparison constant in each segment,
@@ -69,7 +56,7 @@ std::vector<int64_t> column_cuts(const ir::Kernel& kernel) {
     if (node.kind != ir::IndexPool::Kind::kLt && node.kind != ir::IndexPool::Kind::kLe) continue;
     const int64_t le = node.kind == ir::IndexPool::Kind::kLe;
     for (const bool var_left : {true, false}) {
-      const auto [base, shift] = base_and_constant(pool, var_left ? node.a : node.b);
+      const auto [base, shift] = pool.base_and_offset(var_left ? node.a : node.b);
       const ir::IndexPool::Node& other = pool.node(var_left ? node.b : node.a);
       const ir::IndexPool::Node& v = pool.node(base);
       if (v.kind != ir::IndexPool::Kind::kVar || v.value != inner || other.kind != ir::IndexPool::Kind::kConst) continue;

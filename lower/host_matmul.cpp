@@ -131,26 +131,34 @@ class TiledContraction {
     return {batch_variables(b_.CreateUDiv(r, c(p_.m))), b_.CreateURem(r, c(p_.m)), r};
   }
 
-  // Consecutive units of one batch element form one range of rows [m0, m1).
-  void emit_batch_ranges(Value* begin, Value* end) {
+  // The units [begin, end) in ranges of rows [m0, m1) of one M-row block each
+  // (m0 = unit mod M): body(unit, m0, m1) per range, at its first unit.
+  void emit_unit_ranges(Value* begin, Value* end, const std::string& name,
+                        const std::function<void(Value*, Value*, Value*)>& body) {
     BasicBlock* pre = b_.GetInsertBlock();
-    BasicBlock* cond = block("range.cond");
-    BasicBlock* body = block("range.body");
-    BasicBlock* exit = block("range.end");
+    BasicBlock* cond = block(name + ".cond");
+    BasicBlock* range_body = block(name + ".body");
+    BasicBlock* exit = block(name + ".end");
     b_.CreateBr(cond);
     b_.SetInsertPoint(cond);
     llvm::PHINode* unit = b_.CreatePHI(i64_, 2, "unit");
     unit->addIncoming(begin, pre);
-    b_.CreateCondBr(b_.CreateICmpSLT(unit, end), body, exit);
-    b_.SetInsertPoint(body);
-    Value* batch_index = b_.CreateUDiv(unit, c(p_.m));
+    b_.CreateCondBr(b_.CreateICmpSLT(unit, end), range_body, exit);
+    b_.SetInsertPoint(range_body);
     Value* m0 = b_.CreateURem(unit, c(p_.m));
     Value* m1 = min(c(p_.m), b_.CreateAdd(m0, b_.CreateSub(end, unit)));
-    emit_range(Range{batch_index, batch_variables(batch_index)}, m0, m1);
-    Value* next = b_.CreateAdd(unit, b_.CreateSub(m1, m0));
-    unit->addIncoming(next, b_.GetInsertBlock());
+    body(unit, m0, m1);
+    unit->addIncoming(b_.CreateAdd(unit, b_.CreateSub(m1, m0)), b_.GetInsertBlock());
     b_.CreateBr(cond);
     b_.SetInsertPoint(exit);
+  }
+
+  // Consecutive units of one batch element form one range of rows [m0, m1).
+  void emit_batch_ranges(Value* begin, Value* end) {
+    emit_unit_ranges(begin, end, "range", [&](Value* unit, Value* m0, Value* m1) {
+      Value* batch_index = b_.CreateUDiv(unit, c(p_.m));
+      emit_range(Range{batch_index, batch_variables(batch_index)}, m0, m1);
+    });
   }
 
   // Every B side reads only constant buffers (weights): B is packed once, on
@@ -240,24 +248,11 @@ class TiledContraction {
       throw LowerError("internal error: column blocks of " + std::to_string(ir::kHostColumnBlock) +
                        " columns, but N blocks of " + std::to_string(t_.nc));
     const Range range = flat_rows() ? Range{} : Range{c(0), batch_variables(c(0))};
-    BasicBlock* pre = b_.GetInsertBlock();
-    BasicBlock* cond = block("column_block.cond");
-    BasicBlock* body = block("column_block.body");
-    BasicBlock* exit = block("column_block.end");
-    b_.CreateBr(cond);
-    b_.SetInsertPoint(cond);
-    llvm::PHINode* unit = b_.CreatePHI(i64_, 2, "unit");
-    unit->addIncoming(begin, pre);
-    b_.CreateCondBr(b_.CreateICmpSLT(unit, end), body, exit);
-    b_.SetInsertPoint(body);
-    n_begin_ = b_.CreateMul(b_.CreateUDiv(unit, c(p_.m)), c(ir::kHostColumnBlock));
-    n_end_ = min(c(p_.n), b_.CreateAdd(n_begin_, c(ir::kHostColumnBlock)));
-    Value* r0 = b_.CreateURem(unit, c(p_.m));
-    Value* r1 = min(c(p_.m), b_.CreateAdd(r0, b_.CreateSub(end, unit)));
-    emit_range(range, r0, r1);
-    unit->addIncoming(b_.CreateAdd(unit, b_.CreateSub(r1, r0)), b_.GetInsertBlock());
-    b_.CreateBr(cond);
-    b_.SetInsertPoint(exit);
+    emit_unit_ranges(begin, end, "column_block", [&](Value* unit, Value* m0, Value* m1) {
+      n_begin_ = b_.CreateMul(b_.CreateUDiv(unit, c(p_.m)), c(ir::kHostColumnBlock));
+      n_end_ = min(c(p_.n), b_.CreateAdd(n_begin_, c(ir::kHostColumnBlock)));
+      emit_range(range, m0, m1);
+    });
   }
 
   int64_t terms() const { return static_cast<int64_t>(p_.terms.size()); }

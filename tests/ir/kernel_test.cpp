@@ -53,6 +53,16 @@ TEST(IndexPool, LogicYieldsTruthValuesEvenForNonBooleanOperands) {
 }
 
 // luminal's fusion test as ONE kernel: ((exp2(a) - sin(b)).relu() + c / d).
+TEST(IndexPool, BaseAndOffsetSplitsAConstantOff) {
+  IndexPool p;
+  const IndexRef i = p.var(0), j = p.var(1);
+  EXPECT_EQ(p.base_and_offset(p.add(i, p.constant(64))), (std::pair<IndexRef, int64_t>{i, 64}));
+  EXPECT_EQ(p.base_and_offset(p.sub(i, p.constant(64))), (std::pair<IndexRef, int64_t>{i, -64}));
+  EXPECT_EQ(p.base_and_offset(i), (std::pair<IndexRef, int64_t>{i, 0}));
+  const IndexRef sum = p.add(i, j);
+  EXPECT_EQ(p.base_and_offset(sum), (std::pair<IndexRef, int64_t>{sum, 0}));
+}
+
 TEST(KernelInterpreter, FusedElementwiseChainMatchesReference) {
   Graph g;
   Tensor a = input(g, "a", DType::F32, {10}), b = input(g, "b", DType::F32, {10}),
