@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <utility>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -42,6 +43,13 @@ class LoadedProgram {
   virtual double run_kernels() = 0;
   // Copies output buffer `buffer` out.
   virtual void read_output(size_t buffer, std::span<uint8_t> bytes) = 0;
+  // Runs every kernel with the listed buffers (index, memory) at the caller's
+  // memory instead of the program's own, for this run only; the seconds the
+  // kernels took. Host only: other devices throw DeviceError.
+  virtual double run_kernels_with(std::span<const std::pair<size_t, void*>> buffers) {
+    (void)buffers;
+    throw DeviceError("running into caller memory is host-only");
+  }
 };
 
 class Device {

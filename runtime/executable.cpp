@@ -1,5 +1,9 @@
 #include "runtime/executable.h"
 
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
 #include "runtime/tensor_bytes.h"
 
 namespace runtime {
@@ -73,6 +77,45 @@ std::vector<ir::HostTensor> Executable::run(const std::vector<ir::HostTensor>& i
     outputs.push_back(from_bytes(type, bytes));
   }
   return outputs;
+}
+
+double Executable::run_into(const std::vector<std::span<const uint8_t>>& inputs,
+                            const std::vector<std::span<uint8_t>>& outputs) {
+  if (inputs.size() != input_buffers_.size() || outputs.size() != output_buffers_.size())
+    throw InputError("the program takes " + std::to_string(input_buffers_.size()) + " inputs and " +
+                     std::to_string(output_buffers_.size()) + " outputs, got " + std::to_string(inputs.size()) +
+                     " and " + std::to_string(outputs.size()));
+  std::vector<std::pair<size_t, void*>> bound;
+  struct Range {
+    const uint8_t* begin;
+    size_t bytes;
+    std::string what;
+  };
+  std::vector<Range> ranges;
+  auto bind = [&](int b, const uint8_t* data, size_t bytes, const std::string& what) {
+    const ir::Buffer& buffer = program_.buffers[static_cast<size_t>(b)];
+    const size_t want = storage_bytes(buffer.type);
+    const std::string name = what + " (" + buffer.name + ", " + ir::type_str(buffer.type) + ")";
+    if (bytes != want)
+      throw InputError(name + ": " + std::to_string(bytes) + " bytes, expected " + std::to_string(want));
+    const size_t element = want / static_cast<size_t>(std::max<int64_t>(1, ir::numel(buffer.type.shape)));
+    if (element > 1 && reinterpret_cast<uintptr_t>(data) % element != 0)
+      throw InputError(name + ": not aligned to its " + std::to_string(element) + "-byte elements");
+    ranges.push_back({data, bytes, name});
+    bound.emplace_back(static_cast<size_t>(b), const_cast<uint8_t*>(data));  // inputs are only read
+  };
+  for (size_t i = 0; i < inputs.size(); ++i) bind(input_buffers_[i], inputs[i].data(), inputs[i].size(), "input " + std::to_string(i));
+  const size_t first_output = ranges.size();
+  for (size_t i = 0; i < outputs.size(); ++i)
+    bind(output_buffers_[i], outputs[i].data(), outputs[i].size(), "output " + std::to_string(i));
+  // The kernels are compiled assuming buffers they write do not alias others.
+  for (size_t o = first_output; o < ranges.size(); ++o)
+    for (size_t r = 0; r < ranges.size(); ++r) {
+      if (r == o || ranges[r].bytes == 0 || ranges[o].bytes == 0) continue;
+      if (ranges[o].begin < ranges[r].begin + ranges[r].bytes && ranges[r].begin < ranges[o].begin + ranges[o].bytes)
+        throw InputError(ranges[o].what + " overlaps " + ranges[r].what);
+    }
+  return loaded_->run_kernels_with(bound);
 }
 
 std::vector<double> Executable::benchmark(const std::vector<ir::HostTensor>& inputs, int reps, int warmup) {

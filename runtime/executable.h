@@ -2,6 +2,7 @@
 // A KernelProgram ready to run on one device: its buffer plan, its compiled
 // code and its memory. Inputs and outputs are ir::HostTensors.
 #include <memory>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -33,6 +34,14 @@ class Executable {
   // pages, caches, packed weights, lazy driver work), then `reps` times; the
   // seconds of each rep's kernels (host: wall clock; GPU: events).
   std::vector<double> benchmark(const std::vector<ir::HostTensor>& inputs, int reps, int warmup = 1);
+
+  // Runs the program on caller memory, without copies: `inputs` and `outputs`
+  // in io_index order, each exactly storage_bytes(type) in the memory layout of
+  // runtime/tensor_bytes.h and aligned to its element; no output may overlap an
+  // input or another output. For serving without allocation. Throws InputError
+  // (count, size, alignment, overlap) or DeviceError (not the host); returns
+  // the seconds the kernels took.
+  double run_into(const std::vector<std::span<const uint8_t>>& inputs, const std::vector<std::span<uint8_t>>& outputs);
 
   const ir::KernelProgram& program() const { return program_; }
   const BufferPlan& plan() const { return plan_; }

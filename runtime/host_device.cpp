@@ -49,6 +49,22 @@ class HostProgram : public LoadedProgram {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
 
+  double run_kernels_with(std::span<const std::pair<size_t, void*>> buffers) override {
+    std::vector<std::pair<size_t, void*>> own;
+    for (const auto& [b, memory] : buffers) {
+      own.emplace_back(b, pointers_.at(b));
+      pointers_[b] = memory;
+    }
+    struct Restore {
+      std::vector<void*>& pointers;
+      std::vector<std::pair<size_t, void*>>& own;
+      ~Restore() {
+        for (const auto& [b, memory] : own) pointers[b] = memory;
+      }
+    } restore{pointers_, own};
+    return run_kernels();
+  }
+
   void read_output(size_t buffer, std::span<uint8_t> bytes) override {
     std::memcpy(bytes.data(), own_.at(buffer).data(), std::min(bytes.size(), own_[buffer].size()));
   }

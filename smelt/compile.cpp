@@ -8,6 +8,11 @@ namespace smelt {
 
 std::vector<ir::HostTensor> Program::run(const std::vector<ir::HostTensor>& inputs) { return executable_->run(inputs); }
 
+double Program::run_into(const std::vector<std::span<const uint8_t>>& inputs,
+                         const std::vector<std::span<uint8_t>>& outputs) {
+  return executable_->run_into(inputs, outputs);
+}
+
 std::vector<double> Program::benchmark(const std::vector<ir::HostTensor>& inputs, int reps, int warmup) {
   return executable_->benchmark(inputs, reps, warmup);
 }

@@ -50,6 +50,10 @@ class Program {
   // Inputs in the order of the graph's inputs, with exactly their types;
   // outputs in the order of its outputs. Throws runtime::InputError.
   std::vector<ir::HostTensor> run(const std::vector<ir::HostTensor>& inputs);
+  // Runs on caller memory, without copies or allocation (serving): inputs and
+  // outputs as raw bytes in the layout of runtime/tensor_bytes.h, in graph
+  // order (runtime::Executable::run_into). Returns the kernels' seconds.
+  double run_into(const std::vector<std::span<const uint8_t>>& inputs, const std::vector<std::span<uint8_t>>& outputs);
   // Seconds of each of `reps` runs of the kernels (after `warmup` runs; the
   // inputs are copied in once): wall clock on the host, events on a GPU.
   std::vector<double> benchmark(const std::vector<ir::HostTensor>& inputs, int reps, int warmup = 1);

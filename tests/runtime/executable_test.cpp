@@ -6,6 +6,7 @@
 
 #include "ir/tensor_compare.h"
 #include "runtime/host_device.h"
+#include "runtime/tensor_bytes.h"
 #include "smelt/smelt.h"
 #include "tests/fusion/fusion_test_util.h"
 
@@ -78,6 +79,51 @@ TEST(Executable, WrongInputsAreClearErrors) {
   } catch (const runtime::InputError& e) {
     EXPECT_STREQ(e.what(), "input 1 (b): expected f32[10], got f16[10]");
   }
+}
+
+// run_into: the kernels read and write the caller's memory directly (no copies),
+// giving what run() gives, again and again; bad memory is a clear error.
+TEST(Executable, RunIntoCallerMemoryMatchesRun) {
+  const ir::Graph g = smelt::load_graph(std::string(SMELT_SOURCE_DIR) + "/examples/nvfuser_rope_bwd.sg");
+  runtime::Executable exe(smelt::fuse(g).after, host());
+  for (uint64_t seed : {1, 2}) {
+    const auto inputs = smelt::random_inputs(g, seed);
+    std::vector<std::vector<uint8_t>> in_bytes, out_bytes;
+    for (const auto& t : inputs) in_bytes.push_back(runtime::to_bytes(t));
+    for (const auto& type : exe.output_types()) out_bytes.emplace_back(runtime::storage_bytes(type), 0xff);
+    std::vector<std::span<const uint8_t>> in(in_bytes.begin(), in_bytes.end());
+    std::vector<std::span<uint8_t>> out(out_bytes.begin(), out_bytes.end());
+    EXPECT_GT(exe.run_into(in, out), 0);
+    std::vector<ir::HostTensor> got;
+    for (size_t o = 0; o < out_bytes.size(); ++o) got.push_back(runtime::from_bytes(exe.output_types()[o], out_bytes[o]));
+    EXPECT_EQ(ir::compare_outputs(exe.run(inputs), got), "") << seed;
+  }
+  const auto inputs = smelt::random_inputs(g, 3);
+  std::vector<std::vector<uint8_t>> in_bytes, out_bytes;
+  for (const auto& t : inputs) in_bytes.push_back(runtime::to_bytes(t));
+  for (const auto& type : exe.output_types()) out_bytes.emplace_back(runtime::storage_bytes(type));
+  std::vector<std::span<const uint8_t>> in(in_bytes.begin(), in_bytes.end());
+  std::vector<std::span<uint8_t>> out(out_bytes.begin(), out_bytes.end());
+  auto error = [&](std::vector<std::span<const uint8_t>> i, std::vector<std::span<uint8_t>> o) -> std::string {
+    try {
+      exe.run_into(i, o);
+    } catch (const runtime::InputError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  EXPECT_NE(error({in.begin(), in.end() - 1}, out).find("got " + std::to_string(in.size() - 1) + " and"), std::string::npos);
+  auto short_out = out;
+  short_out[0] = short_out[0].subspan(4);
+  EXPECT_NE(error(in, short_out).find("output 0"), std::string::npos);
+  auto misaligned = out;
+  std::vector<uint8_t> spare(out_bytes[0].size() + 1);
+  misaligned[0] = std::span<uint8_t>(spare.data() + 1, out_bytes[0].size());
+  EXPECT_NE(error(in, misaligned).find("not aligned"), std::string::npos);
+  auto overlapping = out;
+  overlapping[0] = std::span<uint8_t>(const_cast<uint8_t*>(in[0].data()), in[0].size());
+  ASSERT_EQ(in[0].size(), out[0].size());  // grad and dx: both bf16[1,8,64,128]
+  EXPECT_NE(error(in, overlapping).find("overlaps input 0"), std::string::npos);
 }
 
 TEST(Executable, BenchmarkTimesEveryRep) {
