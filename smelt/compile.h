@@ -4,8 +4,10 @@
 //   smelt::Program prog = smelt::compile(graph, {.target = lower::Target::kHost});
 //   std::vector<ir::HostTensor> outputs = prog.run(inputs);
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
