@@ -75,6 +75,18 @@ void emit_host_rows(llvm::IRBuilder<>& builder, const HostFunction& host, Kernel
   const ir::Kernel& kernel = emitter.kernel();
   const size_t rank = kernel.space.size();
   auto constant = [&](int64_t v) { return builder.getInt64(static_cast<uint64_t>(v)); };
+  const int64_t blocks = rank >= 2 ? ir::host_column_blocks(kernel) : 1;
+  // Segments of the row with constant masks (column_cuts): whole rows only.
+  const std::vector<int64_t> cuts = rank >= 2 && blocks == 1 ? column_cuts(kernel) : std::vector<int64_t>{};
+  if (!has_contraction(kernel)) {
+    // LLVM's loop vectorizer gives up on a row loop with many predicated blocks
+    // (a 6-way concat along the row was not vectorized at all); up to 4
+    // (rotate-half, a pad) it makes masked loads, and in column segments the
+    // branches fold away.
+    int masked = 0;
+    for (const ir::KernelExpr& e : kernel.exprs) masked += e.kind == ir::KernelExpr::Kind::kLoad && e.valid != ir::kNoIndex;
+    emitter.set_masked_loads_as_branches(masked <= 4 || !cuts.empty());
+  }
   emit_loop(builder, host.begin, host.end, [&](llvm::Value* unit) {
     if (rank == 0) {
       NodeValues at(kernel, {});
@@ -101,7 +113,6 @@ void emit_host_rows(llvm::IRBuilder<>& builder, const HostFunction& host, Kernel
       };
       // Column blocks (a contraction of few rows, ir/host_split.h): unit = block · rows + row.
       llvm::Value* row = unit;
-      const int64_t blocks = ir::host_column_blocks(kernel);
       if (blocks > 1) {
         const int64_t rows = ir::host_parallel_units(kernel) / blocks;
         row = builder.CreateURem(unit, constant(rows));
@@ -124,10 +135,8 @@ void emit_host_rows(llvm::IRBuilder<>& builder, const HostFunction& host, Kernel
     }
     // A row is one version: its per-region branches are decided before the
     // column loop, which then computes only the taken sides and vectorizes.
-    // Segments of the row with constant masks (column_cuts): whole rows only.
     std::vector<llvm::Value*> bounds = {first};
-    if (rank >= 2 && ir::host_column_blocks(kernel) == 1)
-      for (int64_t cut : column_cuts(kernel)) bounds.push_back(constant(cut));
+    for (int64_t cut : cuts) bounds.push_back(constant(cut));
     bounds.push_back(last);
     emitter.emit_versions(NodeValues(kernel, vars), [&](const ir::BranchPlan::Leaf& version) {
       for (size_t s = 0; s + 1 < bounds.size(); ++s)
@@ -147,19 +156,8 @@ llvm::Function* emit_host_kernel(llvm::Module& module, const ir::KernelProgram& 
   HostFunction host = begin_host_function(module, builder, program, kernel);
   static const HostMathHooks math;
   KernelEmitter emitter(builder, program, kernel, math, host.buffers);
-  if (has_contraction(program.kernels[kernel])) {
-    emit_host_contraction(builder, host, emitter);
-  } else {
-    // LLVM's loop vectorizer gives up on a row loop with many predicated blocks
-    // (a 6-way concat along the row was not vectorized at all); up to 4
-    // (rotate-half, a pad) it makes masked loads, and in column segments
-    // (column_cuts) the branches fold away.
-    const ir::Kernel& k = program.kernels[kernel];
-    int masked = 0;
-    for (const ir::KernelExpr& e : k.exprs) masked += e.kind == ir::KernelExpr::Kind::kLoad && e.valid != ir::kNoIndex;
-    emitter.set_masked_loads_as_branches(masked <= 4 || (k.space.size() >= 2 && !column_cuts(k).empty()));
-    emit_host_rows(builder, host, emitter);
-  }
+  if (has_contraction(program.kernels[kernel])) emit_host_contraction(builder, host, emitter);
+  else emit_host_rows(builder, host, emitter);
   return host.function;
 }
 

@@ -166,8 +166,7 @@ class TiledContraction {
   // and every later call starts at its micro-kernels.
   bool b_is_constant() const {
     if (p_.b_sides_read_batch || em_.versions().versioned()) return false;
-    const int64_t floats = static_cast<int64_t>(p_.b_sides.size()) * n_blocks() * k_blocks() * t_.kc * t_.nc;
-    if (floats > (int64_t{1} << 28)) return false;  // 1 GiB: pack per call as before
+    if (packed_b_floats() > (int64_t{1} << 28)) return false;  // 1 GiB: pack per call as before
     std::vector<int> stack(p_.b_sides.begin(), p_.b_sides.end());
     std::vector<bool> seen(k_.exprs.size(), false);
     while (!stack.empty()) {
@@ -186,6 +185,10 @@ class TiledContraction {
   }
   int64_t n_blocks() const { return (p_.n + t_.nc - 1) / t_.nc; }
   int64_t k_blocks() const { return (p_.k + t_.kc - 1) / t_.kc; }
+  // Every block of every B side, each kc × nc.
+  int64_t packed_b_floats() const {
+    return static_cast<int64_t>(p_.b_sides.size()) * n_blocks() * k_blocks() * t_.kc * t_.nc;
+  }
   // The packed block of B for columns nc0… and K rows kc0… in the global.
   Value* packed_b_block(Value* nc0, Value* kc0) {
     Value* block = b_.CreateAdd(b_.CreateMul(b_.CreateUDiv(nc0, c(t_.nc)), c(k_blocks())), b_.CreateUDiv(kc0, c(t_.kc)));
@@ -197,8 +200,7 @@ class TiledContraction {
   // the others wait for 2. It lives (and dies) with the compiled module.
   Value* ensure_packed_b() {
     llvm::Module& module = *fn_->getParent();
-    const int64_t floats = static_cast<int64_t>(p_.b_sides.size()) * n_blocks() * k_blocks() * t_.kc * t_.nc;
-    auto* array = llvm::ArrayType::get(f32_, static_cast<uint64_t>(floats));
+    auto* array = llvm::ArrayType::get(f32_, static_cast<uint64_t>(packed_b_floats()));
     auto* packed = new llvm::GlobalVariable(module, array, false, llvm::GlobalValue::InternalLinkage,
                                             llvm::ConstantAggregateZero::get(array), fn_->getName() + ".packed_b");
     packed->setAlignment(llvm::Align(64));
