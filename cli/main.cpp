@@ -69,6 +69,9 @@ int main(int argc, char** argv) {
                                                    "Untimed runs before the --reps timed ones (a process's first "
                                                    "runs fault in pages and pack weights)")
                                    ->default_val(1);
+  run_cmd->add_flag("--per-kernel", run_timing.per_kernel,
+                    "With --reps: time each kernel too; print each one's median beside its predicted time and "
+                    "its share of the run (a profile: where the time goes)");
   run_cmd->add_option("--profile", run_timing.profile,
                       "Device profile (JSON) to cost kernels with, as in `smelt compile --profile` "
                       "(default: the shipped host profile)");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <limits>
@@ -42,6 +43,7 @@ struct Timing {
   double median_us = 0, min_us = 0;
   int reps = 0;
   std::vector<double> samples_us;  // in the order run
+  std::vector<double> kernel_median_us;  // --per-kernel: by kernel, in program order
 };
 
 Timing summarize(std::vector<double> seconds) {
@@ -50,7 +52,26 @@ Timing summarize(std::vector<double> seconds) {
   std::sort(seconds.begin(), seconds.end());
   const size_t n = seconds.size();
   const double median_s = n % 2 == 1 ? seconds[n / 2] : (seconds[n / 2 - 1] + seconds[n / 2]) / 2;
-  return {median_s * 1e6, seconds.front() * 1e6, static_cast<int>(n), std::move(samples_us)};
+  return {median_s * 1e6, seconds.front() * 1e6, static_cast<int>(n), std::move(samples_us), {}};
+}
+
+// --per-kernel: a run's time is the sum of its kernels' (the clock is read
+// between kernels); each kernel's median is over the same runs.
+Timing summarize_each_kernel(const std::vector<std::vector<double>>& seconds) {
+  std::vector<double> totals;
+  for (const std::vector<double>& run : seconds) {
+    double total = 0;
+    for (double s : run) total += s;
+    totals.push_back(total);
+  }
+  Timing timing = summarize(totals);
+  const size_t kernels = seconds.empty() ? 0 : seconds.front().size();
+  for (size_t k = 0; k < kernels; ++k) {
+    std::vector<double> column;
+    for (const std::vector<double>& run : seconds) column.push_back(run[k]);
+    timing.kernel_median_us.push_back(summarize(column).median_us);
+  }
+  return timing;
 }
 
 // Microseconds for the timing line: one decimal from 10 us up, three
@@ -62,6 +83,30 @@ std::string us_text(double us) { return formatted(us >= 10 ? "%.1f us" : "%.3g u
 std::optional<unsigned> host_threads(const smelt::Program& program, unsigned requested) {
   if (program.target() != lower::Target::kHost) return std::nullopt;
   return requested != 0 ? requested : std::max(1u, std::thread::hardware_concurrency());
+}
+
+// --per-kernel's table: each kernel's median, its prediction, and its share
+// of the summed medians, in program order.
+void print_kernel_times(const ir::KernelProgram& kernels, const std::vector<cost::KernelCost>& costs,
+                        const Timing& measured) {
+  double total = 0;
+  for (double us : measured.kernel_median_us) total += us;
+  int width = 6;
+  for (const ir::Kernel& k : kernels.kernels) width = std::max(width, static_cast<int>(std::min<size_t>(k.name.size(), 48)));
+  char line[256];
+  std::snprintf(line, sizeof line, "  %-*s %11s %11s %9s %6s\n", width, "kernel", "measured", "predicted", "meas/pred",
+                "share");
+  std::cout << "per kernel (medians of the same runs):\n" << line;
+  for (size_t k = 0; k < measured.kernel_median_us.size(); ++k) {
+    std::string name = kernels.kernels[k].name;
+    if (name.size() > 48) name = name.substr(0, 45) + "...";
+    const double us = measured.kernel_median_us[k];
+    const double predicted = k < costs.size() ? costs[k].total_us : 0;
+    const std::string ratio = predicted > 0 ? formatted("%.3gx", us / predicted) : "-";
+    std::snprintf(line, sizeof line, "  %-*s %11s %11s %9s %5.1f%%\n", width, name.c_str(), us_text(us).c_str(),
+                  us_text(predicted).c_str(), ratio.c_str(), total > 0 ? 100 * us / total : 0.0);
+    std::cout << line;
+  }
 }
 
 }  // namespace
@@ -113,7 +158,10 @@ int run_compiled_command(const RunOptions& options, const RunTimingOptions& timi
   save_outputs(g, outputs, options.outputs);
   // The same compiled program (its --threads, --profile, fusion) is timed and predicted.
   std::optional<Timing> measured;
-  if (timing.reps > 0) measured = summarize(program.benchmark(inputs, timing.reps, timing.warmup));
+  if (timing.reps > 0)
+    measured = timing.per_kernel ? summarize_each_kernel(program.benchmark_each_kernel(inputs, timing.reps, timing.warmup))
+                                 : summarize(program.benchmark(inputs, timing.reps, timing.warmup));
+  const std::vector<cost::KernelCost>& kernel_costs = program.fusion().after_kernel_costs;
   const double predicted_us = program.fusion().predicted_us_after;
   const std::optional<unsigned> threads = host_threads(program, options.threads);
 
@@ -167,6 +215,18 @@ int run_compiled_command(const RunOptions& options, const RunTimingOptions& timi
       out["measured_over_predicted"] =
           predicted_us > 0 ? ordered_json(measured->median_us / predicted_us) : ordered_json(nullptr);
       out["threads"] = threads ? ordered_json(*threads) : ordered_json(nullptr);
+      if (timing.per_kernel) {
+        ordered_json each = ordered_json::array();
+        for (size_t k = 0; k < measured->kernel_median_us.size(); ++k) {
+          const double predicted = k < kernel_costs.size() ? kernel_costs[k].total_us : 0;
+          each.push_back({{"name", program.kernels().kernels[k].name},
+                          {"median_us", measured->kernel_median_us[k]},
+                          {"predicted_us", predicted},
+                          {"measured_over_predicted",
+                           predicted > 0 ? ordered_json(measured->kernel_median_us[k] / predicted) : ordered_json(nullptr)}});
+        }
+        out["kernel_times"] = each;
+      }
     }
     std::cout << out.dump() << "\n";
   } else {
@@ -190,6 +250,7 @@ int run_compiled_command(const RunOptions& options, const RunTimingOptions& timi
                 << us_text(predicted_us);
       if (predicted_us > 0) std::cout << formatted(" (measured/predicted %.3gx)", measured->median_us / predicted_us);
       std::cout << "\n";
+      if (timing.per_kernel) print_kernel_times(program.kernels(), kernel_costs, *measured);
     }
     if (options.check)
       std::cout << (all_ok ? "check: every output matches the reference interpreter\n"
@@ -205,6 +266,10 @@ int run_subcommand(const RunOptions& options, const RunTimingOptions& timing) {
   }
   if (timing.warmup_given && (!timing.reps_given || timing.warmup < 0)) {
     std::cerr << "error: --warmup N (N >= 0) is the untimed runs before --reps' timed ones: give --reps too\n";
+    return kUsage;
+  }
+  if (timing.per_kernel && !timing.reps_given) {
+    std::cerr << "error: --per-kernel times each kernel of the --reps timed runs: give --reps too\n";
     return kUsage;
   }
   if (options.target == "reference") {

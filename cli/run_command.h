@@ -17,6 +17,7 @@ struct RunTimingOptions {
   bool reps_given = false;  // --reps was on the command line (then it must be >= 1)
   int warmup = 1;
   bool warmup_given = false;  // --warmup was on the command line (then --reps must be too)
+  bool per_kernel = false;    // --per-kernel: time each kernel too (then --reps must be given)
   std::string profile;  // device profile (JSON) the kernels are costed with; "" = the shipped one
 };
 

@@ -302,6 +302,15 @@ llvm::Value* KernelEmitter::load_element(int buffer, llvm::Value* offset) {
   return load_element_at(buffer, element_address(buffer, offset, 0));
 }
 
+llvm::Value* KernelEmitter::load_address(int node, const NodeValues& at) {
+  const KernelExpr& e = kernel_.exprs.at(static_cast<size_t>(node));
+  if (e.kind != KernelExpr::Kind::kLoad || e.valid != ir::kNoIndex)
+    throw LowerError("kernel " + kernel_.name + ": node " + std::to_string(node) + " is not an unmasked load");
+  int64_t constant_offset = 0;
+  llvm::Value* offset = load_offset(e, at, constant_offset);
+  return element_address(e.buffer, offset, constant_offset);
+}
+
 llvm::Value* KernelEmitter::element_address(int buffer, llvm::Value* offset, int64_t constant_offset) {
   llvm::IRBuilder<>& b = builder_;
   llvm::Value* base = buffers_.at(buffer);

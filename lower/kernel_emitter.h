@@ -156,6 +156,11 @@ class KernelEmitter {
   void set_masked_loads_as_branches(bool on) { masked_loads_as_branches_ = on; }
   void prefetch_row(const NodeValues& at, int64_t row_length);
 
+  // The address of load node `node`'s element at `at` (an unmasked load), for
+  // callers that read consecutive elements from it themselves (the tiled
+  // contraction reading its A side in place).
+  llvm::Value* load_address(int node, const NodeValues& at);
+
   // Element access to buffer `buffer` at element offset `offset` (i64), in register types.
   llvm::Value* load_element(int buffer, llvm::Value* offset);
   void store_element(int buffer, llvm::Value* offset, llvm::Value* value);

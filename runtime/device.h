@@ -39,8 +39,10 @@ class LoadedProgram {
   // Copies the bytes of input buffer `buffer` (a kInput buffer index) in.
   virtual void write_input(size_t buffer, std::span<const uint8_t> bytes) = 0;
   // Runs every kernel in order; returns the seconds the kernels took (host:
-  // wall clock; GPU: events around the launches).
-  virtual double run_kernels() = 0;
+  // wall clock; GPU: events around the launches). A non-empty `each_kernel_s`
+  // (one slot per kernel) also gets each kernel's own seconds (host: a clock
+  // read between kernels; GPU: an event between launches), for profiles.
+  virtual double run_kernels(std::span<double> each_kernel_s) = 0;
   // Copies output buffer `buffer` out.
   virtual void read_output(size_t buffer, std::span<uint8_t> bytes) = 0;
   // Runs every kernel with the listed buffers (index, memory) at the caller's

@@ -68,7 +68,7 @@ void Executable::write_inputs(const std::vector<ir::HostTensor>& inputs) {
 
 std::vector<ir::HostTensor> Executable::run(const std::vector<ir::HostTensor>& inputs) {
   write_inputs(inputs);
-  loaded_->run_kernels();
+  loaded_->run_kernels({});
   std::vector<ir::HostTensor> outputs;
   for (int b : output_buffers_) {
     const ir::TensorType& type = program_.buffers[b].type;
@@ -118,13 +118,25 @@ double Executable::run_into(const std::vector<std::span<const uint8_t>>& inputs,
   return loaded_->run_kernels_with(bound);
 }
 
-std::vector<double> Executable::benchmark(const std::vector<ir::HostTensor>& inputs, int reps, int warmup) {
+void Executable::prepare_benchmark(const std::vector<ir::HostTensor>& inputs, int reps, int warmup) {
   if (reps < 1) throw std::invalid_argument("benchmark: reps must be at least 1");
   if (warmup < 0) throw std::invalid_argument("benchmark: warmup must not be negative");
   write_inputs(inputs);
-  for (int w = 0; w < warmup; ++w) loaded_->run_kernels();
+  for (int w = 0; w < warmup; ++w) loaded_->run_kernels({});
+}
+
+std::vector<double> Executable::benchmark(const std::vector<ir::HostTensor>& inputs, int reps, int warmup) {
+  prepare_benchmark(inputs, reps, warmup);
   std::vector<double> seconds;
-  for (int r = 0; r < reps; ++r) seconds.push_back(loaded_->run_kernels());
+  for (int r = 0; r < reps; ++r) seconds.push_back(loaded_->run_kernels({}));
+  return seconds;
+}
+
+std::vector<std::vector<double>> Executable::benchmark_each_kernel(const std::vector<ir::HostTensor>& inputs, int reps,
+                                                                   int warmup) {
+  prepare_benchmark(inputs, reps, warmup);
+  std::vector<std::vector<double>> seconds(static_cast<size_t>(reps), std::vector<double>(program_.kernels.size()));
+  for (std::vector<double>& run : seconds) loaded_->run_kernels(run);
   return seconds;
 }
 

@@ -34,6 +34,10 @@ class Executable {
   // pages, caches, packed weights, lazy driver work), then `reps` times; the
   // seconds of each rep's kernels (host: wall clock; GPU: events).
   std::vector<double> benchmark(const std::vector<ir::HostTensor>& inputs, int reps, int warmup = 1);
+  // As benchmark, timing each kernel: seconds[rep][kernel], kernels in program
+  // order (a profile: which kernel the time goes to).
+  std::vector<std::vector<double>> benchmark_each_kernel(const std::vector<ir::HostTensor>& inputs, int reps,
+                                                         int warmup = 1);
 
   // Runs the program on caller memory, without copies: `inputs` and `outputs`
   // in io_index order, each exactly storage_bytes(type) in the memory layout of
@@ -51,6 +55,8 @@ class Executable {
 
  private:
   void write_inputs(const std::vector<ir::HostTensor>& inputs);
+  // benchmark's set-up: checks reps and warmup, copies the inputs in, warms up.
+  void prepare_benchmark(const std::vector<ir::HostTensor>& inputs, int reps, int warmup);
 
   ir::KernelProgram program_;
   std::shared_ptr<Device> device_;

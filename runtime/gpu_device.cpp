@@ -1,6 +1,7 @@
 #include "runtime/gpu_device.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "runtime/tensor_bytes.h"
 
@@ -61,6 +62,7 @@ class GpuProgram : public LoadedProgram {
   ~GpuProgram() override {
     driver_->destroy_event(start_);
     driver_->destroy_event(stop_);
+    for (void* event : between_) driver_->destroy_event(event);
     driver_->unload_module(module_);
   }
 
@@ -69,12 +71,21 @@ class GpuProgram : public LoadedProgram {
     driver_->copy_in(pointers_.at(buffer), bytes.data(), std::min(bytes.size(), bytes_[buffer]));
   }
 
-  double run_kernels() override {
+  double run_kernels(std::span<double> each_kernel_s) override {
+    if (!each_kernel_s.empty() && each_kernel_s.size() != kernels_.size())
+      throw std::invalid_argument("run_kernels: one time slot per kernel");
     driver_->make_current();
+    if (!each_kernel_s.empty())
+      while (between_.size() < kernels_.size() + 1) between_.push_back(driver_->create_event());
     driver_->record(start_);
-    for (const Launch& k : kernels_)
-      if (!k.empty) driver_->launch(k.fn, k.config, pointer_array_);
+    for (size_t i = 0; i < kernels_.size(); ++i) {
+      if (!each_kernel_s.empty()) driver_->record(between_[i]);
+      if (!kernels_[i].empty) driver_->launch(kernels_[i].fn, kernels_[i].config, pointer_array_);
+    }
+    if (!each_kernel_s.empty()) driver_->record(between_[kernels_.size()]);
     driver_->record(stop_);
+    for (size_t i = 0; i < each_kernel_s.size(); ++i)
+      each_kernel_s[i] = driver_->elapsed_ms(between_[i], between_[i + 1]) / 1e3;
     return driver_->elapsed_ms(start_, stop_) / 1e3;
   }
 
@@ -98,6 +109,7 @@ class GpuProgram : public LoadedProgram {
   DevicePtr pointer_array_ = 0;
   void* start_ = nullptr;
   void* stop_ = nullptr;
+  std::vector<void*> between_;  // events between launches, made on the first per-kernel timing
 };
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <stdexcept>
 
 #include "ir/host_split.h"
 #include "runtime/aligned_buffer.h"
@@ -39,12 +40,20 @@ class HostProgram : public LoadedProgram {
     std::memcpy(own_.at(buffer).data(), bytes.data(), std::min(bytes.size(), own_[buffer].size()));
   }
 
-  double run_kernels() override {
+  double run_kernels(std::span<double> each_kernel_s) override {
+    if (!each_kernel_s.empty() && each_kernel_s.size() != kernels_.size())
+      throw std::invalid_argument("run_kernels: one time slot per kernel");
     const auto start = std::chrono::steady_clock::now();
+    auto kernel_start = start;
     void* const* buffers = pointers_.data();
-    for (const KernelLaunch& k : kernels_) {
+    for (size_t i = 0; i < kernels_.size(); ++i) {
+      const KernelLaunch& k = kernels_[i];
       lower::HostJit::KernelFn fn = k.fn;
       pool_->parallel_for(k.units, k.min_chunk, [fn, buffers](int64_t begin, int64_t end) { fn(buffers, begin, end); });
+      if (each_kernel_s.empty()) continue;
+      const auto now = std::chrono::steady_clock::now();
+      each_kernel_s[i] = std::chrono::duration<double>(now - kernel_start).count();
+      kernel_start = now;
     }
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
@@ -62,7 +71,7 @@ class HostProgram : public LoadedProgram {
         for (const auto& [b, memory] : own) pointers[b] = memory;
       }
     } restore{pointers_, own};
-    return run_kernels();
+    return run_kernels({});
   }
 
   void read_output(size_t buffer, std::span<uint8_t> bytes) override {

@@ -17,6 +17,11 @@ std::vector<double> Program::benchmark(const std::vector<ir::HostTensor>& inputs
   return executable_->benchmark(inputs, reps, warmup);
 }
 
+std::vector<std::vector<double>> Program::benchmark_each_kernel(const std::vector<ir::HostTensor>& inputs, int reps,
+                                                                int warmup) {
+  return executable_->benchmark_each_kernel(inputs, reps, warmup);
+}
+
 Program compile(const ir::Graph& graph, const CompileOptions& options) {
   if (options.measure > 0 && options.target != lower::Target::kHost)
     throw std::invalid_argument("measure: candidates are timed on the host; the target is " +

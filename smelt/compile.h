@@ -59,6 +59,9 @@ class Program {
   // Seconds of each of `reps` runs of the kernels (after `warmup` runs; the
   // inputs are copied in once): wall clock on the host, events on a GPU.
   std::vector<double> benchmark(const std::vector<ir::HostTensor>& inputs, int reps, int warmup = 1);
+  // As benchmark, timing each kernel of kernels(): seconds[rep][kernel].
+  std::vector<std::vector<double>> benchmark_each_kernel(const std::vector<ir::HostTensor>& inputs, int reps,
+                                                         int warmup = 1);
 
   const FusionResult& fusion() const { return *fusion_; }
   // The kernels that run (fusion().after).

@@ -375,7 +375,8 @@ def main():
     p.add_argument("--max-autotune", action="store_true", help="also torch.compile(mode='max-autotune') (slow)")
     p.add_argument("--smelt", default=os.path.join(ROOT, "build", "cli", "smelt"))
     p.add_argument("--work", default=os.path.join(ROOT, "build", "peers"))
-    p.add_argument("--out", default=os.path.join(HERE, "results.csv"))
+    p.add_argument("--out", help="CSV to write (default: bench/peers/results.csv for a full run; "
+                   "with --only or --small, results.csv in --work, so a partial run never replaces the committed table)")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--regime", default="default", help=argparse.SUPPRESS)
     p.add_argument("--json-out", help=argparse.SUPPRESS)
@@ -394,6 +395,9 @@ def main():
         return 1
     with open("/proc/loadavg") as f:
         log(f"load before: {f.read().split()[0]} ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})")
+    if args.out is None:
+        partial = bool(args.only) or args.small
+        args.out = os.path.join(args.work if partial else HERE, "results.csv")
     prepare(args)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:

@@ -43,6 +43,52 @@ TEST_F(RunTimingTest, RepsJsonHasMedianMinAndThePrediction) {
                    j["median_us"].get<double>() / j["predicted_us"].get<double>());
 }
 
+TEST_F(RunTimingTest, PerKernelJsonTimesEachKernelBesideItsPrediction) {
+  Result r = smelt("run --json --reps 3 --threads 1 --per-kernel " + example("llama_mlp_swiglu.sg"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j["kernel_times"].is_array()) << r.out;
+  ASSERT_EQ(j["kernel_times"].size(), j["kernels"].get<size_t>());
+  double sum = 0, predicted = 0;
+  for (const auto& k : j["kernel_times"]) {
+    ASSERT_TRUE(k["name"].is_string()) << k;
+    EXPECT_GT(k["median_us"].get<double>(), 0) << k;
+    EXPECT_GT(k["predicted_us"].get<double>(), 0) << k;
+    EXPECT_DOUBLE_EQ(k["measured_over_predicted"].get<double>(),
+                     k["median_us"].get<double>() / k["predicted_us"].get<double>());
+    sum += k["median_us"].get<double>();
+    predicted += k["predicted_us"].get<double>();
+  }
+  // The program's prediction is its kernels' plus a fixed cost per run.
+  EXPECT_LE(predicted, j["predicted_us"].get<double>() * (1 + 1e-9));
+  EXPECT_GT(predicted, 0.9 * j["predicted_us"].get<double>());
+  // A run's time is the sum of its kernels'; medians of parts and of sums differ, not by much.
+  EXPECT_GT(sum, 0.5 * j["median_us"].get<double>());
+  EXPECT_LT(sum, 2.0 * j["median_us"].get<double>());
+}
+
+TEST_F(RunTimingTest, PerKernelPrintsOneLinePerKernel) {
+  Result r = smelt("run --reps 2 --threads 1 --per-kernel " + example("llama_mlp_swiglu.sg"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("per kernel (medians of the same runs):"), std::string::npos) << r.out;
+  const size_t table = r.out.find("meas/pred");
+  ASSERT_NE(table, std::string::npos) << r.out;
+  Result json = smelt("run --json --reps 1 --threads 1 --per-kernel " + example("llama_mlp_swiglu.sg"));
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  for (const auto& k : nlohmann::json::parse(json.out)["kernel_times"]) {
+    const std::string name = k["name"];
+    EXPECT_NE(r.out.find("\n  " + name.substr(0, 45)), std::string::npos) << name << " not in\n" << r.out;
+  }
+}
+
+TEST_F(RunTimingTest, PerKernelWithoutRepsIsAUsageError) {
+  Result r = smelt("run --per-kernel " + example("luminal_fusion.sg"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--per-kernel"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--reps"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
 TEST_F(RunTimingTest, RepsLeaveTheOutputsAsTheyAre) {
   const std::string file = example("mlir_dot_slice.sg");
   Result plain = smelt("run --json --seed 3 " + file);

@@ -126,6 +126,38 @@ TEST(TiledMatmul, TransposedBMatchesTheReference) {
   expect_matches_reference(g);
 }
 
+TEST(TiledMatmul, TransposedAMatchesTheReference) {
+  // A[m, k] = at[k, m]: k is not A's contiguous axis, so A is packed.
+  ir::Graph g("transposed_a");
+  auto at = ir::input(g, "at", ir::DType::F32, {65, 33});
+  auto b = ir::input(g, "b", ir::DType::F32, {65, 70});
+  g.add_output(ir::matmul(ir::permute(at, {1, 0}), b));
+  expect_matches_reference(g);
+}
+
+TEST(TiledMatmul, HeadSplitAReadInPlaceMatchesTheReference) {
+  // Attention's p @ v shape: A[h, m, k] = x[m, h·40 + k] (rows permuted, k
+  // contiguous) is read in place; 13 rows leave a partial micro-tile per
+  // head, K = 600 crosses the K block, calls of 5 rows cross heads.
+  ir::Graph g("head_split_a");
+  auto x = ir::input(g, "x", ir::DType::F32, {13, 3 * 600});
+  auto b = ir::input(g, "b", ir::DType::F32, {3, 600, 17});
+  auto heads = ir::permute(ir::reshape(x, {13, 3, 600}), {1, 0, 2});
+  g.add_output(ir::matmul(heads, b));
+  expect_matches_reference(g, 5);
+}
+
+TEST(TiledMatmul, EpilogueOverPartialColumnTilesMatchesTheReference) {
+  // A vectorized epilogue (scale, tanh) over 70 columns: two full 32-column
+  // tiles and one of 6.
+  ir::Graph g("epilogue_columns");
+  auto a = ir::input(g, "a", ir::DType::F32, {25, 40});
+  auto b = ir::input(g, "b", ir::DType::F32, {40, 70});
+  auto scale = ir::broadcast(ir::constant(g, 0.125), {25, 70});
+  g.add_output(ir::tanh(ir::div(ir::matmul(a, b), scale)));
+  expect_matches_reference(g);
+}
+
 TEST(TiledMatmul, BiasSiluEpilogueMatchesTheReference) {
   ir::Graph g("bias_silu");
   auto a = ir::input(g, "a", ir::DType::F32, {130, 65});

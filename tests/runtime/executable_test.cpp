@@ -135,6 +135,21 @@ TEST(Executable, BenchmarkTimesEveryRep) {
   EXPECT_THROW(exe.benchmark(smelt::random_inputs(g, 1), 0), std::invalid_argument);
 }
 
+TEST(Executable, BenchmarkEachKernelTimesEveryKernelOfEveryRep) {
+  const ir::Graph g = smelt::load_graph(std::string(SMELT_SOURCE_DIR) + "/examples/llama_mlp_swiglu.sg");
+  runtime::Executable exe(smelt::fuse(g).after, host());
+  const size_t kernels = exe.program().kernels.size();
+  ASSERT_GT(kernels, 1u);
+  const auto times = exe.benchmark_each_kernel(smelt::random_inputs(g, 1), 4, 0);
+  ASSERT_EQ(times.size(), 4u);
+  for (const std::vector<double>& run : times) {
+    ASSERT_EQ(run.size(), kernels);
+    for (double t : run) EXPECT_GT(t, 0);
+  }
+  EXPECT_THROW(exe.benchmark_each_kernel(smelt::random_inputs(g, 1), 0), std::invalid_argument);
+  EXPECT_THROW(exe.benchmark_each_kernel(smelt::random_inputs(g, 1), 1, -1), std::invalid_argument);
+}
+
 TEST(Executable, ReportsThePlansPeakBytes) {
   const ir::Graph g = smelt::load_graph(std::string(SMELT_SOURCE_DIR) + "/examples/nvfuser_rope_bwd.sg");
   const smelt::FusionResult r = smelt::fuse(g);
