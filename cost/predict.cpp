@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <optional>
 
+#include "ir/constant_folding.h"
 #include "ir/host_split.h"
 #include "ir/kernel_branches.h"
 
@@ -245,6 +246,8 @@ AccessKind classify_load(const ir::Kernel& kernel, const ir::KernelExpr& load, b
 
 KernelCost predict(const ir::KernelProgram& program, const ir::Kernel& k, const DeviceProfile& profile) {
   KernelCost cost;
+  // Evaluated once at compile time (ir/constant_folding.h): it never runs.
+  if (ir::folds_at_compile_time(program, k)) return cost;
   const ir::HostSplit split = ir::host_split(k, profile.threads());
   const ThreadRates& rates = profile.at(split.threads_used);
   cost.threads = split.threads_used;

@@ -8,6 +8,7 @@
 #include "cost/predict.h"
 #include "extract/fusion.h"
 #include "extract/fusion_exact.h"
+#include "ir/constant_folding.h"
 #include "ir/lower_to_kernels.h"
 #include "rules/rule_library.h"
 #include "rules/saturate.h"
@@ -26,7 +27,7 @@ void set_after(FusionResult& r, const ir::Graph& graph, ir::Lowering lowering, c
                bool simplify_indices) {
   r.graph = graph;
   r.materialized = std::move(lowering.materialized);
-  r.after = std::move(lowering.program);
+  r.after = ir::fold_constant_kernels(std::move(lowering.program));
   if (simplify_indices) r.index_validation = verify::validate_and_simplify(r.after);
   r.kernels_after = r.after.kernels.size();
   r.predicted_us_after = cost::predict_program_us(r.after, profile);
@@ -91,7 +92,7 @@ FusionResult fuse(const ir::Graph& g, const FuseOptions& options) {
       (options.profile ? *options.profile : cost::default_host_profile()).for_threads(options.threads);
   FusionResult r;
   ir::Lowering unfused = ir::lower_graph(g, ir::materialize_everything(g), ir::LoweringOptions::unmerged());
-  r.before = unfused.program;
+  r.before = ir::fold_constant_kernels(unfused.program);
   r.kernels_before = r.before.kernels.size();
   r.predicted_us_before = cost::predict_program_us(r.before, profile);
   if (!options.fusion) {
@@ -161,6 +162,11 @@ FusionResult fuse(const ir::Graph& g, const FuseOptions& options) {
     for (const extract::KeptProgram& k : evaluator.kept()) add(k.term.graph, k.lowering, false, false);
     add(g, unfused, false, true);
     measure_candidates(r, std::move(candidates), profile, options);
+  } else if (r.predicted_us_before < chosen.cost.predicted_us) {
+    // One kernel per op can price below every fused program the search tried
+    // when it folds a constant-only op that fusion would compute per run.
+    r.start = "unfused (predicted faster than \"" + r.start + "\")";
+    set_after(r, g, std::move(unfused), profile, options.simplify_indices);
   } else {
     set_after(r, chosen.term.graph, std::move(chosen.cost.lowering), profile, options.simplify_indices);
   }

@@ -1,0 +1,28 @@
+#pragma once
+// Kernels that compute only from constants (a concat of weights that batches
+// three projections into one gemm, a transposed or cast weight) give the same
+// values on every run: they are evaluated once, at compile time, by the kernel
+// interpreter, and their outputs become constant buffers. The cost model
+// prices such a kernel at zero (cost::predict), so extraction sees the fold.
+#include <cstdint>
+
+#include "ir/kernel.h"
+
+namespace ir {
+
+// Elements a folded kernel may write (all its outputs together): the
+// interpreter takes about 0.1 µs per element, so this bounds the fold at
+// about half a second and the constants it adds at 16 MiB of f32.
+inline constexpr int64_t kMaxFoldedElements = int64_t{1} << 22;
+
+// `kernel` reads at least one constant buffer and nothing but constants,
+// writes only intermediates, and at most kMaxFoldedElements elements.
+bool folds_at_compile_time(const KernelProgram& program, const Kernel& kernel);
+
+// Evaluates every kernel that folds_at_compile_time, in order (so a kernel
+// that reads only folded outputs folds too), turns its outputs into constant
+// buffers and removes it; then removes constant buffers no kernel reads any
+// more. Other buffers keep their order.
+KernelProgram fold_constant_kernels(KernelProgram program);
+
+}  // namespace ir
