@@ -1,6 +1,7 @@
 #include "lower/host_matmul.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <functional>
 #include <string>
 #include <utility>
@@ -452,6 +453,7 @@ class TiledContraction {
   // spent 30 % of its time packing; in place is also 2–9 % faster on the
   // square and MLP shapes measured (512–2048, 1 and 2 threads).
   bool a_in_place() const {
+    if (std::getenv("SMELT_PACK_A")) return false;
     const int k_var = static_cast<int>(rank_);
     for (int side : p_.a_sides) {
       const ir::KernelExpr& e = k_.exprs[static_cast<size_t>(side)];

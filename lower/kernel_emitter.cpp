@@ -410,16 +410,28 @@ void KernelEmitter::prefetch_row(const NodeValues& at, int64_t row_length) {
     const ir::Buffer& buffer = program_.buffers.at(e.buffer);
     const ir::IndexPool::Node& last = kernel_.indices.node(e.index.back());
     if (last.kind != IndexPool::Kind::kVar || last.value != innermost) continue;  // not contiguous along the row
-    bool identity = buffer.type.shape == kernel_.space, other_axes_fixed = true;
+    // The kernel's own rows (every outer axis its own variable; the last one
+    // the column, maybe shifted: rotate_half's x[..., j ± 64]) are the stream
+    // the hardware prefetcher follows.
+    bool own_rows = buffer.type.shape.size() == rank, other_axes_fixed = true;
     for (size_t axis = 0; axis < e.index.size(); ++axis) {
       const uint64_t used = kernel_.indices.vars_used(e.index[axis]);
       if (used & ~space_vars) other_axes_fixed = false;  // a reduction variable: not one row
       if (axis + 1 < e.index.size() && (used >> innermost & 1)) other_axes_fixed = false;
       const ir::IndexPool::Node& n = kernel_.indices.node(e.index[axis]);
-      identity = identity && n.kind == IndexPool::Kind::kVar && n.value == static_cast<int64_t>(axis);
+      if (axis + 1 < e.index.size()) {
+        const bool own_axis = (n.kind == IndexPool::Kind::kVar && n.value == static_cast<int64_t>(axis)) ||
+                              (n.kind == IndexPool::Kind::kConst && n.value == 0 && kernel_.space[axis] == 1);
+        own_rows = own_rows && buffer.type.shape[axis] == kernel_.space[axis] && own_axis;
+      } else {
+        own_rows = own_rows && used == (uint64_t{1} << innermost);
+      }
     }
-    // The kernel's own row order: a stream the hardware prefetcher follows.
-    if (identity || !other_axes_fixed) continue;
+    if (own_rows || !other_axes_fixed) continue;
+    // A buffer the caches hold (RoPE's cos / sin tables, 1 MiB each) needs no
+    // prefetch: there the prefetches only took issue slots (RoPE 0.85 -> 1.0 ms).
+    const int64_t buffer_bytes = ir::numel(buffer.type.shape) * static_cast<int64_t>(ir::dtype_bytes(buffer.type.dtype));
+    if (buffer_bytes < kPrefetchMinBufferBytes) continue;
     const int64_t bytes = row_length * static_cast<int64_t>(ir::dtype_bytes(buffer.type.dtype));
     if (bytes > kPrefetchRowBytes) continue;  // long rows: the hardware prefetcher ramps up within the row
     int64_t constant_offset = 0;

@@ -147,9 +147,12 @@ class KernelEmitter {
   // row but whose rows are not the kernel's own row order (a permuted or
   // broadcast view): the hardware prefetcher does not follow such rows, and a
   // row heavy in math then waits on memory at its first load (a permute feeding
-  // gelu: 135 ms where the two kernels apart take 34). Rows above
-  // kPrefetchRowBytes are skipped.
+  // gelu: 135 ms where the two kernels apart take 34).
+  // Rows above kPrefetchRowBytes are skipped (the hardware prefetcher ramps
+  // up within them), and so are buffers below kPrefetchMinBufferBytes (the
+  // caches hold them) and loads of the kernel's own rows, shifted or not.
   static constexpr int64_t kPrefetchRowBytes = 4096;
+  static constexpr int64_t kPrefetchMinBufferBytes = int64_t{4} << 20;
   // Masked loads of 4- and 8-byte elements as `if (mask) load` (a vectorized
   // loop makes it a masked load) instead of a load from a selected address (a
   // gather there). For the host's row loops; the default keeps straight-line code.

@@ -111,6 +111,28 @@ TEST(HostCodegen, AConcatAlongTheRowIsSplitIntoVectorSegments) {
   EXPECT_TRUE(std::regex_search(text, std::regex(R"(load <16 x float>)"))) << text;
 }
 
+TEST(HostCodegen, PermutedRowsOfALargeBufferArePrefetchedNotCachedOrOwnOnes) {
+  // A permute feeding gelu (ratchet's shape) reads rows of 4 MiB+ out of order: prefetched.
+  ir::Graph permuted("permuted");
+  auto x = ir::input(permuted, "x", DType::F32, {64, 128, 256});  // 8 MiB
+  permuted.add_output(ir::gelu(ir::permute(x, {1, 0, 2})));
+  EXPECT_NE(lower::emit_llvm_ir(fused(permuted), {}).find("llvm.prefetch"), std::string::npos);
+  // RoPE: x's own rows shifted by half a row, and cos / sin tables of 1 MiB
+  // broadcast over heads: the hardware prefetcher and the caches serve them.
+  ir::Graph rope("rope");
+  auto q = ir::input(rope, "q", DType::F32, {1, 8, 2048, 128});
+  auto cos = ir::input(rope, "cos", DType::F32, {2048, 128});
+  auto sin = ir::input(rope, "sin", DType::F32, {2048, 128});
+  auto lo = ir::slice(q, {0, 0, 0, 0}, {1, 8, 2048, 64}, {1, 1, 1, 1});
+  auto hi = ir::slice(q, {0, 0, 0, 64}, {1, 8, 2048, 128}, {1, 1, 1, 1});
+  auto rotated = ir::concat({ir::neg(hi), lo}, 3);
+  const ir::Shape shape{1, 8, 2048, 128};
+  rope.add_output(q * ir::broadcast(cos, shape) + rotated * ir::broadcast(sin, shape));
+  const ir::KernelProgram p = fused(rope);
+  ASSERT_EQ(p.kernels.size(), 1u);
+  EXPECT_EQ(lower::emit_llvm_ir(p, {}).find("llvm.prefetch"), std::string::npos);
+}
+
 TEST(HostCodegen, ObjectFileAndAssemblyCarryEveryKernelSymbol) {
   ir::Graph g("two");
   auto x = ir::input(g, "x", DType::F32, {8, 8});
