@@ -70,6 +70,13 @@ int calibrate_command(const CalibrateOptions& options) {
   o.save_graphs = options.save_graphs;
   try {
     for (const std::string& file : options.validate) (void)smelt::load_graph(file);  // bad input before minutes of work
+    // Likewise an output that cannot be written (a missing folder): found now, not after the measuring.
+    const fs::path folder = profile_path.has_parent_path() ? profile_path.parent_path() : fs::path(".");
+    std::error_code error;
+    if (!fs::is_directory(folder, error))
+      throw std::runtime_error(profile_path.string() + ": cannot write (no folder " + folder.string() + ")");
+    if (::access(folder.c_str(), W_OK) != 0)
+      throw std::runtime_error(profile_path.string() + ": cannot write (folder " + folder.string() + " is not writable)");
     if (!options.validate_only.empty()) o.existing = smelt::load_device_profile(options.validate_only, options.device);
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";

@@ -450,8 +450,9 @@ class TiledContraction {
   // the micro-kernel broadcasts A from its rows in place (mr streams, each
   // line used 16 times from L1) instead of packing it. Packing copied all of A
   // to use each element N / nr times: p @ v of attention (K = 512, N = 64)
-  // spent 30 % of its time packing; in place is also 2–9 % faster on the
-  // square and MLP shapes measured (512–2048, 1 and 2 threads).
+  // spent 30 % of its time packing; side by side, in place was also 1–9 %
+  // faster on the square, MLP and wide shapes measured (M 8–512, N up to
+  // 4096, 1 and 2 threads).
   bool a_in_place() const {
     if (std::getenv("SMELT_PACK_A")) return false;
     const int k_var = static_cast<int>(rank_);

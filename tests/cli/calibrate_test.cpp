@@ -3,6 +3,7 @@
 // validation line last; bad options and unwritable outputs fail cleanly.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -89,6 +90,14 @@ TEST_F(CalibrateTest, BadInputsFailBeforeMeasuring) {
   EXPECT_NE(r.err.find("broken.sg:2:"), std::string::npos) << r.err;
   r = smelt("calibrate --threads -1");
   EXPECT_EQ(r.exit_code, 2);
+  // An output in a missing folder: said at once (this used to come after two minutes of measuring).
+  const auto started = std::chrono::steady_clock::now();
+  r = smelt("calibrate -o '" + (dir_ / "no_such_folder" / "p.json").string() + "'");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("no_such_folder"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("cannot write"), std::string::npos) << r.err;
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(), 20.0);
 }
 
 }  // namespace

@@ -2,10 +2,10 @@
 // structure each seed is about, outputs equal to the reference interpreter, and
 // a predicted time never above the unfused program's.
 //
-// The structures are checked under a fixed variant of the host profile (seed_options):
-// 2 threads, chained math calls charged what they cost alone, a gemm's
-// prologue nothing beyond its ops, and a contraction group what its gemms cost
-// apart. The shipped profile is measured
+// The structures are checked under a fixed variant of a frozen host profile
+// (seed_options, tests/fusion/data/seed_profile.json): 2 threads, chained math
+// calls charged what they cost alone, a gemm's prologue nothing beyond its
+// ops, and a contraction group what its gemms cost apart. The shipped profile is measured
 // (smelt calibrate) and charges both: on this machine ratchet's gelu→exp→cos
 // measures faster as three kernels, and the towers' batched gemms, whose
 // prologue (a tower's bias + SiLU) is evaluated element by element while
@@ -66,7 +66,9 @@ std::vector<int64_t> element(const ir::Kernel& k, const KernelExpr& load, const 
 }
 
 smelt::FuseOptions seed_options() {
-  cost::DeviceProfile profile = cost::default_host_profile();
+  // A frozen measurement (the shipped profile of 2026-11-24 13:59 UTC, without
+  // its samples), so a recalibration of the shipped one does not move these.
+  cost::DeviceProfile profile = cost::load_profile(std::string(SMELT_SOURCE_DIR) + "/tests/fusion/data/seed_profile.json", "host");
   for (cost::ThreadRates& r : profile.rates) {
     r.call_chain_factor = {1.0};
     r.prologue_ns = 0;
