@@ -175,6 +175,8 @@ ThreadRates thread_rates(const json& j, const std::string& path, const std::stri
   }
   r.prologue_ns = number(j, "prologue_ns", path, source, false);
   r.group_factor = number(j, "group_factor", path, source, true);
+  r.group_factor_constant_b =
+      j.contains("group_factor_constant_b") ? number(j, "group_factor_constant_b", path, source, true) : r.group_factor;
   const json& mm = member(j, "matmul", path, source);
   if (!mm.is_array() || mm.empty()) bad(source, path + "matmul", "must be a non-empty array");
   for (size_t i = 0; i < mm.size(); ++i) {
@@ -327,7 +329,8 @@ std::string profile_to_json(const DeviceProfile& p) {
                      {"call_chain_factor", r.call_chain_factor},
                      {"matmul", mm},
                      {"prologue_ns", r.prologue_ns},
-                     {"group_factor", r.group_factor}});
+                     {"group_factor", r.group_factor},
+                     {"group_factor_constant_b", r.group_factor_constant_b}});
   }
   json j = {{"format", DeviceProfile::kFormat}, {"name", p.name}, {"device", p.device}, {"cpu", p.cpu},
             {"date", p.date}, {"overlap", p.overlap}, {"rates", rates}};

@@ -66,8 +66,13 @@ struct ThreadRates {
   std::vector<MatmulPoint> matmul;
   double prologue_ns = 0;  // per evaluation of a node the tiled matmul computes while packing
   // A contraction group (several gemms sharing A in one kernel) against the
-  // same gemms as separate kernels: multiplies the group's matmul time.
+  // same gemms as separate kernels: multiplies the group's matmul time when
+  // its B sides are packed per call (group_factor) and when they are
+  // constants, packed once (group_factor_constant_b; then the per-call packing,
+  // the same work grouped or not, no longer hides the group's own gain).
+  // Profiles measured before the second existed load it as group_factor.
   double group_factor = 1;
+  double group_factor_constant_b = 1;
 };
 
 struct DeviceProfile {

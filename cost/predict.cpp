@@ -269,6 +269,17 @@ KernelCost predict(const ir::KernelProgram& program, const ir::Kernel& k, const 
   const bool unrolled = is_unrolled_reduction(k);
   const int contractions = parts.contractions;
   const bool contraction = contractions > 0;
+  // Every load of a B side (inside the K loop, not reading the row variable)
+  // reads a constant: the tiled matmul packs B once, not per call.
+  bool constant_b = contraction && k.space.size() >= 2;
+  if (constant_b) {
+    const VarMask row_var = VarMask{1} << (k.space.size() - 2);
+    for (size_t i = 0; i < k.exprs.size(); ++i) {
+      const ir::KernelExpr& e = k.exprs[i];
+      if (e.kind != ir::KernelExpr::Kind::kLoad || !(vars[i] & reduction_vars) || (vars[i] & row_var)) continue;
+      if (program.buffers.at(static_cast<size_t>(e.buffer)).kind != ir::BufferKind::kConstant) constant_b = false;
+    }
+  }
   // First pass: the bytes each load touches and the kernel's working set.
   struct Traffic {
     double bytes;
@@ -366,7 +377,7 @@ KernelCost predict(const ir::KernelProgram& program, const ir::Kernel& k, const 
           const long kk = static_cast<long>(ir::numel(k.reduction));
           cost.flops += 2 * steps;
           compute_ns += 2 * steps / matmul_gflops(rates, batch, m, n, kk) *  // GFLOP/s = flop/ns
-                        (contractions > 1 ? rates.group_factor : 1.0);
+                        (contractions > 1 ? (constant_b ? rates.group_factor_constant_b : rates.group_factor) : 1.0);
         } else if (unrolled) {
           compute_ns += steps * op_ns(rates, "add");
         } else {

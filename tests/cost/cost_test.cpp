@@ -401,6 +401,55 @@ TEST(DeviceProfile, UnknownFieldsAreIgnored) {
   EXPECT_EQ(rejection(j.dump()), "");
 }
 
+// A profile measured before group_factor_constant_b existed costs constant-B
+// groups as the others.
+TEST(DeviceProfile, AProfileWithoutTheConstantBGroupFactorUsesTheGroupFactor) {
+  json j = shipped_json();
+  for (json& rates : j["rates"]) {
+    rates["group_factor"] = 0.875;
+    rates.erase("group_factor_constant_b");
+  }
+  const DeviceProfile p = parse_profile(j.dump());
+  for (const ThreadRates& r : p.rates) EXPECT_EQ(r.group_factor_constant_b, 0.875);
+  j["rates"][0]["group_factor_constant_b"] = 0.5;
+  EXPECT_EQ(parse_profile(j.dump()).rates[0].group_factor_constant_b, 0.5);
+}
+
+// A contraction group is costed with group_factor_constant_b when its B
+// sides read constants (packed once), with group_factor when they are inputs.
+TEST(DeviceProfile, AGroupWithConstantWeightsUsesItsOwnFactor) {
+  auto group = [](bool constant_b) {
+    ir::Graph g("group");
+    auto a = ir::input(g, "a", DType::F32, {64, 256});
+    std::vector<double> v1(256 * 512), v2(v1.size());  // not splats: those become immediates
+    for (size_t i = 0; i < v1.size(); ++i) {
+      v1[i] = static_cast<double>(i % 7);
+      v2[i] = static_cast<double>(i % 5);
+    }
+    auto w1 = constant_b ? ir::constant(g, v1, DType::F32, {256, 512}) : ir::input(g, "w1", DType::F32, {256, 512});
+    auto w2 = constant_b ? ir::constant(g, v2, DType::F32, {256, 512}) : ir::input(g, "w2", DType::F32, {256, 512});
+    g.add_output(ir::mul(ir::matmul(a, w1), ir::matmul(a, w2)));
+    return ir::lower_graph(g, ir::materialize_outputs(g)).program;
+  };
+  DeviceProfile p = default_host_profile().for_threads(1);
+  for (ThreadRates& r : p.rates) {
+    r.group_factor = 1;
+    r.group_factor_constant_b = 1;
+  }
+  for (bool constant_b : {false, true}) {
+    const ir::KernelProgram program = group(constant_b);
+    ASSERT_EQ(program.kernels.size(), 1u) << ir::print_program(program);
+    const double base = predict(program, program.kernels[0], p).compute_us;
+    DeviceProfile halved = p;
+    for (ThreadRates& r : halved.rates) (constant_b ? r.group_factor_constant_b : r.group_factor) = 0.5;
+    const double with = predict(program, program.kernels[0], halved).compute_us;
+    EXPECT_LT(with, 0.6 * base) << (constant_b ? "constant B" : "B as inputs");
+    DeviceProfile other = p;
+    for (ThreadRates& r : other.rates) (constant_b ? r.group_factor : r.group_factor_constant_b) = 0.5;
+    EXPECT_DOUBLE_EQ(predict(program, program.kernels[0], other).compute_us, base);
+  }
+}
+
 // Every number anywhere in the profile, made negative or too large for a
 // double, is rejected naming where it is; every required field removed is
 // rejected naming it. (Generated from the profile itself, so a field added to
@@ -416,8 +465,11 @@ void collect(const json& j, const json::json_pointer& pointer, const std::string
   if (j.is_object()) {
     for (auto it = j.begin(); it != j.end(); ++it) {
       const std::string child = path.empty() ? it.key() : path + "." + it.key();
-      // Ops beyond "default" are optional (unmeasured ops cost the default).
-      if (pointer.empty() || pointer.back() != "op_ns" || it.key() == "default") fields.push_back({pointer / it.key(), child, ""});
+      // Ops beyond "default" are optional (unmeasured ops cost the default), and
+      // so is group_factor_constant_b (older profiles: group_factor).
+      const bool optional = (!pointer.empty() && pointer.back() == "op_ns" && it.key() != "default") ||
+                            it.key() == "group_factor_constant_b";
+      if (!optional) fields.push_back({pointer / it.key(), child, ""});
       collect(*it, pointer / it.key(), child, leaves, fields);
     }
   } else if (j.is_array()) {
