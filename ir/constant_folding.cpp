@@ -1,5 +1,6 @@
 #include "ir/constant_folding.h"
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -21,7 +22,9 @@ bool folds_at_compile_time(const KernelProgram& program, const Kernel& kernel) {
     if (buffer.kind != BufferKind::kIntermediate) return false;
     elements += numel(buffer.type.shape);
   }
-  return elements <= kMaxFoldedElements;
+  if (elements > kMaxFoldedElements) return false;
+  const int64_t space = numel(kernel.space), reduction = std::max<int64_t>(1, numel(kernel.reduction));
+  return space <= kMaxFoldedEvaluations / reduction;
 }
 
 namespace {

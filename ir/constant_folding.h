@@ -10,13 +10,16 @@
 
 namespace ir {
 
-// Elements a folded kernel may write (all its outputs together): the
-// interpreter takes about 0.1 µs per element, so this bounds the fold at
-// about half a second and the constants it adds at 16 MiB of f32.
+// Elements a folded kernel may write (all its outputs together), which bounds
+// the constants a fold adds (16 MiB of f32), and evaluations it may take
+// (space × reduction: a product of two constant weights is a reduction per
+// element), which bounds its time: the interpreter takes about 0.1 µs each.
 inline constexpr int64_t kMaxFoldedElements = int64_t{1} << 22;
+inline constexpr int64_t kMaxFoldedEvaluations = int64_t{1} << 24;
 
 // `kernel` reads at least one constant buffer and nothing but constants,
-// writes only intermediates, and at most kMaxFoldedElements elements.
+// writes only intermediates, at most kMaxFoldedElements elements, and takes at
+// most kMaxFoldedEvaluations evaluations.
 bool folds_at_compile_time(const KernelProgram& program, const Kernel& kernel);
 
 // Evaluates every kernel that folds_at_compile_time, in order (so a kernel
