@@ -133,6 +133,22 @@ TEST(HostCodegen, PermutedRowsOfALargeBufferArePrefetchedNotCachedOrOwnOnes) {
   EXPECT_EQ(lower::emit_llvm_ir(p, {}).find("llvm.prefetch"), std::string::npos);
 }
 
+TEST(HostCodegen, ALargeConstantBPrefetchesItsNextPanel) {
+  // Weights packed once but too large for the caches (16 MiB and more) stream
+  // from memory: the micro-kernel prefetches the next B panel. Small constant
+  // weights (and B packed per call) do not.
+  auto gemm = [](int64_t n) {
+    ir::Graph g("weights");
+    auto x = ir::input(g, "x", DType::F32, {64, 1024});
+    std::vector<double> w(static_cast<size_t>(1024 * n));
+    for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<double>(i % 7) - 3;
+    g.add_output(ir::matmul(x, ir::constant(g, w, DType::F32, {1024, n})));
+    return fused(g);
+  };
+  EXPECT_NE(lower::emit_llvm_ir(gemm(4096), {}).find("llvm.prefetch"), std::string::npos);  // 16 MiB
+  EXPECT_EQ(lower::emit_llvm_ir(gemm(256), {}).find("llvm.prefetch"), std::string::npos);   // 1 MiB
+}
+
 TEST(HostCodegen, ObjectFileAndAssemblyCarryEveryKernelSymbol) {
   ir::Graph g("two");
   auto x = ir::input(g, "x", DType::F32, {8, 8});
