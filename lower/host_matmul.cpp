@@ -184,11 +184,14 @@ class TiledContraction {
     return true;
   }
   // B packed once and too large for the caches to keep (16 MiB and more: a
-  // SwiGLU's 32 MiB of weights) streams from memory, and a panel's first
-  // micro-tile waited for it: each k step prefetches the same row of the next
-  // panel (SwiGLU M=64 3–5 % faster on 1 and 2 threads; B packed per call,
-  // fresh in the caches, gained nothing and 512³ lost 2 %).
-  bool prefetch_next_b_panel() const { return packed_b_ && packed_b_floats() * 4 >= (int64_t{16} << 20); }
+  // SwiGLU's 32 MiB of weights) streams from memory, and with few rows (M ≤
+  // 256) each panel serves few micro-tiles, the first of which waited for it:
+  // each k step prefetches the same row of the next panel (SwiGLU M=64 3–7 %
+  // faster; B packed per call, fresh in the caches, gained nothing and 512³
+  // lost 2 %; with many rows the prefetches only cost issue slots).
+  bool prefetch_next_b_panel() const {
+    return packed_b_ && p_.m <= ir::kHostFewRows && packed_b_floats() * 4 >= (int64_t{16} << 20);
+  }
   int64_t n_blocks() const { return (p_.n + t_.nc - 1) / t_.nc; }
   int64_t k_blocks() const { return (p_.k + t_.kc - 1) / t_.kc; }
   // Every block of every B side, each kc × nc.
