@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <string>
 
 #include "ir/builder.h"
 #include "ir/constant_folding.h"
@@ -78,14 +79,19 @@ TEST(ConstantFolding, FactoriesAndHugeResultsAreNotFolded) {
   for (const ir::Kernel& k : program.kernels) EXPECT_FALSE(ir::folds_at_compile_time(program, k)) << k.name;
 }
 
-TEST(ConstantFolding, AProductOfLargeConstantsIsNotFolded) {
-  // A merged low-rank weight, W1 @ W2, both constants: 1M outputs, each a
-  // 64-long reduction (64M evaluations, seconds in the interpreter).
-  ir::Graph g("merged_weights");
-  auto x = ir::input(g, "x", DType::F32, {4, 1024});
-  auto w1 = ir::constant(g, ramp(1024 * 64, 0.01), DType::F32, {1024, 64});
-  auto w2 = ir::constant(g, ramp(64 * 1024, 0.02), DType::F32, {64, 1024});
+// x[4, k] @ (W1[k, r] @ W2[r, k]) with both weights constants (a merged low-rank weight).
+ir::Graph product_of_constants(const std::string& name, int64_t k, int64_t r) {
+  ir::Graph g(name);
+  auto x = ir::input(g, "x", DType::F32, {4, k});
+  auto w1 = ir::constant(g, ramp(k * r, 0.01), DType::F32, {k, r});
+  auto w2 = ir::constant(g, ramp(r * k, 0.02), DType::F32, {r, k});
   g.add_output(ir::matmul(x, ir::matmul(w1, w2)));
+  return g;
+}
+
+TEST(ConstantFolding, AProductOfLargeConstantsIsNotFolded) {
+  // 1M outputs, each a 64-long reduction: 64M evaluations, seconds in the interpreter.
+  const ir::Graph g = product_of_constants("merged_weights", 1024, 64);
   const ir::KernelProgram program = ir::lower_to_kernels(g, ir::materialize_everything(g));
   bool found = false;
   for (const ir::Kernel& k : program.kernels) {
@@ -96,15 +102,11 @@ TEST(ConstantFolding, AProductOfLargeConstantsIsNotFolded) {
   }
   EXPECT_TRUE(found) << ir::print_program(program);
   // A small product of constants still folds.
-  ir::Graph small("small_product");
-  auto y = ir::input(small, "y", DType::F32, {4, 16});
-  auto a = ir::constant(small, ramp(16 * 8, 0.1), DType::F32, {16, 8});
-  auto b = ir::constant(small, ramp(8 * 16, 0.2), DType::F32, {8, 16});
-  small.add_output(ir::matmul(y, ir::matmul(a, b)));
+  const ir::Graph small = product_of_constants("small_product", 16, 8);
   const ir::KernelProgram p = ir::lower_to_kernels(small, ir::materialize_everything(small));
   const ir::KernelProgram folded = ir::fold_constant_kernels(p);
   ASSERT_LT(folded.kernels.size(), p.kernels.size());
-  EXPECT_EQ(folded.kernels.size(), 1u) << ir::print_program(folded);  // only y @ (a @ b) runs
+  EXPECT_EQ(folded.kernels.size(), 1u) << ir::print_program(folded);  // only x @ (W1 @ W2) runs
   std::mt19937_64 rng(5);
   const std::vector<ir::HostTensor> inputs{ir::random_tensor(small.type(small.inputs()[0]), rng)};
   EXPECT_EQ(ir::compare_outputs(ir::interpret(small, inputs), ir::run_kernels(folded, inputs)), "");
