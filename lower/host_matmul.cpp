@@ -72,7 +72,7 @@ class TiledContraction {
       bytes = b_.CreateAnd(b_.CreateAdd(bytes, c(63)), c(~int64_t{63}));  // aligned_alloc wants a multiple
       return b_.CreateCall(alloc_fn, {c(64), bytes});
     };
-    a_pack_ = allocate(c(static_cast<int64_t>(p_.a_sides.size()) * t_.mc * t_.kc));
+    if (!a_in_place()) a_pack_ = allocate(c(static_cast<int64_t>(p_.a_sides.size()) * t_.mc * t_.kc));
     if (b_is_constant()) {
       packed_b_ = ensure_packed_b();
     } else {
@@ -89,7 +89,7 @@ class TiledContraction {
     } else {
       emit_batch_ranges(begin, end);
     }
-    b_.CreateCall(free_fn, {a_pack_});
+    if (a_pack_) b_.CreateCall(free_fn, {a_pack_});
     if (b_pack_) b_.CreateCall(free_fn, {b_pack_});
     if (scratch_) b_.CreateCall(free_fn, {scratch_});
     b_.CreateBr(done);
@@ -489,7 +489,7 @@ class TiledContraction {
         for (size_t i = 0; i < p_.a_sides.size(); ++i) a_rows.push_back(em_.load_address(p_.a_sides[i], point));
       }
     }
-    for (size_t i = 0; i < p_.a_sides.size() && !a_in_place(); ++i)
+    for (size_t i = 0; i < p_.a_sides.size() && a_rows.empty(); ++i)
       a_panel.push_back(at(a_pack_, b_.CreateAdd(c(static_cast<int64_t>(i) * t_.mc * t_.kc),
                                                  b_.CreateMul(b_.CreateMul(tile.ir, tile.kb), c(mr)))));
     for (size_t j = 0; j < p_.b_sides.size(); ++j)
