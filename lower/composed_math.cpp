@@ -61,14 +61,15 @@ llvm::Value* exp_of_reduced(llvm::IRBuilder<>& b, llvm::Value* r) {
   return b.CreateFAdd(b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {r->getType()}, {p, r2, r}), f32_constant(b, 1.0));
 }
 
-// p · 2^n for an integral f32 n in [−150, 128], in two factors 2^(n/2) · 2^(n − n/2)
-// (each a normal float's exponent bits), so that denormal results round once.
+// p · 2^n for an integral f32 n in [−254, 128], in two factors 2^(n/2) · 2^(n − n/2)
+// (each a normal float's exponent bits, or +0 for −127), so that denormal
+// results round once; n = −254 gives an exact +0 without a denormal product.
 llvm::Value* times_power_of_two(llvm::IRBuilder<>& b, llvm::Value* p, llvm::Value* n) {
   llvm::Type* i32 = b.getInt32Ty();
   llvm::Value* ni = b.CreateFPToSI(n, i32);
   llvm::Value* half = b.CreateAShr(ni, 1);
   llvm::Value* rest = b.CreateSub(ni, half);
-  auto power = [&](llvm::Value* k) {  // 2^k for k in [−75, 64]
+  auto power = [&](llvm::Value* k) {  // 2^k for k in [−126, 64]; +0 for −127
     return b.CreateBitCast(b.CreateShl(b.CreateAdd(k, b.getInt32(127)), 23), b.getFloatTy());
   };
   return b.CreateFMul(b.CreateFMul(p, power(half)), power(rest));
@@ -84,9 +85,12 @@ llvm::Value* intrinsic_exp(llvm::IRBuilder<>& b, llvm::Value* x) { return b.Crea
 
 llvm::Value* composed_exp(llvm::IRBuilder<>& b, llvm::Value* x) {
   // e^x = 2^n · e^r, n = round(x / ln 2), r = x − n ln 2 in two parts (Cody and
-  // Waite: n · ln2_hi is exact for |n| < 2^15). x clamped to [−104, 89] first:
-  // beyond, the result is 0 or inf either way; a NaN is returned as it is.
-  llvm::Value* clamped = clamp(b, x, -104.0, 89.0);
+  // Waite: n · ln2_hi is exact for |n| < 2^15). x clamped to [−176, 89] first:
+  // beyond, the result is 0 or inf either way; a NaN is returned as it is. At
+  // −176, n = −254 and both factors of 2^n are +0 (times_power_of_two), so a
+  // lane far below (a masked softmax's −FLT_MAX scores) never forms a denormal
+  // product, which costs a microcode assist per vector on x86 (3x slower).
+  llvm::Value* clamped = clamp(b, x, -176.0, 89.0);
   llvm::Value* n = b.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, b.CreateFMul(clamped, f32_constant(b, 1.44269504088896341)));
   llvm::Value* r = b.CreateFSub(clamped, b.CreateFMul(n, f32_constant(b, 0.693359375)));
   r = b.CreateFSub(r, b.CreateFMul(n, f32_constant(b, -2.12194440e-4)));
@@ -96,9 +100,10 @@ llvm::Value* composed_exp(llvm::IRBuilder<>& b, llvm::Value* x) {
 
 llvm::Value* composed_exp2(llvm::IRBuilder<>& b, llvm::Value* x) {
   // 2^x = 2^n · e^(f·ln 2), n = x rounded, f = x − n in [−½, ½] (exact). x
-  // clamped to [−150, 128] first (below: 0, above: inf, as exp2 rounds); a NaN
+  // clamped to [−254, 128] first (below −150: 0, above 128: inf, as exp2
+  // rounds; −254 gives +0 without a denormal product, see composed_exp); a NaN
   // is returned as it is (the clamp would make it a number).
-  llvm::Value* clamped = clamp(b, x, -150.0, 128.0);
+  llvm::Value* clamped = clamp(b, x, -254.0, 128.0);
   llvm::Value* n = b.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, clamped);
   llvm::Value* f = b.CreateFSub(clamped, n);
   llvm::Value* e = exp_of_reduced(b, b.CreateFMul(f, f32_constant(b, 0.69314718055994530942)));
