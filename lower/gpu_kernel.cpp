@@ -214,13 +214,28 @@ void emit_block_reduce(GpuBuilder& gpu, KernelEmitter& emitter) {
   for (size_t i = 0; i < kernel.exprs.size(); ++i)
     if (kernel.exprs[i].kind == ir::KernelExpr::Kind::kReduce) reduces.push_back(static_cast<int>(i));
 
-  // Per reduce: the thread's accumulator and the block's partials in shared memory.
-  std::vector<llvm::AllocaInst*> accumulators;
+  // Each thread takes every block_threads-th step. Where a float sum would add
+  // more than kSerialSumBlock values into one thread's accumulator, the steps
+  // go in rounds of block_threads · kSerialSumBlock: the thread's f32 sum of a
+  // round is added into its f64 total (KernelEmitter::sums_in_blocks), and the
+  // block's partials of such sums are f64.
+  const int64_t steps = ir::numel(kernel.reduction);
+  const int64_t per_thread = (steps + block_threads - 1) / block_threads;
+  std::vector<bool> blocked;
+  for (int r : reduces) blocked.push_back(emitter.sums_in_blocks(r, per_thread, KernelEmitter::kSerialSumBlock));
+  const bool rounds = std::find(blocked.begin(), blocked.end(), true) != blocked.end();
+  const int64_t round_steps = static_cast<int64_t>(block_threads) * KernelEmitter::kSerialSumBlock;
+
+  // Per reduce: the thread's accumulator (for a blocked sum: its round's f32
+  // sum and its f64 total) and the block's partials in shared memory.
+  std::vector<llvm::AllocaInst*> accumulators, totals;
   std::vector<llvm::GlobalVariable*> partials;
-  for (int r : reduces) {
-    llvm::Type* type = emitter.reduce_identity(r)->getType();
+  for (size_t j = 0; j < reduces.size(); ++j) {
+    llvm::Type* type = emitter.reduce_identity(reduces[j])->getType();
     accumulators.push_back(gpu.local(type, "acc"));
-    partials.push_back(gpu.shared_array(type, block_threads, "smelt_partials_" + std::to_string(r)));
+    totals.push_back(blocked[j] ? gpu.local(b.getDoubleTy(), "sum.total") : nullptr);
+    partials.push_back(gpu.shared_array(blocked[j] ? b.getDoubleTy() : type, block_threads,
+                                        "smelt_partials_" + std::to_string(reduces[j])));
   }
 
   llvm::Value* tid = gpu.thread_index();
@@ -228,37 +243,64 @@ void emit_block_reduce(GpuBuilder& gpu, KernelEmitter& emitter) {
   const int64_t outputs = ir::numel(kernel.space);
   gpu.strided_loop(gpu.block_index(), b.getInt64(static_cast<uint64_t>(outputs)), gpu.grid_blocks(), [&](llvm::Value* out) {
     std::vector<llvm::Value*> space_vars = gpu.delinearize(out, kernel.space);
-    for (size_t j = 0; j < reduces.size(); ++j) b.CreateStore(emitter.reduce_identity(reduces[j]), accumulators[j]);
-    gpu.strided_loop(tid, b.getInt64(static_cast<uint64_t>(ir::numel(kernel.reduction))), threads,
-                     [&](llvm::Value* step) {
-      std::vector<llvm::Value*> vars = space_vars;
-      for (llvm::Value* r : gpu.delinearize(step, kernel.reduction)) vars.push_back(r);
-      // Versions are decided by space variables: the same for the whole block.
-      emitter.emit_versions(NodeValues(kernel, vars), [&](const ir::BranchPlan::Leaf& version) {
-        NodeValues at(kernel, vars);
-        at.assume(version);
+    for (size_t j = 0; j < reduces.size(); ++j) {
+      if (blocked[j]) b.CreateStore(emitter.block_total_identity(), totals[j]);
+      else b.CreateStore(emitter.reduce_identity(reduces[j]), accumulators[j]);
+    }
+    // The thread's steps in [begin, end).
+    auto accumulate = [&](llvm::Value* begin, llvm::Value* end) {
+      gpu.strided_loop(begin, end, threads, [&](llvm::Value* step) {
+        std::vector<llvm::Value*> vars = space_vars;
+        for (llvm::Value* r : gpu.delinearize(step, kernel.reduction)) vars.push_back(r);
+        // Versions are decided by space variables: the same for the whole block.
+        emitter.emit_versions(NodeValues(kernel, vars), [&](const ir::BranchPlan::Leaf& version) {
+          NodeValues at(kernel, vars);
+          at.assume(version);
+          for (size_t j = 0; j < reduces.size(); ++j) {
+            const ir::KernelExpr& e = kernel.exprs[reduces[j]];
+            llvm::Value* v = emitter.emit_node(e.operands[0], at);
+            const ir::DType from = kernel.exprs[e.operands[0]].dtype;
+            if (ir::is_float(from) != ir::is_float(e.dtype)) v = emitter.convert(v, from, e.dtype);
+            llvm::Type* type = accumulators[j]->getAllocatedType();
+            b.CreateStore(emitter.reduce_combine(reduces[j], b.CreateLoad(type, accumulators[j]), v), accumulators[j]);
+          }
+        });
+      }, "step");
+    };
+    if (!rounds) {
+      accumulate(tid, b.getInt64(static_cast<uint64_t>(steps)));
+    } else {
+      const uint64_t count = static_cast<uint64_t>((steps + round_steps - 1) / round_steps);
+      emit_loop(b, b.getInt64(0), b.getInt64(count), [&](llvm::Value* round) {
+        llvm::Value* base = b.CreateMul(round, b.getInt64(static_cast<uint64_t>(round_steps)));
+        llvm::Value* end = b.CreateBinaryIntrinsic(
+            llvm::Intrinsic::smin, b.CreateAdd(base, b.getInt64(static_cast<uint64_t>(round_steps))),
+            b.getInt64(static_cast<uint64_t>(steps)));
+        for (size_t j = 0; j < reduces.size(); ++j)
+          if (blocked[j]) b.CreateStore(emitter.reduce_identity(reduces[j]), accumulators[j]);
+        accumulate(b.CreateAdd(base, tid), end);
         for (size_t j = 0; j < reduces.size(); ++j) {
-          const ir::KernelExpr& e = kernel.exprs[reduces[j]];
-          llvm::Value* v = emitter.emit_node(e.operands[0], at);
-          const ir::DType from = kernel.exprs[e.operands[0]].dtype;
-          if (ir::is_float(from) != ir::is_float(e.dtype)) v = emitter.convert(v, from, e.dtype);
-          llvm::Type* type = accumulators[j]->getAllocatedType();
-          b.CreateStore(emitter.reduce_combine(reduces[j], b.CreateLoad(type, accumulators[j]), v), accumulators[j]);
+          if (!blocked[j]) continue;
+          llvm::Value* round_sum = b.CreateLoad(accumulators[j]->getAllocatedType(), accumulators[j]);
+          b.CreateStore(emitter.block_total_add(b.CreateLoad(b.getDoubleTy(), totals[j]), round_sum), totals[j]);
         }
-      });
-    }, "step");
-    for (size_t j = 0; j < reduces.size(); ++j)
-      b.CreateStore(b.CreateLoad(accumulators[j]->getAllocatedType(), accumulators[j]),
-                    gpu.shared_element(partials[j], tid));
+      }, "round");
+    }
+    for (size_t j = 0; j < reduces.size(); ++j) {
+      llvm::AllocaInst* mine = blocked[j] ? totals[j] : accumulators[j];
+      b.CreateStore(b.CreateLoad(mine->getAllocatedType(), mine), gpu.shared_element(partials[j], tid));
+    }
     // Tree over shared memory: half the live threads fold the other half in.
     for (uint32_t live = block_threads / 2; live >= 1; live /= 2) {
       gpu.barrier();
       gpu.if_then(b.CreateICmpULT(tid, b.getInt64(live)), [&] {
         for (size_t j = 0; j < reduces.size(); ++j) {
-          llvm::Type* type = accumulators[j]->getAllocatedType();
+          llvm::Type* type = partials[j]->getValueType()->getArrayElementType();
           llvm::Value* mine = gpu.shared_element(partials[j], tid);
           llvm::Value* other = gpu.shared_element(partials[j], b.CreateAdd(tid, b.getInt64(live)));
-          b.CreateStore(emitter.reduce_combine(reduces[j], b.CreateLoad(type, mine), b.CreateLoad(type, other)), mine);
+          llvm::Value* folded = blocked[j] ? emitter.block_total_add(b.CreateLoad(type, mine), b.CreateLoad(type, other))
+                                           : emitter.reduce_combine(reduces[j], b.CreateLoad(type, mine), b.CreateLoad(type, other));
+          b.CreateStore(folded, mine);
         }
       }, "fold");
     }
@@ -270,9 +312,10 @@ void emit_block_reduce(GpuBuilder& gpu, KernelEmitter& emitter) {
         NodeValues at(kernel, vars);
         at.assume(version);
         for (size_t j = 0; j < reduces.size(); ++j) {
-          llvm::Type* type = accumulators[j]->getAllocatedType();
+          llvm::Type* type = partials[j]->getValueType()->getArrayElementType();
           llvm::Value* total = b.CreateLoad(type, gpu.shared_element(partials[j], b.getInt64(0)));
-          at.set(reduces[j], emitter.reduce_finish(reduces[j], total));
+          at.set(reduces[j], blocked[j] ? emitter.block_total_finish(reduces[j], total)
+                                        : emitter.reduce_finish(reduces[j], total));
         }
         emitter.store_outputs(at, out);
       });

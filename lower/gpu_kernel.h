@@ -13,8 +13,10 @@
 //    take): one block per output element, blocks striding over the elements.
 //    Threads stride over the reduction domain, each accumulating every reduce
 //    node of the kernel (f32 / integer accumulators, reduce_combine: max
-//    propagates NaN); a shared-memory tree combines the block's partials;
-//    thread 0 runs the epilogue and stores the outputs.
+//    propagates NaN; a float sum of more than kSerialSumBlock values per thread
+//    adds f32 block sums into an f64 total, KernelEmitter::sums_in_blocks);
+//    a shared-memory tree combines the block's partials; thread 0 runs the
+//    epilogue and stores the outputs.
 //  kTiledMatmul (contraction groups that match_contraction_group accepts, the
 //    host's rule too: contraction_plan.h):
 //    64×64 output tiles per block of 256 threads, each thread a 4×4 register

@@ -1,5 +1,6 @@
 #include "lower/kernel_emitter.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -637,6 +638,23 @@ llvm::Value* KernelEmitter::reduce_finish(int reduce, llvm::Value* accumulator) 
   return ir::is_float(e.dtype) ? round_float(accumulator, e.dtype) : accumulator;
 }
 
+bool KernelEmitter::sums_in_blocks(int reduce, int64_t values, int64_t block) const {
+  const KernelExpr& e = kernel_.exprs.at(reduce);
+  return e.op == Op::ReduceSum && ir::is_float(e.dtype) && values > block;
+}
+
+llvm::Value* KernelEmitter::block_total_identity() { return llvm::ConstantFP::get(builder_.getDoubleTy(), 0.0); }
+
+llvm::Value* KernelEmitter::block_total_add(llvm::Value* total, llvm::Value* block) {
+  llvm::IRBuilder<>& b = builder_;
+  if (block->getType()->isFloatTy()) block = b.CreateFPExt(block, b.getDoubleTy());
+  return b.CreateFAdd(total, block);
+}
+
+llvm::Value* KernelEmitter::block_total_finish(int reduce, llvm::Value* total) {
+  return reduce_finish(reduce, builder_.CreateFPTrunc(total, builder_.getFloatTy()));
+}
+
 llvm::Value* KernelEmitter::emit_reduce_loop(int node, NodeValues& at) {
   llvm::IRBuilder<>& b = builder_;
   const KernelExpr& e = kernel_.exprs.at(node);
@@ -661,18 +679,36 @@ llvm::Value* KernelEmitter::emit_reduce_loop(int node, NodeValues& at) {
   for (int j = 0; j <= operand; ++j)
     if (cone[j] && !inner_[j] && at.live(j)) emit_node(j, at);
 
-  // The accumulator lives in an entry-block slot that SROA promotes to a register.
+  // The accumulators live in entry-block slots that SROA promotes to registers.
   llvm::Function* function = b.GetInsertBlock()->getParent();
   llvm::IRBuilder<> entry(&function->getEntryBlock(), function->getEntryBlock().begin());
   llvm::Value* identity = reduce_identity(node);
   const llvm::DataLayout& layout = function->getParent()->getDataLayout();
   llvm::AllocaInst* slot = entry.CreateAlloca(identity->getType(), layout.getAllocaAddrSpace(), nullptr, "acc");
-  b.CreateStore(identity, slot);
+
+  // A blocked sum (sums_in_blocks): the reduction dims after `split` span at
+  // most kSumBlock values; dim `split` is walked in chunks of `chunk`
+  // iterations, each chunk one f32 block, added into the f64 `total`.
+  const std::vector<int64_t>& dims = kernel_.reduction;
+  const bool blocked = sums_in_blocks(node, ir::numel(dims), kSumBlock);
+  size_t split = dims.size();
+  int64_t chunk = 0;
+  llvm::AllocaInst* total = nullptr;
+  if (blocked) {
+    int64_t inner = 1;
+    while (split > 0 && dims[split - 1] <= kSumBlock / inner) inner *= dims[--split];
+    --split;  // the first dim (from the end) that takes the block past kSumBlock
+    chunk = std::max<int64_t>(1, kSumBlock / inner);
+    total = entry.CreateAlloca(b.getDoubleTy(), layout.getAllocaAddrSpace(), nullptr, "sum.total");
+    b.CreateStore(block_total_identity(), total);
+  } else {
+    b.CreateStore(identity, slot);
+  }
 
   const size_t first = kernel_.space.size();
   std::vector<llvm::Value*> vars = at.vars();
   std::function<void(size_t)> nest = [&](size_t dim) {
-    if (dim == kernel_.reduction.size()) {
+    if (dim == dims.size()) {
       NodeValues step(kernel_, vars);
       step.version_ = at.version_;
       step.index_cache_ = at.index_cache_;  // values from before the loop dominate its body
@@ -686,14 +722,29 @@ llvm::Value* KernelEmitter::emit_reduce_loop(int node, NodeValues& at) {
       b.CreateStore(reduce_combine(node, b.CreateLoad(identity->getType(), slot), v), slot);
       return;
     }
-    emit_loop(b, b.getInt64(0), b.getInt64(static_cast<uint64_t>(kernel_.reduction[dim])),
-              [&](llvm::Value* r) {
-                vars[first + dim] = r;
-                nest(dim + 1);
-              },
-              "r");
+    auto body = [&](llvm::Value* r) {
+      vars[first + dim] = r;
+      nest(dim + 1);
+    };
+    const uint64_t extent = static_cast<uint64_t>(dims[dim]);
+    if (!blocked || dim != split) {
+      emit_loop(b, b.getInt64(0), b.getInt64(extent), body, "r");
+      return;
+    }
+    const uint64_t chunks = (extent + static_cast<uint64_t>(chunk) - 1) / static_cast<uint64_t>(chunk);
+    emit_loop(b, b.getInt64(0), b.getInt64(chunks), [&](llvm::Value* c) {
+      llvm::Value* begin = b.CreateMul(c, b.getInt64(static_cast<uint64_t>(chunk)));
+      llvm::Value* end = b.CreateBinaryIntrinsic(llvm::Intrinsic::smin,
+                                                 b.CreateAdd(begin, b.getInt64(static_cast<uint64_t>(chunk))),
+                                                 b.getInt64(extent));
+      b.CreateStore(identity, slot);
+      emit_loop(b, begin, end, body, "r");
+      b.CreateStore(block_total_add(b.CreateLoad(b.getDoubleTy(), total), b.CreateLoad(identity->getType(), slot)),
+                    total);
+    }, "block");
   };
   nest(0);
+  if (blocked) return block_total_finish(node, b.CreateLoad(b.getDoubleTy(), total));
   return reduce_finish(node, b.CreateLoad(identity->getType(), slot));
 }
 

@@ -8,7 +8,8 @@
 //    and for given i64 values of the kernel's variables: index expressions
 //    (IndexPool's floor-div / mod exactly), masked loads (no memory access
 //    outside the mask), every elementwise op with the reference semantics of
-//    ir/scalar.cpp, dtype conversions, reduce accumulation, output stores.
+//    ir/scalar.cpp, dtype conversions, reduce accumulation (long float sums
+//    in blocks: sums_in_blocks), output stores.
 //    A kReduce node that the caller has not given a value (NodeValues::set) is
 //    emitted as a sequential loop over the reduction domain at that point — the
 //    reference's inner-node split (kernel_interpreter.cpp) included; correct on
@@ -141,6 +142,25 @@ class KernelEmitter {
   llvm::Value* reduce_identity(int reduce);
   llvm::Value* reduce_combine(int reduce, llvm::Value* accumulator, llvm::Value* value);
   llvm::Value* reduce_finish(int reduce, llvm::Value* accumulator);  // rounded to the dtype
+
+  // Long float sums in blocks: an f32 accumulator stops growing once it is
+  // 2^24 times its increments (2^30 ones summed to 2^30 whatever their count),
+  // and its error grows with the count. A float sum that would add more than a
+  // block of values into one accumulator instead sums blocks in f32
+  // (reduce_combine: still vectorized) and adds each block's sum into an f64
+  // total, so the error is one block's, whatever the length.
+  // kSumBlock: the host's loops, whose vector lanes each take a share (4096
+  // values, 32 lanes: 128 sequential adds each); softmax rows and layer norms
+  // up to 4096 stay f32 throughout. kSerialSumBlock: one scalar chain (a GPU
+  // thread); 256 sequential f32 adds err by at most 256 half-ulps (1.5e-5).
+  static constexpr int64_t kSumBlock = 4096;
+  static constexpr int64_t kSerialSumBlock = 256;
+  // Whether reduce `reduce` sums in blocks of `block` values when one
+  // accumulator would take `values` values.
+  bool sums_in_blocks(int reduce, int64_t values, int64_t block) const;
+  llvm::Value* block_total_identity();                                   // f64 0
+  llvm::Value* block_total_add(llvm::Value* total, llvm::Value* block);  // f64 total + an f32 or f64 sum
+  llvm::Value* block_total_finish(int reduce, llvm::Value* total);       // rounded to the dtype
 
   // Prefetches the row at `at` (its outer variables; the innermost one 0) of
   // every unmasked load that reads `row_length` consecutive elements along the

@@ -67,6 +67,7 @@ void Executable::write_inputs(const std::vector<ir::HostTensor>& inputs) {
 }
 
 std::vector<ir::HostTensor> Executable::run(const std::vector<ir::HostTensor>& inputs) {
+  std::lock_guard lock(run_mutex_);
   write_inputs(inputs);
   loaded_->run_kernels({});
   std::vector<ir::HostTensor> outputs;
@@ -115,6 +116,7 @@ double Executable::run_into(const std::vector<std::span<const uint8_t>>& inputs,
       if (ranges[o].begin < ranges[r].begin + ranges[r].bytes && ranges[r].begin < ranges[o].begin + ranges[o].bytes)
         throw InputError(ranges[o].what + " overlaps " + ranges[r].what);
     }
+  std::lock_guard lock(run_mutex_);
   return loaded_->run_kernels_with(bound);
 }
 
@@ -126,6 +128,7 @@ void Executable::prepare_benchmark(const std::vector<ir::HostTensor>& inputs, in
 }
 
 std::vector<double> Executable::benchmark(const std::vector<ir::HostTensor>& inputs, int reps, int warmup) {
+  std::lock_guard lock(run_mutex_);
   prepare_benchmark(inputs, reps, warmup);
   std::vector<double> seconds;
   for (int r = 0; r < reps; ++r) seconds.push_back(loaded_->run_kernels({}));
@@ -134,6 +137,7 @@ std::vector<double> Executable::benchmark(const std::vector<ir::HostTensor>& inp
 
 std::vector<std::vector<double>> Executable::benchmark_each_kernel(const std::vector<ir::HostTensor>& inputs, int reps,
                                                                    int warmup) {
+  std::lock_guard lock(run_mutex_);
   prepare_benchmark(inputs, reps, warmup);
   std::vector<std::vector<double>> seconds(static_cast<size_t>(reps), std::vector<double>(program_.kernels.size()));
   for (std::vector<double>& run : seconds) loaded_->run_kernels(run);

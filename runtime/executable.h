@@ -1,7 +1,14 @@
 #pragma once
 // A KernelProgram ready to run on one device: its buffer plan, its compiled
 // code and its memory. Inputs and outputs are ir::HostTensors.
+//
+// Thread safety: every member may be called from several threads at once.
+// Runs (run, run_into, benchmark, benchmark_each_kernel) of one executable
+// take turns behind a lock: they share its buffers (inputs, outputs and the
+// intermediates' arena) and its device's threads. For runs in parallel, load
+// one executable per thread.
 #include <memory>
+#include <mutex>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -58,6 +65,8 @@ class Executable {
   // benchmark's set-up: checks reps and warmup, copies the inputs in, warms up.
   void prepare_benchmark(const std::vector<ir::HostTensor>& inputs, int reps, int warmup);
 
+  // Held by each run from its first input copy to its last output copy.
+  std::mutex run_mutex_;
   ir::KernelProgram program_;
   std::shared_ptr<Device> device_;
   BufferPlan plan_;

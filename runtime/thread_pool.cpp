@@ -46,6 +46,7 @@ void ThreadPool::parallel_for(int64_t units, int64_t min_chunk, const RangeFn& f
     fn(0, units);
     return;
   }
+  std::lock_guard job(job_mutex_);
   {
     std::lock_guard lock(mutex_);
     fn_ = &fn;

@@ -29,7 +29,8 @@ class ThreadPool {
   // at least `min_chunk` units (the last may be smaller), and returns when all
   // are done. With one thread, or when the range is a single chunk, fn runs
   // inline on the caller. The first exception thrown by fn is rethrown here.
-  // Not reentrant: fn must not call parallel_for on the same pool.
+  // Callers on several threads take turns (programs loaded on one device share
+  // its pool). Not reentrant: fn must not call parallel_for on the same pool.
   void parallel_for(int64_t units, int64_t min_chunk, const RangeFn& fn);
 
  private:
@@ -39,6 +40,8 @@ class ThreadPool {
   int64_t claim_chunk(unsigned self);
 
   std::vector<std::thread> workers_;
+  // Held by the caller whose job the workers run, from set-up to its end.
+  std::mutex job_mutex_;
   // Read without the lock by spinning workers: a worker that sleeps on the
   // condition variable takes tens of µs to wake (measured ~65 µs on a VM's
   // idle vCPU), more than many kernels take, so workers and the caller spin

@@ -46,7 +46,11 @@ struct CompileOptions {
   size_t measure = 0;
 };
 
-// A compiled graph on its device.
+// A compiled graph on its device. Thread safety: every member may be called
+// from several threads at once; the runs (run, run_into, benchmark*) of one
+// program and of its copies take turns, since they share its buffers and its
+// device's threads (runtime/executable.h). For runs in parallel, compile one
+// Program per thread.
 class Program {
  public:
   // Inputs in the order of the graph's inputs, with exactly their types;

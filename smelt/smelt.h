@@ -1,6 +1,8 @@
 #pragma once
-// smelt's public C++ API. For now: load a graph, make inputs, run it through the
-// reference interpreter. Compilation (smelt::compile) arrives with the lowering work.
+// smelt's public C++ API: load a graph, make inputs, run it through the
+// reference interpreter; fuse, extract, prove rules; compile and run it on a
+// device (smelt/compile.h: smelt::compile, smelt::Program, whose runs may come
+// from several threads at once and take turns).
 #include <cstdint>
 #include <optional>
 #include <stdexcept>

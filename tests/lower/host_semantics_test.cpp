@@ -373,6 +373,60 @@ TEST(HostSemantics, ReductionsWithPrologueAndEpilogue) {
   run_checked(g, {ir::random_tensor({DType::F32, {5, 37}}, rng), ir::random_tensor({DType::I64, {3, 4, 5}}, rng)});
 }
 
+// A float sum's error does not grow with its length (KernelEmitter::
+// sums_in_blocks): an f32 accumulator stops growing at 2^24 times its
+// increment, so these gave 2^30 for every count of ones above it, and
+// one value broadcast to [8192, 8192] summed 8.8e-3 off. The addends are
+// index maps of a tiny constant (no memory), so the exact sums are known, up
+// to 2^32 addends.
+TEST(HostSemantics, LongSumsStayExactWhateverTheirLength) {
+  auto sum_of = [](const ir::Graph& g) {
+    const ir::KernelProgram fused = ir::lower_to_kernels(g, std::vector<bool>(g.size(), false));
+    EXPECT_EQ(fused.kernels.size(), 1u);
+    return run_on_host_jit(fused, {}).at(0).get(0);
+  };
+  const double tenth = static_cast<float>(0.1);
+  for (const ir::Shape& shape : {ir::Shape{8192, 8192}, ir::Shape{65536, 65536}, ir::Shape{5, 3, 4099}, ir::Shape{3000, 7, 3}}) {
+    ir::Graph g("broadcast_sum");
+    std::vector<int64_t> axes(shape.size());
+    for (size_t axis = 0; axis < shape.size(); ++axis) axes[axis] = static_cast<int64_t>(axis);
+    g.add_output(ir::reduce_sum(ir::broadcast(ir::constant(g, 0.1), shape), axes));
+    const double want = static_cast<double>(ir::numel(shape)) * tenth;
+    EXPECT_NEAR(sum_of(g), want, 1e-5 * want) << ir::numel(shape) << " addends";
+    if (ir::numel(shape) <= (int64_t{1} << 20)) {
+      // The references sum in double: exact here (k · 0.1f needs at most 44 bits).
+      const double rounded = static_cast<float>(want);
+      EXPECT_EQ(ir::interpret(g, {}).at(0).get(0), rounded);
+      EXPECT_EQ(ir::run_kernels(ir::lower_to_kernels(g, std::vector<bool>(g.size(), false)), {}).at(0).get(0), rounded);
+    }
+  }
+  // N ones after four zeros: exactly N, rounded to f32 once.
+  for (const int64_t ones : {int64_t{1} << 30, (int64_t{1} << 30) + 4096, int64_t{3} << 30, (int64_t{1} << 32) - 4}) {
+    ir::Graph g("pad_sum");
+    const ir::Tensor zeros = ir::constant(g, {0, 0, 0, 0}, DType::F32, {4});
+    g.add_output(ir::reduce_sum(ir::pad(zeros, {ones}, {0}, 1), {0}));
+    EXPECT_EQ(sum_of(g), static_cast<double>(static_cast<float>(ones))) << ones << " ones";
+  }
+}
+
+// Sums longer than a block against the reference on random addends: rows not
+// a multiple of the block, bf16, columns, and a domain whose blocks span
+// whole inner dims (chunks of an outer dim).
+TEST(HostSemantics, BlockedSumsMatchTheReferenceOnEveryShape) {
+  ir::Graph g("long_sums");
+  auto x = ir::input(g, "x", DType::F32, {3, 3 * 4096 + 17});
+  g.add_output(ir::reduce_sum(x, {1}));
+  g.add_output(ir::reduce_sum(ir::exp(x), {0, 1}));
+  g.add_output(ir::reduce_sum(ir::cast(x, DType::BF16), {1}));
+  auto columns = ir::input(g, "columns", DType::F32, {9000, 2});
+  g.add_output(ir::reduce_sum(columns, {0}));
+  auto boxes = ir::input(g, "boxes", DType::F32, {700, 3, 5});
+  g.add_output(ir::reduce_sum(boxes, {0, 1, 2}));
+  std::mt19937_64 rng(17);
+  run_checked(g, {ir::random_tensor({DType::F32, {3, 3 * 4096 + 17}}, rng),
+                  ir::random_tensor({DType::F32, {9000, 2}}, rng), ir::random_tensor({DType::F32, {700, 3, 5}}, rng)});
+}
+
 TEST(HostSemantics, MatmulWithPrologueAndEpilogue) {
   ir::Graph g("mm");
   auto a = ir::input(g, "a", DType::F16, {2, 7, 9});

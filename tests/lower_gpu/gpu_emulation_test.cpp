@@ -21,6 +21,8 @@
 #include <llvm/Support/TargetSelect.h>
 
 #include "gpu_test_util.h"
+#include "ir/builder.h"
+#include "ir/lower_to_kernels.h"
 #include "ir/tensor_compare.h"
 #include "lower/gpu_lower.h"
 #include "smelt/smelt.h"
@@ -166,6 +168,23 @@ TEST(GpuEmulation, EveryExampleComputesTheReferenceOutputs) {
       EXPECT_EQ(ir::compare_outputs(want[graph], got), "") << example.name;
     }
   }
+}
+
+// A long float sum (KernelEmitter::sums_in_blocks): each thread's f32 sum of a
+// round of kSerialSumBlock steps goes into an f64 total, so 2^19 steps per
+// thread err as little as 256 do (plain f32 accumulators: 6e-5 off here, where
+// the host vectorizes each thread's loop into 32 chains; 4e-3 on a GPU).
+// A max in the same kernel keeps its own accumulator across the rounds.
+TEST(GpuEmulation, LongSumsErrNoMoreThanShortOnes) {
+  ir::Graph g("long_sum");
+  const ir::Tensor tenths = ir::broadcast(ir::constant(g, 0.1), {16384, 8192});
+  g.add_output(ir::reduce_sum(tenths, {0, 1}) + ir::reduce_max(tenths, {0, 1}));
+  const ir::KernelProgram program = ir::lower_to_kernels(g, std::vector<bool>(g.size(), false));
+  ASSERT_EQ(program.kernels.size(), 1u);
+  const double tenth = static_cast<float>(0.1);
+  const double want = 16384.0 * 8192.0 * tenth + tenth;
+  const double got = run_emulated(program, {}, /*max_blocks=*/1).at(0).get(0);
+  EXPECT_NEAR(got, want, 1e-5 * want);
 }
 
 }  // namespace

@@ -119,6 +119,30 @@ output y
   EXPECT_EQ(ptxas_errors(ptx_of(small), "sm_80"), "");
 }
 
+// A sum of more than block_threads · kSerialSumBlock values per output adds
+// each thread's f32 round sums into f64 (KernelEmitter::sums_in_blocks);
+// shorter sums (kRowMax's size) keep f32 throughout.
+TEST(GpuKernels, LongSumsAddRoundSumsInDouble) {
+  const ir::KernelProgram long_sum = program_of(R"(graph long_sum
+x = input() : f32[2,300000]
+y = reduce_sum(x, axes=[1], keepdims=false) : f32[2]
+output y
+)");
+  const std::string ptx = ptx_of(long_sum);
+  EXPECT_NE(ptx.find("cvt.f64.f32"), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find("add.rn.f64"), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find(".shared .align 16 .b8 smelt_partials_1[2048]"), std::string::npos) << "f64 partials:\n" << ptx;
+  EXPECT_EQ(ptxas_errors(ptx, "sm_80"), "");
+  EXPECT_NE(readelf_of(long_sum, "gfx90a", "-s").find(lower::kernel_symbol(long_sum, 0)), std::string::npos);
+
+  const ir::KernelProgram short_sum = program_of(R"(graph short_sum
+x = input() : f32[8,1000]
+y = reduce_sum(x, axes=[1], keepdims=false) : f32[8]
+output y
+)");
+  EXPECT_EQ(ptx_of(short_sum).find("f64"), std::string::npos) << ptx_of(short_sum);
+}
+
 TEST(GpuKernels, ContractionIsATiledMatmulWithFusedEpilogue) {
   const ir::KernelProgram program = program_of(kMatmulBias);
   ASSERT_EQ(program.kernels.size(), 1u);

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <thread>
+
+#include "ir/builder.h"
 #include "ir/tensor_compare.h"
 #include "runtime/host_device.h"
 #include "runtime/tensor_bytes.h"
@@ -158,6 +161,33 @@ TEST(Executable, ReportsThePlansPeakBytes) {
   EXPECT_LT(exe.plan().arena_bytes, exe.plan().unpooled_bytes);
   EXPECT_EQ(exe.input_types().size(), g.inputs().size());
   EXPECT_EQ(exe.output_types().size(), g.outputs().size());
+}
+
+// Program::run from several threads at once (smelt/compile.h: runs of one
+// program take turns): each thread gets the outputs of its own inputs, run
+// after run. Softmax rows large enough that each kernel splits over the pool.
+TEST(Program, ConcurrentRunsEachGetTheirOwnOutputs) {
+  ir::Graph g("softmax_rows");
+  auto x = ir::input(g, "x", ir::DType::F32, {512, 256});
+  auto shifted = x - ir::broadcast(ir::reduce_max(x, {1}, true), {512, 256});
+  auto e = ir::exp(shifted);
+  g.add_output(e / ir::broadcast(ir::reduce_sum(e, {1}, true), {512, 256}));
+  smelt::Program program = smelt::compile(g, {.threads = 2});
+  constexpr int kThreads = 4, kRuns = 40;
+  std::vector<std::vector<ir::HostTensor>> inputs, want;
+  for (int t = 0; t < kThreads; ++t) {
+    inputs.push_back(smelt::random_inputs(g, 100 + static_cast<uint64_t>(t)));
+    want.push_back(smelt::run_reference(g, inputs.back()));
+  }
+  std::vector<std::string> mismatches(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      for (int run = 0; run < kRuns && mismatches[t].empty(); ++run)
+        mismatches[t] = ir::compare_outputs(want[t], program.run(inputs[t]));
+    });
+  for (std::thread& thread : threads) thread.join();
+  for (int t = 0; t < kThreads; ++t) EXPECT_EQ(mismatches[t], "") << "thread " << t;
 }
 
 TEST(HostDevice, SmallKernelsTakeOneChunk) {

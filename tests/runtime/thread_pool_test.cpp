@@ -8,6 +8,7 @@
 #include <mutex>
 #include <set>
 #include <stdexcept>
+#include <vector>
 
 namespace {
 
@@ -111,6 +112,28 @@ TEST(ThreadPool, RethrowsTheFirstErrorAndStaysUsable) {
   std::atomic<int64_t> sum = 0;
   pool.parallel_for(1000, 1, [&](int64_t begin, int64_t end) { sum += end - begin; });
   EXPECT_EQ(sum.load(), 1000);
+}
+
+// Callers on several threads share one pool (programs loaded on one device):
+// each call covers its own range exactly once.
+TEST(ThreadPool, CallsFromSeveralThreadsAtOnceEachCoverTheirRange) {
+  runtime::ThreadPool pool(2);
+  constexpr int kCallers = 4, kCalls = 200;
+  std::vector<int64_t> wrong(kCallers, 0);
+  std::vector<std::thread> callers;
+  for (int c = 0; c < kCallers; ++c)
+    callers.emplace_back([&, c] {
+      for (int call = 0; call < kCalls; ++call) {
+        const int64_t units = 1000 + c;
+        std::vector<std::atomic<int>> hits(static_cast<size_t>(units));
+        pool.parallel_for(units, 16, [&](int64_t begin, int64_t end) {
+          for (int64_t i = begin; i < end; ++i) hits[static_cast<size_t>(i)]++;
+        });
+        for (const std::atomic<int>& hit : hits) wrong[c] += hit.load() != 1;
+      }
+    });
+  for (std::thread& caller : callers) caller.join();
+  for (int c = 0; c < kCallers; ++c) EXPECT_EQ(wrong[c], 0) << "caller " << c;
 }
 
 TEST(ThreadPool, ManyBackToBackCallsFinish) {
