@@ -2,19 +2,17 @@
 // columns, and a recursive-descent parser that builds the graph through
 // ir::Graph::add. Every error is a ParseError at the offending token; the input
 // may be arbitrary bytes (the parser is fuzzed), so nothing here trusts it.
-#include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
 #include <limits>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <system_error>
 #include <vector>
 
+#include "ir/input_file.h"
 #include "ir/text_format.h"
 
 namespace ir {
@@ -487,6 +485,10 @@ class Parser {
       advance();
       return -std::numeric_limits<double>::infinity();
     }
+    // A double holds every integer up to 2^53 exactly; beyond, digits would be
+    // silently rounded (9007199254740993 would read as ...992). (copysign: -0 stays -0.)
+    if (t.kind == Tok::Int)
+      return std::copysign(static_cast<double>(parse_int()), t.text.front() == '-' ? -1.0 : 1.0);
     double value = 0;
     auto [end, ec] = std::from_chars(t.text.data(), t.text.data() + t.text.size(), value);
     if (ec != std::errc() || end != t.text.data() + t.text.size())
@@ -641,12 +643,13 @@ Graph parse_graph(std::string_view text, std::string_view filename) {
 }
 
 Graph parse_graph_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ParseError(path, 1, 1, "cannot read file: " + std::string(std::strerror(errno)));
-  std::ostringstream contents;
-  contents << in.rdbuf();
-  if (in.bad()) throw ParseError(path, 1, 1, "cannot read file");
-  return parse_graph(contents.str(), path);
+  std::string text;
+  try {
+    text = read_input_file(path);
+  } catch (const InputFileError& e) {
+    throw ParseError(path, 1, 1, e.message());
+  }
+  return parse_graph(text, path);
 }
 
 }  // namespace ir
