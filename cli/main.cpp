@@ -30,11 +30,12 @@ void add_memory_limit_option(CLI::App* command, std::string& limit) {
                    "Most memory tensors and input files may take, in bytes or with a unit (K, M, G, T: binary): "
                    "a graph that needs more is an error before allocating (default: half the physical memory, " +
                        ir::format_bytes(ir::default_memory_limit()) + " here)")
+      ->type_name("BYTES")
       ->check(CLI::Validator(
           [](std::string& text) {
             return ir::parse_byte_count(text) ? std::string() : "'" + text + "' is not a byte count (e.g. 8G, 512MiB)";
           },
-          "BYTES"));
+          ""));
 }
 
 }  // namespace
