@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 #include "ir/input_file.h"
@@ -221,6 +222,9 @@ std::optional<int64_t> bounded_element_count(const Shape& shape) {
 struct ParsedAttrs {
   Attrs attrs;
   uint32_t given = 0;  // AttrKey mask
+  // The first float literal in `value=` of magnitude 2^53 or more: a double
+  // rounds such a number, so it cannot give an integer dtype's value exactly.
+  std::optional<Token> inexact_for_integers;
 };
 
 struct Operand {
@@ -425,6 +429,7 @@ class Parser {
     advance();
     expect(Tok::Equals, "'='");
     parse_attribute_value(info.op, *key, parsed.attrs);
+    if (*key == kAttrValue) parsed.inexact_for_integers = std::exchange(large_float_, std::nullopt);
   }
 
   static std::string accepted_attributes(const OpInfo& info) {
@@ -493,6 +498,7 @@ class Parser {
     auto [end, ec] = std::from_chars(t.text.data(), t.text.data() + t.text.size(), value);
     if (ec != std::errc() || end != t.text.data() + t.text.size())
       fail(t, "number " + describe(t) + " is out of the range of a double");
+    if (std::fabs(value) >= static_cast<double>(kMaxMagnitude) && !large_float_) large_float_ = t;
     advance();
     return value;
   }
@@ -623,6 +629,10 @@ class Parser {
     if (!bounded_element_count(inferred.shape))
       fail(op_token, std::string(info.name) + ": the result " + type_str(inferred) +
                          " has too many elements");
+    if (parsed.inexact_for_integers && is_integer(inferred.dtype))
+      fail(*parsed.inexact_for_integers,
+           "the float literal " + describe(*parsed.inexact_for_integers) + " is rounded as a double; " +
+               std::string(dtype_name(inferred.dtype)) + " values are written as integers (|v| <= 2^53)");
     if (annotation && annotation->type != inferred)
       fail(annotation->token, "type annotation " + type_str(annotation->type) +
                                   " does not match the inferred type " + type_str(inferred));
@@ -632,6 +642,7 @@ class Parser {
   Lexer lexer_;
   Token current_;
   std::optional<Token> lookahead_;
+  std::optional<Token> large_float_;  // see ParsedAttrs::inexact_for_integers
   Graph graph_;
   std::vector<int> definition_lines_;  // by ValueId
 };

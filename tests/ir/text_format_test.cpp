@@ -346,6 +346,10 @@ const std::vector<Malformed> kMalformed = {
     {"c = constant(value=9007199254740993) : i64[]\n", 1, 20, "'9007199254740993' out of range (|v| <= 2^53)"},
     {"c = constant(value=[1, -9007199254740993]) : i64[2]\n", 1, 24, "out of range (|v| <= 2^53)"},
     {"c = full(value=9223372036854775807) : i64[2]\n", 1, 16, "out of range (|v| <= 2^53)"},
+    // As a float, 2^53 + 1 also reads as 2^53: an integer dtype's value is written in digits.
+    {"c = constant(value=[0, 9007199254740993.0]) : i64[2]\n", 1, 24, "the float literal '9007199254740993.0' is rounded"},
+    {"x = input() : i64[2]\ny = pad(x, lo=[1], hi=[0], value=9.007199254740993e15)\n", 2, 34,
+     "i64 values are written as integers (|v| <= 2^53)"},
     {"x = input() : i64[2]\ny = pad(x, lo=[1], hi=[0], value=18446744073709551616)\n", 2, 34,
      "integer literal '18446744073709551616' out of range"},
     {"c = constant() : f32[]\n", 1, 5, "constant: missing attribute 'value'"},
