@@ -12,6 +12,8 @@
 #include "cli/import_command.h"
 #include "cli/onnx_test_command.h"
 #include "cli/verify_command.h"
+#include "ir/input_file.h"
+#include "ir/memory_limit.h"
 #include "smelt/compile.h"
 #include "smelt/smelt.h"
 
@@ -21,18 +23,35 @@ const char* kDescription =
     "smelt: an equality-saturation superoptimizer for tensor programs (kernel fusion).\n"
     "Exit codes: 0 ok, 1 bad input, 2 usage error, 3 internal error.";
 
+// --memory-limit, on the commands that read graphs and allocate tensors.
+void add_memory_limit_option(CLI::App* command, std::string& limit) {
+  command
+      ->add_option("--memory-limit", limit,
+                   "Most memory tensors and input files may take, in bytes or with a unit (K, M, G, T: binary): "
+                   "a graph that needs more is an error before allocating (default: half the physical memory, " +
+                       ir::format_bytes(ir::default_memory_limit()) + " here)")
+      ->type_name("BYTES")
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            return ir::parse_byte_count(text) ? std::string() : "'" + text + "' is not a byte count (e.g. 8G, 512MiB)";
+          },
+          ""));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{kDescription, "smelt"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Print help for every subcommand and exit");
+  std::string memory_limit;
 
   cli::CheckOptions check;
   CLI::App* check_cmd = app.add_subcommand(
       "check", "Parse and shape-check a .sg graph; print a one-line summary");
   check_cmd->add_option("file", check.file, "The graph (.sg)")->required();
   check_cmd->add_flag("--json", check.json, "Print one JSON object instead of text");
+  add_memory_limit_option(check_cmd, memory_limit);
 
   cli::RunOptions run;
   cli::RunTimingOptions run_timing;
@@ -75,6 +94,7 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--profile", run_timing.profile,
                       "Device profile (JSON) to cost kernels with, as in `smelt compile --profile` "
                       "(default: the shipped host profile)");
+  add_memory_limit_option(run_cmd, memory_limit);
 
   cli::ExtractOptions extract;
   CLI::App* extract_cmd = app.add_subcommand(
@@ -119,6 +139,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"kernels", "llvm", "asm", "ptx", "hsaco"}))
       ->excludes(report_flag);
   compile_cmd->add_option("-o,--output", compile.output, "Where --emit writes (default or -: stdout; hsaco: a file)");
+  add_memory_limit_option(compile_cmd, memory_limit);
 
   cli::VerifyRulesOptions verify_rules;
   cli::CalibrateOptions calibrate;
@@ -165,6 +186,7 @@ int main(int argc, char** argv) {
   import_cmd->add_option("-o,--output", import_options.output, "The .sg file to write (default: stdout)");
   import_cmd->add_flag("--initializers-as-inputs", import_options.initializers_as_inputs,
                        "Initializers become graph inputs instead of constants");
+  add_memory_limit_option(import_cmd, memory_limit);
 
   cli::OnnxTestCommandOptions onnx_test;
   CLI::App* test_cmd = app.add_subcommand(
@@ -175,6 +197,7 @@ int main(int argc, char** argv) {
       ->default_val("all");
   test_cmd->add_option("--rtol", onnx_test.rtol, "Relative tolerance")->check(CLI::NonNegativeNumber)->default_val(1e-3);
   test_cmd->add_option("--atol", onnx_test.atol, "Absolute tolerance")->check(CLI::NonNegativeNumber)->default_val(1e-7);
+  add_memory_limit_option(test_cmd, memory_limit);
 
   try {
     app.parse(argc, argv);
@@ -182,6 +205,8 @@ int main(int argc, char** argv) {
     int code = app.exit(e);
     return code == 0 ? cli::kOk : cli::kUsage;
   }
+
+  if (!memory_limit.empty()) ir::set_memory_limit(*ir::parse_byte_count(memory_limit));
 
   try {
     if (check_cmd->parsed()) return cli::check_command(check);
@@ -209,6 +234,12 @@ int main(int argc, char** argv) {
     std::cerr << "error: " << e.what() << "\n";
     return cli::kBadInput;
   } catch (const importer::ImportError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return cli::kBadInput;
+  } catch (const ir::MemoryLimitError& e) {
+    std::cerr << "error: " << e.what() << " (--memory-limit sets the limit)\n";
+    return cli::kBadInput;
+  } catch (const ir::InputFileError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return cli::kBadInput;
   } catch (const std::exception& e) {

@@ -3,10 +3,12 @@
 #include <cctype>
 #include <cstring>
 #include <fstream>
-#include <iterator>
 #include <regex>
+#include <span>
+#include <string>
 #include <vector>
 
+#include "ir/input_file.h"
 #include "smelt/compile.h"
 
 namespace cli {
@@ -61,9 +63,13 @@ std::string npy_descr(ir::DType dtype) {
 }
 
 ir::HostTensor read_npy(const std::string& path, const ir::TensorType& expected, const std::string& what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw NpyError(path + ": cannot be opened (" + what + ")");
-  const std::vector<uint8_t> file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string bytes;
+  try {
+    bytes = ir::read_input_file(path);
+  } catch (const ir::InputFileError& e) {
+    throw NpyError(std::string(e.what()) + " (" + what + ")");
+  }
+  const std::span<const uint8_t> file(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
   static const char kMagic[] = "\x93NUMPY";
   if (file.size() < 10 || std::memcmp(file.data(), kMagic, 6) != 0) throw NpyError(path + ": not a .npy file");
   const int major = file[6];

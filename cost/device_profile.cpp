@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <stdexcept>
 #include <thread>
+
+#include "ir/input_file.h"
 
 namespace cost {
 
@@ -297,12 +297,14 @@ DeviceProfile parse_profile(const std::string& json_text, const std::string& sou
 }
 
 DeviceProfile load_profile(const std::string& path, const std::string& expected_device) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(path + ": cannot read the profile");
-  std::stringstream text;
-  text << in.rdbuf();
-  if (text.str().size() > (64u << 20)) throw std::runtime_error(path + ": a profile is at most 64 MB");
-  return parse_profile(text.str(), path, expected_device);
+  constexpr uint64_t kMaxProfileBytes = uint64_t{64} << 20;
+  std::string text;
+  try {
+    text = ir::read_input_file(path, kMaxProfileBytes);
+  } catch (const ir::InputFileError& e) {
+    throw std::runtime_error(e.what());
+  }
+  return parse_profile(text, path, expected_device);
 }
 
 std::string profile_to_json(const DeviceProfile& p) {

@@ -22,7 +22,13 @@ bool all_equal(const ir::HostTensor& t) {
 
 }  // namespace
 
-void Context::define(const std::string& name, Value value) { values_[name] = std::move(value); }
+void Context::define(const std::string& name, Value value) {
+  if (!values_.emplace(name, std::move(value)).second) {
+    const std::string message = "value '" + name + "' is defined twice (an ONNX value has one producer)";
+    if (node_) fail(message);
+    throw ImportError(where() + ": " + message);
+  }
+}
 
 Value& Context::value(const std::string& name) {
   auto it = values_.find(name);
@@ -85,8 +91,9 @@ void Context::begin_node(const onnx::NodeProto& node, int index) {
 }
 
 std::string Context::where() const {
+  if (!node_) return filename_;
   std::string who = node_->name().empty() ? "#" + std::to_string(node_index_) : "'" + node_->name() + "'";
-  return "node " + who + " (" + node_->op_type() + ")";
+  return filename_ + ": node " + who + " (" + node_->op_type() + ")";
 }
 
 void Context::fail(const std::string& message) const { throw ImportError(where() + ": " + message); }

@@ -26,11 +26,15 @@ struct Value {
 
 class Context {
  public:
-  Context(ir::Graph& graph, const ImportOptions& options) : graph_(graph), options_(options) {}
+  // `filename` starts every error message.
+  Context(ir::Graph& graph, const ImportOptions& options, std::string filename)
+      : graph_(graph), options_(options), filename_(std::move(filename)) {}
 
   ir::Graph& graph() { return graph_; }
   const ImportOptions& options() const { return options_; }
 
+  // An ONNX value is assigned once: a second definition of `name` (two nodes
+  // writing it, a node writing an input) is an ImportError.
   void define(const std::string& name, Value value);
   bool defined(const std::string& name) const { return values_.count(name) != 0; }
   Value& value(const std::string& name);
@@ -45,7 +49,7 @@ class Context {
   void begin_node(const onnx::NodeProto& node, int index);
   const onnx::NodeProto& node() const { return *node_; }
   const std::string& op_type() const { return node_->op_type(); }
-  // "node 'name' (Op)" or "node #3 (Op)".
+  // "FILE: node 'name' (Op)" or "FILE: node #3 (Op)"; "FILE" outside a node.
   std::string where() const;
   [[noreturn]] void fail(const std::string& message) const;         // ImportError
   [[noreturn]] void unsupported(const std::string& message) const;  // UnsupportedError
@@ -85,6 +89,7 @@ class Context {
  private:
   ir::Graph& graph_;
   const ImportOptions& options_;
+  std::string filename_;
   std::unordered_map<std::string, Value> values_;
   const onnx::NodeProto* node_ = nullptr;
   int node_index_ = 0;

@@ -60,8 +60,7 @@ void convert_constant(Context& ctx) {
 
 ir::Shape static_shape(Context& ctx, int i, const std::string& what) {
   ir::Shape shape = ctx.static_ints(i, what);
-  for (int64_t d : shape)
-    if (d < 0) ctx.fail(what + " " + ir::ints_str(shape) + " has a negative extent");
+  if (std::string problem = ir::shape_problem(shape); !problem.empty()) ctx.fail(problem);
   return shape;
 }
 
@@ -251,7 +250,9 @@ void convert_slice(Context& ctx) {
     seen[k] = true;
     if (steps[i] == 0) ctx.fail("a step is 0");
     const int64_t d = x.shape()[k];
-    step[k] = steps[i];
+    // A step of d or more takes one element, as d does: exporters write
+    // INT64_MAX / INT64_MIN, which a .sg file cannot hold (|v| <= 2^53).
+    step[k] = std::clamp(steps[i], -std::max<int64_t>(d, 1), std::max<int64_t>(d, 1));
     start[k] = resolve_bound(starts[i], d, steps[i]);
     stop[k] = resolve_bound(ends[i], d, steps[i]);
   }

@@ -1,14 +1,15 @@
 #include "import/onnx_import.h"
 
 #include <algorithm>
-#include <fstream>
+#include <optional>
 #include <set>
-#include <sstream>
 
 #include "import/context.h"
 #include "import/graph_prune.h"
 #include "import/op_versions.h"
 #include "import/tensor_proto.h"
+#include "ir/input_file.h"
+#include "ir/memory_limit.h"
 
 namespace importer {
 namespace {
@@ -41,24 +42,75 @@ std::optional<int64_t> default_opset(const onnx::ModelProto& model) {
   return std::nullopt;
 }
 
-// A value's declared tensor type; UnsupportedError for non-tensors, dtypes smelt
-// lacks and dimensions that are not numbers.
-ir::TensorType declared_type(const onnx::ValueInfoProto& info, const std::string& role) {
-  const std::string what = role + " '" + info.name() + "'";
+// What a graph input or output declares: for an input, all of its type (dtype
+// and static shape); an output may leave out its type, its shape or any of its
+// dimensions (legal ONNX: the imported graph computes them), left empty here.
+struct DeclaredType {
+  std::optional<ir::DType> dtype;
+  std::optional<std::vector<std::optional<int64_t>>> dims;
+};
+
+// UnsupportedError for non-tensors and dtypes smelt lacks, ImportError for a
+// negative dimension or too many elements (ir::shape_problem); `complete`
+// (inputs) also requires the dtype and every dimension as a number.
+DeclaredType declared_type(const onnx::ValueInfoProto& info, const std::string& what, bool complete) {
+  DeclaredType declared;
+  if (!info.has_type()) {
+    if (complete) throw ImportError(what + " has no type");
+    return declared;
+  }
   if (!info.type().has_tensor_type()) throw UnsupportedError(what + " is not a tensor (sequence, map or optional)");
   const onnx::TypeProto::Tensor& tensor = info.type().tensor_type();
-  std::optional<ir::DType> dtype = dtype_from_onnx(tensor.elem_type());
-  if (!dtype)
-    throw UnsupportedError(what + " has element type " + onnx_type_name(tensor.elem_type()) +
-                           " (smelt has f32, f16, bf16, i32, i64, bool)");
-  if (!tensor.has_shape()) throw UnsupportedError(what + " has no shape");
-  ir::TensorType type{*dtype, {}};
-  for (const onnx::TensorShapeProto::Dimension& d : tensor.shape().dim()) {
-    if (!d.has_dim_value())
-      throw UnsupportedError(what + " has a dynamic dimension '" + d.dim_param() + "'; smelt needs static shapes");
-    type.shape.push_back(d.dim_value());
+  if (tensor.elem_type() != onnx::TensorProto::UNDEFINED || complete) {
+    declared.dtype = dtype_from_onnx(tensor.elem_type());
+    if (!declared.dtype)
+      throw UnsupportedError(what + " has element type " + onnx_type_name(tensor.elem_type()) +
+                             " (smelt has f32, f16, bf16, i32, i64, bool)");
   }
+  if (!tensor.has_shape()) {
+    if (complete) throw UnsupportedError(what + " has no shape; smelt needs static shapes");
+    return declared;
+  }
+  declared.dims.emplace();
+  ir::Shape known;  // the dimensions given as numbers
+  for (const onnx::TensorShapeProto::Dimension& d : tensor.shape().dim()) {
+    if (!d.has_dim_value()) {
+      if (complete)
+        throw UnsupportedError(what + " has a dynamic dimension '" + d.dim_param() + "'; smelt needs static shapes");
+      declared.dims->push_back(std::nullopt);
+      continue;
+    }
+    declared.dims->push_back(d.dim_value());
+    known.push_back(d.dim_value());
+  }
+  if (std::string problem = ir::shape_problem(known); !problem.empty()) throw ImportError(what + ": " + problem);
+  return declared;
+}
+
+ir::TensorType input_type(const onnx::ValueInfoProto& info, const std::string& what) {
+  const DeclaredType declared = declared_type(info, what, /*complete=*/true);
+  ir::TensorType type{*declared.dtype, {}};
+  for (const std::optional<int64_t>& d : *declared.dims) type.shape.push_back(*d);
   return type;
+}
+
+// Whether the computed `type` is what `declared` says, where it says anything.
+bool matches(const DeclaredType& declared, const ir::TensorType& type) {
+  if (declared.dtype && *declared.dtype != type.dtype) return false;
+  if (!declared.dims) return true;
+  if (declared.dims->size() != type.shape.size()) return false;
+  for (size_t k = 0; k < type.shape.size(); ++k)
+    if ((*declared.dims)[k] && *(*declared.dims)[k] != type.shape[k]) return false;
+  return true;
+}
+
+std::string declared_str(const DeclaredType& declared) {
+  std::string text = declared.dtype ? std::string(ir::dtype_name(*declared.dtype)) : "?";
+  if (!declared.dims) return text + "[...]";
+  text += "[";
+  for (size_t k = 0; k < declared.dims->size(); ++k)
+    text += (k ? "," : "") + ((*declared.dims)[k] ? std::to_string(*(*declared.dims)[k]) : std::string("?"));
+  return text + "]";
 }
 
 // Value names in .sg files: [A-Za-z_][A-Za-z0-9_.]*, unique, not a keyword or dtype.
@@ -76,10 +128,14 @@ std::string sg_name(const std::string& onnx_name, const ir::Graph& g) {
 
 ImportResult import_graph(const onnx::ModelProto& model, const std::string& filename, const ImportOptions& options) {
   const std::optional<int64_t> opset = default_opset(model);
+  if (opset && (*opset < 1 || *opset > kNewestOpset))
+    throw UnsupportedError(filename + ": opset " + std::to_string(*opset) +
+                           " of the default ONNX domain is not supported: smelt imports opsets 1 to " +
+                           std::to_string(kNewestOpset) + " (most ops from opset 13 on)");
   const onnx::GraphProto& onnx_graph = model.graph();
   ImportResult result{ir::Graph(onnx_graph.name().empty() ? "onnx" : sg_name(onnx_graph.name(), ir::Graph())), {}, {}};
   ir::Graph& g = result.graph;
-  Context ctx(g, options);
+  Context ctx(g, options, filename);
 
   std::set<std::string> initializer_names;
   for (const onnx::TensorProto& init : onnx_graph.initializer()) initializer_names.insert(init.name());
@@ -87,7 +143,7 @@ ImportResult import_graph(const onnx::ModelProto& model, const std::string& file
 
   for (const onnx::ValueInfoProto& info : onnx_graph.input()) {
     if (initializer_names.count(info.name())) continue;
-    const ir::TensorType type = declared_type(info, "graph input");
+    const ir::TensorType type = input_type(info, filename + ": graph input '" + info.name() + "'");
     Value v;
     v.type = type;
     auto bound = options.static_inputs.find(info.name());
@@ -105,7 +161,7 @@ ImportResult import_graph(const onnx::ModelProto& model, const std::string& file
   }
   for (const onnx::TensorProto& init : onnx_graph.initializer()) {
     Value v;
-    ir::HostTensor t = tensor_from_proto(init, "initializer '" + init.name() + "'");
+    ir::HostTensor t = tensor_from_proto(init, filename + ": initializer '" + init.name() + "'");
     v.type = t.type;
     if (options.initializers_as_inputs) {
       v.id = ir::input(g, sg_name(init.name(), g), t.type.dtype, t.type.shape);
@@ -133,6 +189,8 @@ ImportResult import_graph(const onnx::ModelProto& model, const std::string& file
       converter->second(ctx);
     } catch (const ir::ShapeError& e) {
       ctx.fail(e.what());
+    } catch (const ir::MemoryLimitError& e) {  // a constant it computes at import time is too large
+      throw ir::MemoryLimitError(ctx.where() + ": " + e.subject(), e.needed_bytes(), e.limit_bytes());
     }
     ctx.check_attributes_understood();
     ctx.check_outputs_set();
@@ -140,14 +198,14 @@ ImportResult import_graph(const onnx::ModelProto& model, const std::string& file
 
   std::vector<ir::ValueId> outputs;
   for (const onnx::ValueInfoProto& info : onnx_graph.output()) {
-    const ir::TensorType declared = declared_type(info, "graph output");
-    if (!ctx.defined(info.name()))
-      throw ImportError(filename + ": graph output '" + info.name() + "' is never computed");
+    const std::string what = filename + ": graph output '" + info.name() + "'";
+    const DeclaredType declared = declared_type(info, what, /*complete=*/false);
+    if (!ctx.defined(info.name())) throw ImportError(what + " is never computed");
     Value& v = ctx.value(info.name());
     ir::Tensor t = ctx.materialize(v);
-    if (t.type() != declared)
-      throw ImportError(filename + ": graph output '" + info.name() + "' is declared " + ir::type_str(declared) +
-                        " but the imported graph computes " + ir::type_str(t.type()));
+    if (!matches(declared, t.type()))
+      throw ImportError(what + " is declared " + declared_str(declared) + " but the imported graph computes " +
+                        ir::type_str(t.type()));
     outputs.push_back(t.id);
     result.output_names.push_back(info.name());
   }
@@ -159,11 +217,11 @@ ImportResult import_graph(const onnx::ModelProto& model, const std::string& file
 }
 
 std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ImportError(path + ": cannot open");
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
+  try {
+    return ir::read_input_file(path);
+  } catch (const ir::InputFileError& e) {
+    throw ImportError(e.what());
+  }
 }
 
 }  // namespace
@@ -192,8 +250,10 @@ ModelSummary summarize_model(const std::string& path) {
     if (!initializer_names.count(info.name())) summary.input_names.push_back(info.name());
   for (const onnx::NodeProto& node : model.graph().node()) summary.op_types.push_back(node.op_type());
   try {
-    for (const onnx::ValueInfoProto& info : model.graph().input()) declared_type(info, "graph input");
-    for (const onnx::ValueInfoProto& info : model.graph().output()) declared_type(info, "graph output");
+    for (const onnx::ValueInfoProto& info : model.graph().input())
+      if (!initializer_names.count(info.name())) input_type(info, path + ": graph input '" + info.name() + "'");
+    for (const onnx::ValueInfoProto& info : model.graph().output())
+      declared_type(info, path + ": graph output '" + info.name() + "'", /*complete=*/false);
   } catch (const UnsupportedError& e) {
     summary.unsupported_signature = e.what();
   }

@@ -7,6 +7,10 @@
 
 namespace importer {
 
+// The newest opset of the default domain the converters know (ONNX 1.18): a
+// later one may redefine any op, so a model naming it is rejected, not guessed at.
+inline constexpr int kNewestOpset = 23;
+
 // The default for an op missing from the table is 13, the importer's baseline.
 int min_opset_for(const std::string& op_type);
 

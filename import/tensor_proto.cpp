@@ -1,9 +1,10 @@
 #include "import/tensor_proto.h"
 
 #include <cstring>
-#include <fstream>
 
 #include "import/import_error.h"
+#include "ir/input_file.h"
+#include "ir/memory_limit.h"
 #include "onnx/onnx_pb.h"
 
 namespace importer {
@@ -11,7 +12,12 @@ namespace {
 
 using onnx::TensorProto;
 
-constexpr int64_t kMaxElements = int64_t{1} << 31;
+size_t raw_width(int onnx_type) {
+  return onnx_type == TensorProto::FLOAT16 || onnx_type == TensorProto::BFLOAT16 ? 2
+         : onnx_type == TensorProto::BOOL                                        ? 1
+         : onnx_type == TensorProto::INT64                                       ? 8
+                                                                                 : 4;
+}
 
 template <typename T>
 T load_little_endian(const std::string& bytes, size_t index) {
@@ -20,16 +26,9 @@ T load_little_endian(const std::string& bytes, size_t index) {
   return value;
 }
 
-// Fills `t` from raw_data, whose element width is `width` bytes.
-void fill_from_raw(ir::HostTensor& t, const std::string& raw, int onnx_type, const std::string& what) {
+// Fills `t` from raw_data, which holds raw_width(onnx_type) bytes per element (checked).
+void fill_from_raw(ir::HostTensor& t, const std::string& raw, int onnx_type) {
   const int64_t n = t.numel();
-  const size_t width = onnx_type == TensorProto::FLOAT16 || onnx_type == TensorProto::BFLOAT16 ? 2
-                       : onnx_type == TensorProto::BOOL                                        ? 1
-                       : onnx_type == TensorProto::INT64                                       ? 8
-                                                                                               : 4;
-  if (raw.size() != static_cast<size_t>(n) * width)
-    throw ImportError(what + ": raw_data holds " + std::to_string(raw.size()) + " bytes, expected " +
-                      std::to_string(static_cast<size_t>(n) * width));
   for (int64_t i = 0; i < n; ++i) {
     switch (onnx_type) {
       case TensorProto::FLOAT:
@@ -54,25 +53,34 @@ void fill_from_raw(ir::HostTensor& t, const std::string& raw, int onnx_type, con
   }
 }
 
-void check_count(int64_t have, int64_t want, const std::string& field, const std::string& what) {
-  if (have != want)
-    throw ImportError(what + ": " + field + " holds " + std::to_string(have) + " values, the shape needs " +
-                      std::to_string(want));
+// The data the proto holds must be exactly `n` elements; checked before the
+// tensor is allocated, so that a huge shape with no data allocates nothing.
+void check_data_size(const TensorProto& p, int64_t n, const std::string& what) {
+  if (p.has_raw_data()) {
+    const size_t want = static_cast<size_t>(n) * raw_width(p.data_type());
+    if (p.raw_data().size() != want)
+      throw ImportError(what + ": raw_data holds " + std::to_string(p.raw_data().size()) + " bytes, expected " +
+                        std::to_string(want));
+    return;
+  }
+  // int32_data carries INT32, BOOL and the 16-bit floats as their bits
+  const bool is_float = p.data_type() == TensorProto::FLOAT, is_int64 = p.data_type() == TensorProto::INT64;
+  const int64_t have = is_float ? p.float_data_size() : is_int64 ? p.int64_data_size() : p.int32_data_size();
+  if (have != n)
+    throw ImportError(what + ": " + (is_float ? "float_data" : is_int64 ? "int64_data" : "int32_data") + " holds " +
+                      std::to_string(have) + " values, the shape needs " + std::to_string(n));
 }
 
-void fill_from_typed_fields(ir::HostTensor& t, const TensorProto& p, const std::string& what) {
+void fill_from_typed_fields(ir::HostTensor& t, const TensorProto& p) {
   const int64_t n = t.numel();
   switch (p.data_type()) {
     case TensorProto::FLOAT:
-      check_count(p.float_data_size(), n, "float_data", what);
       for (int64_t i = 0; i < n; ++i) t.set(i, p.float_data(static_cast<int>(i)));
       break;
     case TensorProto::INT64:
-      check_count(p.int64_data_size(), n, "int64_data", what);
       for (int64_t i = 0; i < n; ++i) t.set_int(i, p.int64_data(static_cast<int>(i)));
       break;
-    default:  // int32_data carries INT32, BOOL and the 16-bit floats as their bits
-      check_count(p.int32_data_size(), n, "int32_data", what);
+    default:
       for (int64_t i = 0; i < n; ++i) {
         const int32_t v = p.int32_data(static_cast<int>(i));
         if (p.data_type() == TensorProto::FLOAT16)
@@ -121,27 +129,27 @@ ir::HostTensor tensor_from_proto(const TensorProto& p, const std::string& what) 
                            " (smelt has f32, f16, bf16, i32, i64, bool)");
   if (p.data_location() == TensorProto::EXTERNAL)
     throw UnsupportedError(what + ": tensor data stored in an external file");
-  ir::TensorType type{*dtype, {}};
-  int64_t elements = 1;
-  for (int64_t d : p.dims()) {
-    if (d < 0) throw ImportError(what + ": negative dimension " + std::to_string(d));
-    if (d > kMaxElements || (elements *= d) > kMaxElements)
-      throw ImportError(what + ": more than 2^31 elements (not a tensor file?)");
-    type.shape.push_back(d);
-  }
+  ir::TensorType type{*dtype, {p.dims().begin(), p.dims().end()}};
+  if (std::string problem = ir::shape_problem(type.shape); !problem.empty()) throw ImportError(what + ": " + problem);
+  check_data_size(p, ir::numel(type.shape), what);
+  ir::check_memory(ir::host_tensor_bytes(type), what + " (" + ir::type_str(type) + ", 8 bytes per element)");
   ir::HostTensor t = ir::HostTensor::zeros(type);
   if (p.has_raw_data())
-    fill_from_raw(t, p.raw_data(), p.data_type(), what);
+    fill_from_raw(t, p.raw_data(), p.data_type());
   else
-    fill_from_typed_fields(t, p, what);
+    fill_from_typed_fields(t, p);
   return t;
 }
 
 ir::HostTensor read_tensor_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ImportError(path + ": cannot open");
+  std::string bytes;
+  try {
+    bytes = ir::read_input_file(path);
+  } catch (const ir::InputFileError& e) {
+    throw ImportError(e.what());
+  }
   TensorProto proto;
-  if (!proto.ParseFromIstream(&in)) throw ImportError(path + ": not a serialized ONNX TensorProto");
+  if (!proto.ParseFromString(bytes)) throw ImportError(path + ": not a serialized ONNX TensorProto");
   return tensor_from_proto(proto, path);
 }
 

@@ -1,5 +1,6 @@
 #include "ir/host_tensor.h"
 
+#include "ir/memory_limit.h"
 #include "ir/scalar.h"
 
 #include <cmath>
@@ -7,6 +8,7 @@
 namespace ir {
 
 HostTensor HostTensor::zeros(TensorType type) {
+  check_memory(host_tensor_bytes(type), "a host tensor " + type_str(type) + " (8 bytes per element)");
   HostTensor t{std::move(type), {}, {}};
   if (t.is_real()) t.reals.assign(t.numel(), 0.0);
   else t.ints.assign(t.numel(), 0);

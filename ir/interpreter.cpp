@@ -1,5 +1,6 @@
 #include "ir/interpreter.h"
 
+#include "ir/memory_limit.h"
 #include "ir/scalar.h"
 
 #include <algorithm>
@@ -364,8 +365,14 @@ std::vector<HostTensor> evaluate(const Graph& g, const std::vector<HostTensor>& 
   std::vector<HostTensor> values(count);
   size_t next_input = 0;
   std::vector<const HostTensor*> args;
+  uint64_t live_bytes = 0;  // of `values`, checked against the memory limit before each node
   for (size_t v = 0; v < count; ++v) {
     const Node& node = g.nodes()[v];
+    live_bytes = add_bytes(live_bytes, host_tensor_bytes(node.type));
+    check_memory(live_bytes, "the reference interpreter, at node " + std::to_string(v) +
+                                 (node.name.empty() ? "" : " '" + node.name + "'") + " (" +
+                                 std::string(op_name(node.op)) + " " + type_str(node.type) +
+                                 ", 8 bytes per element),");
     if (node.op == Op::Input) {
       values[v] = eval_input(node, next_input, inputs);
       ++next_input;
@@ -381,7 +388,12 @@ std::vector<HostTensor> evaluate(const Graph& g, const std::vector<HostTensor>& 
     }
     if (!keep_all)
       for (ValueId operand : node.operands)
-        if (last_use[operand] == v && !is_output[operand]) values[operand] = HostTensor{};
+        // (an operand used twice is released once: then it holds no elements)
+        if (last_use[operand] == v && !is_output[operand] &&
+            !(values[operand].reals.empty() && values[operand].ints.empty())) {
+          live_bytes -= host_tensor_bytes(values[operand].type);
+          values[operand] = HostTensor{};
+        }
   }
   return values;
 }

@@ -25,28 +25,15 @@ std::string check_value_fits(double v, DType t) {
   return {};
 }
 
-// Extents and element counts stay below 2^53 so that no shape arithmetic overflows.
-constexpr int64_t kMaxExtent = int64_t{1} << 53;
-
-std::string check_shape(const Shape& s) {
-  int64_t elements = 1;
-  for (int64_t d : s) {
-    if (d < 0) return "shape " + shape_str(s) + " has a negative extent";
-    if (d > kMaxExtent || __builtin_mul_overflow(elements, d, &elements) || elements > kMaxExtent)
-      return "shape " + shape_str(s) + " has more than 2^53 elements";
-  }
-  return {};
-}
-
 // ---- sources ---------------------------------------------------------------
 
 Inferred infer_input(Operands, Attrs& a) {
-  if (auto e = check_shape(a.result.shape); !e.empty()) return fail(e);
+  if (auto e = shape_problem(a.result.shape); !e.empty()) return fail(e);
   return ok(a.result.dtype, a.result.shape);
 }
 
 Inferred infer_constant(Operands, Attrs& a) {
-  if (auto e = check_shape(a.result.shape); !e.empty()) return fail(e);
+  if (auto e = shape_problem(a.result.shape); !e.empty()) return fail(e);
   int64_t n = numel(a.result.shape);
   if (static_cast<int64_t>(a.values.size()) != n)
     return fail("a literal of " + std::to_string(a.values.size()) + " values for shape " +
@@ -60,14 +47,14 @@ Inferred infer_constant(Operands, Attrs& a) {
 }
 
 Inferred infer_full(Operands, Attrs& a) {
-  if (auto e = check_shape(a.result.shape); !e.empty()) return fail(e);
+  if (auto e = shape_problem(a.result.shape); !e.empty()) return fail(e);
   if (a.values.size() != 1) return fail("full takes exactly one value");
   if (auto e = check_value_fits(a.values[0], a.result.dtype); !e.empty()) return fail(e);
   return ok(a.result.dtype, a.result.shape);
 }
 
 Inferred infer_iota(Operands, Attrs& a) {
-  if (auto e = check_shape(a.result.shape); !e.empty()) return fail(e);
+  if (auto e = shape_problem(a.result.shape); !e.empty()) return fail(e);
   int64_t rank = static_cast<int64_t>(a.result.shape.size());
   if (a.axis < 0 || a.axis >= rank)
     return fail("axis " + std::to_string(a.axis) + " out of range for rank " + std::to_string(rank));
@@ -126,8 +113,8 @@ Inferred infer_reshape(Operands ops, Attrs& a) {
       inferred_at = static_cast<int>(i);
     } else if (a.shape[i] < 0) {
       return fail("shape " + shape_str(a.shape) + " has a negative extent");
-    } else if (a.shape[i] > kMaxExtent || __builtin_mul_overflow(known, a.shape[i], &known) ||
-               known > kMaxExtent) {
+    } else if (a.shape[i] > kMaxElements || __builtin_mul_overflow(known, a.shape[i], &known) ||
+               known > kMaxElements) {
       return fail("shape " + shape_str(a.shape) + " has more than 2^53 elements");
     }
   }
@@ -199,16 +186,16 @@ Inferred infer_pad(Operands ops, Attrs& a) {
   Shape out(in.size());
   for (size_t i = 0; i < in.size(); ++i) {
     if (a.lo[i] < 0 || a.hi[i] < 0) return fail("pad amounts must be >= 0 (use slice to crop)");
-    if (a.lo[i] > kMaxExtent || a.hi[i] > kMaxExtent) return fail("pad amounts must be <= 2^53");
+    if (a.lo[i] > kMaxElements || a.hi[i] > kMaxElements) return fail("pad amounts must be <= 2^53");
     out[i] = a.lo[i] + in[i] + a.hi[i];
   }
-  if (auto e = check_shape(out); !e.empty()) return fail(e);
+  if (auto e = shape_problem(out); !e.empty()) return fail(e);
   return ok(ops[0].dtype, out);
 }
 
 Inferred infer_broadcast(Operands ops, Attrs& a) {
   const Shape& in = ops[0].shape;
-  if (auto e = check_shape(a.shape); !e.empty()) return fail(e);
+  if (auto e = shape_problem(a.shape); !e.empty()) return fail(e);
   if (a.shape.size() < in.size())
     return fail("target shape " + shape_str(a.shape) + " has lower rank than the operand");
   size_t offset = a.shape.size() - in.size();
@@ -233,7 +220,7 @@ Inferred infer_concat(Operands ops, Attrs& a) {
       if (i != a.axis && ops[k].shape[i] != first[i])
         return fail("operands must agree on every axis but " + std::to_string(a.axis));
     out[a.axis] += ops[k].shape[a.axis];
-    if (auto e = check_shape(out); !e.empty()) return fail(e);
+    if (auto e = shape_problem(out); !e.empty()) return fail(e);
   }
   return ok(ops[0].dtype, out);
 }
@@ -280,7 +267,7 @@ Inferred infer_matmul(Operands ops, Attrs&) {
   }
   out.push_back(x[x.size() - 2]);
   out.push_back(y[y.size() - 1]);
-  if (auto e = check_shape(out); !e.empty()) return fail(e);
+  if (auto e = shape_problem(out); !e.empty()) return fail(e);
   return ok(ops[0].dtype, out);
 }
 

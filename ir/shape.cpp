@@ -2,6 +2,16 @@
 
 namespace ir {
 
+std::string shape_problem(const Shape& s) {
+  int64_t elements = 1;
+  for (int64_t d : s) {
+    if (d < 0) return "shape " + shape_str(s) + " has a negative extent";
+    if (d > kMaxElements || __builtin_mul_overflow(elements, d, &elements) || elements > kMaxElements)
+      return "shape " + shape_str(s) + " has more than 2^53 elements";
+  }
+  return {};
+}
+
 int64_t numel(const Shape& s) {
   int64_t n = 1;
   for (int64_t d : s) n *= d;

@@ -26,7 +26,8 @@ class ParseError : public std::runtime_error {
 };
 
 Graph parse_graph(std::string_view text, std::string_view filename = "<input>");
-// Reads and parses a file; an unreadable file is a ParseError at line 1, column 1.
+// Reads (ir/input_file.h) and parses a file; a file that cannot be read (missing,
+// a directory or device, larger than the memory limit) is a ParseError at 1:1.
 Graph parse_graph_file(const std::string& path);
 
 std::string print_graph(const Graph& g);

@@ -2,19 +2,18 @@
 // columns, and a recursive-descent parser that builds the graph through
 // ir::Graph::add. Every error is a ParseError at the offending token; the input
 // may be arbitrary bytes (the parser is fuzzed), so nothing here trusts it.
-#include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
 #include <limits>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <utility>
 #include <vector>
 
+#include "ir/input_file.h"
 #include "ir/text_format.h"
 
 namespace ir {
@@ -223,6 +222,9 @@ std::optional<int64_t> bounded_element_count(const Shape& shape) {
 struct ParsedAttrs {
   Attrs attrs;
   uint32_t given = 0;  // AttrKey mask
+  // The first float literal in `value=` of magnitude 2^53 or more: a double
+  // rounds such a number, so it cannot give an integer dtype's value exactly.
+  std::optional<Token> inexact_for_integers;
 };
 
 struct Operand {
@@ -427,6 +429,7 @@ class Parser {
     advance();
     expect(Tok::Equals, "'='");
     parse_attribute_value(info.op, *key, parsed.attrs);
+    if (*key == kAttrValue) parsed.inexact_for_integers = std::exchange(large_float_, std::nullopt);
   }
 
   static std::string accepted_attributes(const OpInfo& info) {
@@ -487,10 +490,15 @@ class Parser {
       advance();
       return -std::numeric_limits<double>::infinity();
     }
+    // A double holds every integer up to 2^53 exactly; beyond, digits would be
+    // silently rounded (9007199254740993 would read as ...992). (copysign: -0 stays -0.)
+    if (t.kind == Tok::Int)
+      return std::copysign(static_cast<double>(parse_int()), t.text.front() == '-' ? -1.0 : 1.0);
     double value = 0;
     auto [end, ec] = std::from_chars(t.text.data(), t.text.data() + t.text.size(), value);
     if (ec != std::errc() || end != t.text.data() + t.text.size())
       fail(t, "number " + describe(t) + " is out of the range of a double");
+    if (std::fabs(value) >= static_cast<double>(kMaxMagnitude) && !large_float_) large_float_ = t;
     advance();
     return value;
   }
@@ -621,6 +629,10 @@ class Parser {
     if (!bounded_element_count(inferred.shape))
       fail(op_token, std::string(info.name) + ": the result " + type_str(inferred) +
                          " has too many elements");
+    if (parsed.inexact_for_integers && is_integer(inferred.dtype))
+      fail(*parsed.inexact_for_integers,
+           "the float literal " + describe(*parsed.inexact_for_integers) + " is rounded as a double; " +
+               std::string(dtype_name(inferred.dtype)) + " values are written as integers (|v| <= 2^53)");
     if (annotation && annotation->type != inferred)
       fail(annotation->token, "type annotation " + type_str(annotation->type) +
                                   " does not match the inferred type " + type_str(inferred));
@@ -630,6 +642,7 @@ class Parser {
   Lexer lexer_;
   Token current_;
   std::optional<Token> lookahead_;
+  std::optional<Token> large_float_;  // see ParsedAttrs::inexact_for_integers
   Graph graph_;
   std::vector<int> definition_lines_;  // by ValueId
 };
@@ -641,12 +654,13 @@ Graph parse_graph(std::string_view text, std::string_view filename) {
 }
 
 Graph parse_graph_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ParseError(path, 1, 1, "cannot read file: " + std::string(std::strerror(errno)));
-  std::ostringstream contents;
-  contents << in.rdbuf();
-  if (in.bad()) throw ParseError(path, 1, 1, "cannot read file");
-  return parse_graph(contents.str(), path);
+  std::string text;
+  try {
+    text = read_input_file(path);
+  } catch (const InputFileError& e) {
+    throw ParseError(path, 1, 1, e.message());
+  }
+  return parse_graph(text, path);
 }
 
 }  // namespace ir

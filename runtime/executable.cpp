@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "ir/memory_limit.h"
 #include "runtime/tensor_bytes.h"
 
 namespace runtime {
@@ -35,6 +36,11 @@ Executable::Executable(ir::KernelProgram program, std::shared_ptr<Device> device
   input_buffers_ = buffers_by_io_index(program_, ir::BufferKind::kInput, "input");
   output_buffers_ = buffers_by_io_index(program_, ir::BufferKind::kOutput, "output");
   plan_ = plan_buffers(program_);
+  uint64_t buffer_bytes = plan_.arena_bytes;  // inputs, outputs and constants have storage of their own
+  for (const BufferSlot& slot : plan_.slots)
+    if (!slot.pooled) buffer_bytes = ir::add_bytes(buffer_bytes, slot.bytes);
+  ir::check_memory(buffer_bytes, "allocating the program's " + std::to_string(program_.buffers.size()) +
+                                     " buffer(s) (intermediates sharing " + ir::format_bytes(plan_.arena_bytes) + ")");
   loaded_ = device_->load(program_, plan_);
 }
 

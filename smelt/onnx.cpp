@@ -7,6 +7,7 @@
 
 #include "import/onnx_test_case.h"
 #include "ir/interpreter.h"
+#include "ir/text_format.h"
 #include "smelt/compile.h"
 #include "smelt/smelt.h"
 
@@ -126,6 +127,18 @@ importer::ImportResult import_for(const importer::OnnxTestCase& test, const impo
   }
 }
 
+// What `smelt import` writes for the model must read back as the same graph.
+void check_text_round_trip(const ir::Graph& g, const std::string& model_path) {
+  const std::string text = ir::print_graph(g);
+  const std::string sg_name = model_path + " imported as .sg";
+  try {
+    if (ir::print_graph(ir::parse_graph(text, sg_name)) != text)
+      throw ImportError(sg_name + ": the text reads back as a different graph");
+  } catch (const ir::ParseError& e) {
+    throw ImportError(std::string(e.what()) + " (the .sg text of an imported model must read back)");
+  }
+}
+
 void run_data_set(const importer::OnnxTestCase& test, const importer::ModelSummary& summary,
                   const importer::OnnxDataSet& data, const OnnxTestOptions& options, OnnxTestResult& result) {
   const std::string set_name = data.dir.substr(data.dir.find_last_of('/') + 1);
@@ -133,6 +146,7 @@ void run_data_set(const importer::OnnxTestCase& test, const importer::ModelSumma
     throw ImportError(data.dir + ": " + std::to_string(data.inputs.size()) + " input files for a model with " +
                       std::to_string(summary.input_names.size()) + " inputs");
   importer::ImportResult imported = import_for(test, summary, data, result.bound_inputs);
+  check_text_round_trip(imported.graph, test.model_path);
   std::vector<ir::HostTensor> inputs;
   const std::vector<ir::ValueId> graph_inputs = imported.graph.inputs();
   for (size_t i = 0; i < imported.input_names.size(); ++i) {

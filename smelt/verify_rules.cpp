@@ -1,7 +1,7 @@
 // smelt::verify_rules: the rule files, parsed, each rule proved sound with Z3.
-#include <fstream>
-#include <sstream>
+#include <string>
 
+#include "ir/input_file.h"
 #include "rules/rule_library.h"
 #include "rules/rule_parser.h"
 #include "smelt/smelt.h"
@@ -20,11 +20,13 @@ std::vector<verify::RuleResult> verify_rules(const std::vector<std::string>& fil
     for (const rules::RuleFile& f : rules::shipped_rule_files()) add(f.text, std::string(f.name));
   }
   for (const std::string& path : files) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw rules::RuleError(path, 1, 1, "", "cannot read the file");
-    std::ostringstream text;
-    text << in.rdbuf();
-    add(text.str(), path);
+    std::string text;
+    try {
+      text = ir::read_input_file(path);
+    } catch (const ir::InputFileError& e) {
+      throw rules::RuleError(path, 1, 1, "", e.message());
+    }
+    add(text, path);
   }
   rules::check_unique_names(all);
   return verify::prove_rules(all, options, jobs, on_progress);

@@ -259,6 +259,30 @@ TEST(TextFormat, UnreadableFileIsAParseErrorAtItsStart) {
   }
 }
 
+TEST(TextFormat, IntegerLiteralsUpTo2To53AreExact) {
+  Graph g = parse_graph(
+      "c = constant(value=9007199254740992) : i64[]\n"
+      "d = constant(value=-9007199254740991) : i64[]\n"
+      "output c, d\n");
+  EXPECT_EQ(g.node(g.outputs()[0]).attrs.values, std::vector<double>{9007199254740992.0});
+  EXPECT_EQ(g.node(g.outputs()[1]).attrs.values, std::vector<double>{-9007199254740991.0});
+}
+
+TEST(TextFormat, DirectoryOrDeviceIsRefusedBeforeReading) {
+  const std::pair<std::string, std::string> cases[] = {{::testing::TempDir(), "is a directory, not a file"},
+                                                       {"/dev/zero", "is not a regular file"}};
+  for (const auto& [path, message] : cases) {
+    try {
+      parse_graph_file(path);
+      FAIL() << "expected a ParseError for " << path;
+    } catch (const ParseError& e) {
+      EXPECT_EQ(e.line(), 1);
+      EXPECT_EQ(e.col(), 1);
+      EXPECT_NE(e.message().find(message), std::string::npos) << e.what();
+    }
+  }
+}
+
 // ---- malformed input --------------------------------------------------------------
 
 struct Malformed {
@@ -318,6 +342,16 @@ const std::vector<Malformed> kMalformed = {
     {"c = constant(value=1e999) : f32[]\n", 1, 20, "'1e999' is out of the range of a double"},
     {"c = constant(value=-x) : f32[]\n", 1, 20, "a '-' must be followed by digits or 'inf'"},
     {"x = iota(axis=9007199254740993) : i32[2]\n", 1, 15, "out of range (|v| <= 2^53)"},
+    // A double would round these to 2^53 (and `c - 2^53` would be 0, not 1).
+    {"c = constant(value=9007199254740993) : i64[]\n", 1, 20, "'9007199254740993' out of range (|v| <= 2^53)"},
+    {"c = constant(value=[1, -9007199254740993]) : i64[2]\n", 1, 24, "out of range (|v| <= 2^53)"},
+    {"c = full(value=9223372036854775807) : i64[2]\n", 1, 16, "out of range (|v| <= 2^53)"},
+    // As a float, 2^53 + 1 also reads as 2^53: an integer dtype's value is written in digits.
+    {"c = constant(value=[0, 9007199254740993.0]) : i64[2]\n", 1, 24, "the float literal '9007199254740993.0' is rounded"},
+    {"x = input() : i64[2]\ny = pad(x, lo=[1], hi=[0], value=9.007199254740993e15)\n", 2, 34,
+     "i64 values are written as integers (|v| <= 2^53)"},
+    {"x = input() : i64[2]\ny = pad(x, lo=[1], hi=[0], value=18446744073709551616)\n", 2, 34,
+     "integer literal '18446744073709551616' out of range"},
     {"c = constant() : f32[]\n", 1, 5, "constant: missing attribute 'value'"},
     {"c = constant(value=[1,2]) : f32[3]\n", 1, 5, "a literal of 2 values for shape [3]"},
     {kPrelude + "y = cast(x, to=f64)\noutput y\n", 2, 16, "unknown dtype 'f64'"},

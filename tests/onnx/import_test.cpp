@@ -7,9 +7,13 @@
 
 #include "import/import_error.h"
 #include "import/onnx_import.h"
+#include "import/op_versions.h"
 #include "import/tensor_proto.h"
 #include "ir/interpreter.h"
+#include "ir/memory_limit.h"
+#include "ir/text_format.h"
 #include "tests/onnx/model_builder.h"
+#include "tests/support/scoped_memory_limit.h"
 
 namespace {
 
@@ -249,6 +253,194 @@ TEST(OnnxImport, OutputTypeThatDisagreesWithTheModelIsAnError) {
   m.input("x", kF32, {2}).output("y", kF32, {3});  // Relu cannot produce [3]
   m.node("Relu", {"x"}, {"y"});
   EXPECT_THROW(import(m), ImportError);
+}
+
+// ---- hostile models: each a clear ImportError (exit 1), never a crash or std::bad_alloc
+
+// The message of the ImportError (not UnsupportedError) that importing `m` throws.
+std::string import_error_message(const ModelBuilder& m) {
+  try {
+    import(m);
+  } catch (const UnsupportedError& e) {
+    ADD_FAILURE() << "expected an ImportError, got an UnsupportedError: " << e.what();
+  } catch (const ImportError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "expected an ImportError";
+  return {};
+}
+
+TEST(OnnxImport, ErrorsNameTheFile) {
+  ModelBuilder m;
+  m.input("x", kF32, {4}).output("y", kF32, {4});
+  m.node("Floor", {"x"}, {"y"}, "my_floor");
+  EXPECT_EQ(unsupported_message(m).rfind("test.onnx: node 'my_floor' (Floor): ", 0), 0u) << unsupported_message(m);
+}
+
+TEST(OnnxImport, NegativeDimensionIsAnImportError) {
+  ModelBuilder m;
+  m.input("x", kF32, {2, -3}).output("y", kF32, {2, 3});
+  m.node("Relu", {"x"}, {"y"});
+  const std::string message = import_error_message(m);
+  EXPECT_NE(message.find("test.onnx: graph input 'x': shape [2,-3] has a negative extent"), std::string::npos)
+      << message;
+}
+
+TEST(OnnxImport, InitializerOfHugeShapeWithoutDataAllocatesNothing) {
+  // 4e9 x 4e9 overflows int64; 1e9 (8 GB as a host tensor) fits but holds no data:
+  // both are refused before anything is allocated.
+  const std::pair<std::vector<int64_t>, std::string> cases[] = {
+      {{4'000'000'000, 4'000'000'000}, "shape [4000000000,4000000000] has more than 2^53 elements"},
+      {{1'000'000'000}, "float_data holds 0 values, the shape needs 1000000000"}};
+  for (const auto& [dims, expected] : cases) {
+    ModelBuilder m;
+    m.input("x", kF32, {2}).output("y", kF32, {2});
+    onnx::TensorProto* w = m.model().mutable_graph()->add_initializer();
+    w->set_name("w");
+    w->set_data_type(TensorProto::FLOAT);
+    for (int64_t d : dims) w->add_dims(d);
+    m.node("Relu", {"x"}, {"y"});
+    const std::string message = import_error_message(m);
+    EXPECT_EQ(message, "test.onnx: initializer 'w': " + expected);
+  }
+}
+
+TEST(OnnxImport, InitializerAboveTheMemoryLimitIsRefusedBeforeAllocating) {
+  ModelBuilder m;
+  m.input("x", kF32, {1000}).output("y", kF32, {1000});
+  m.float_initializer("w", {1000}, std::vector<float>(1000, 1.0f));
+  m.node("Add", {"x", "w"}, {"y"});
+  smelt_testing::ScopedMemoryLimit limit(4000);
+  try {
+    import(m);
+    FAIL() << "expected a MemoryLimitError";
+  } catch (const ir::MemoryLimitError& e) {
+    EXPECT_EQ(e.needed_bytes(), 8000u);
+    EXPECT_EQ(std::string(e.what()).rfind("test.onnx: initializer 'w' (f32[1000], 8 bytes per element) needs", 0), 0u)
+        << e.what();
+  }
+}
+
+TEST(OnnxImport, ConstantOfShapeAboveTheMemoryLimitNamesTheNode) {
+  ModelBuilder m;
+  m.input("x", kF32, {1}).output("y", kF32, {4'000'000'000});
+  m.int64_initializer("shape", {4'000'000'000});
+  m.node("ConstantOfShape", {"shape"}, {"c"}, "fill");
+  m.node("Add", {"x", "c"}, {"y"});
+  smelt_testing::ScopedMemoryLimit limit(uint64_t{1} << 30);
+  try {
+    import(m);
+    FAIL() << "expected a MemoryLimitError";
+  } catch (const ir::MemoryLimitError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("test.onnx: node 'fill' (ConstantOfShape): a host tensor f32[4000000000]", 0),
+              0u)
+        << e.what();
+  }
+}
+
+TEST(OnnxImport, ConstantOfShapeBeyond2To53ElementsIsAnImportError) {
+  ModelBuilder m;
+  m.input("x", kF32, {1}).output("y", kF32, {4'000'000'000, 4'000'000'000});
+  m.int64_initializer("shape", {4'000'000'000, 4'000'000'000});  // the element count overflows int64
+  m.node("ConstantOfShape", {"shape"}, {"c"});
+  m.node("Add", {"x", "c"}, {"y"});
+  const std::string message = import_error_message(m);
+  EXPECT_NE(message.find("shape [4000000000,4000000000] has more than 2^53 elements"), std::string::npos) << message;
+}
+
+TEST(OnnxImport, HugeExpandIsAGraphOpThatTheInterpreterRefusesToRun) {
+  ModelBuilder m;
+  m.input("x", kF32, {1}).output("y", kF32, {4'000'000'000});
+  m.int64_initializer("shape", {4'000'000'000});
+  m.node("Expand", {"x", "shape"}, {"y"});
+  importer::ImportResult r = import(m);  // a broadcast: nothing is allocated at import
+  smelt_testing::ScopedMemoryLimit limit(uint64_t{1} << 30);
+  EXPECT_THROW(ir::interpret(r.graph, {f32({1}, {2})}), ir::MemoryLimitError);
+}
+
+TEST(OnnxImport, TwoNodesWritingOneValueIsAnError) {
+  ModelBuilder m;
+  m.input("x", kF32, {2}).output("y", kF32, {2});
+  m.node("Relu", {"x"}, {"y"});
+  m.node("Neg", {"x"}, {"y"}, "second");
+  const std::string message = import_error_message(m);
+  EXPECT_NE(message.find("test.onnx: node 'second' (Neg): value 'y' is defined twice"), std::string::npos) << message;
+}
+
+TEST(OnnxImport, NodeOverwritingAGraphInputIsAnError) {
+  ModelBuilder m;
+  m.input("x", kF32, {2}).output("y", kF32, {2});
+  m.node("Relu", {"x"}, {"x"});
+  m.node("Neg", {"x"}, {"y"});
+  EXPECT_NE(import_error_message(m).find("value 'x' is defined twice"), std::string::npos);
+}
+
+TEST(OnnxImport, OpsetNewerThanSmeltKnowsIsRejectedNamingTheRange) {
+  ModelBuilder m(/*opset=*/99999);
+  m.input("x", kF32, {2}).output("y", kF32, {2});
+  m.node("Relu", {"x"}, {"y"});
+  const std::string message = unsupported_message(m);
+  EXPECT_NE(message.find("opset 99999"), std::string::npos) << message;
+  EXPECT_NE(message.find("opsets 1 to " + std::to_string(importer::kNewestOpset)), std::string::npos) << message;
+  ModelBuilder newest(importer::kNewestOpset);
+  newest.input("x", kF32, {2}).output("y", kF32, {2});
+  newest.node("Relu", {"x"}, {"y"});
+  EXPECT_NO_THROW(import(newest));
+}
+
+TEST(OnnxImport, OutputsWithoutShapeOrTypeGetTheComputedType) {
+  ModelBuilder m;
+  m.input("x", kF32, {2, 3}).output_without_shape("y", kF32).output_without_shape("z", TensorProto::UNDEFINED);
+  m.node("Relu", {"x"}, {"y"});
+  m.node("Cast", {"x"}, {"z"}).add_attribute()->CopyFrom([] {
+    onnx::AttributeProto to;
+    to.set_name("to");
+    to.set_type(onnx::AttributeProto::INT);
+    to.set_i(TensorProto::INT64);
+    return to;
+  }());
+  importer::ImportResult r = import(m);
+  EXPECT_EQ(r.graph.type(r.graph.outputs()[0]), (ir::TensorType{ir::DType::F32, {2, 3}}));
+  EXPECT_EQ(r.graph.type(r.graph.outputs()[1]), (ir::TensorType{ir::DType::I64, {2, 3}}));
+}
+
+TEST(OnnxImport, OutputWithSymbolicDimensionsChecksTheOthers) {
+  ModelBuilder m;
+  m.input("x", kF32, {2, 3}).output("y", kF32, {2, 3});
+  m.node("Relu", {"x"}, {"y"});
+  m.model().mutable_graph()->mutable_output(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_param("batch");
+  EXPECT_EQ(import(m).graph.type(import(m).graph.outputs()[0]).shape, (ir::Shape{2, 3}));
+  m.model().mutable_graph()->mutable_output(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(1)->set_dim_value(4);
+  const std::string message = import_error_message(m);
+  EXPECT_NE(message.find("graph output 'y' is declared f32[?,4] but the imported graph computes f32[2,3]"),
+            std::string::npos)
+      << message;
+}
+
+TEST(OnnxImport, SliceWithInt64ExtremesRoundTripsThroughText) {
+  // Exporters write INT64_MAX / INT64_MIN for "to the end" and for steps; the
+  // .sg text holds integers up to 2^53, so the import must not carry them.
+  ModelBuilder m;
+  m.input("x", kF32, {5}).output("first", kF32, {1}).output("reversed", kF32, {5});
+  m.int64_initializer("s1", {0}).int64_initializer("e1", {INT64_MAX}).int64_initializer("a", {0});
+  m.int64_initializer("st1", {INT64_MAX});
+  m.int64_initializer("s2", {INT64_MAX}).int64_initializer("e2", {INT64_MIN}).int64_initializer("st2", {-1});
+  m.node("Slice", {"x", "s1", "e1", "a", "st1"}, {"first"});
+  m.node("Slice", {"x", "s2", "e2", "a", "st2"}, {"reversed"});
+  importer::ImportResult r = import(m);
+  const std::string text = ir::print_graph(r.graph);
+  const ir::Graph reparsed = ir::parse_graph(text, "imported.sg");
+  EXPECT_EQ(ir::print_graph(reparsed), text);
+  auto out = ir::interpret(reparsed, {f32({5}, {0, 1, 2, 3, 4})});
+  EXPECT_EQ(values_of(out[0]), (std::vector<double>{0}));
+  EXPECT_EQ(values_of(out[1]), (std::vector<double>{4, 3, 2, 1, 0}));
+  ModelBuilder min_step;
+  min_step.input("x", kF32, {5}).output("last", kF32, {1});
+  min_step.int64_initializer("s", {-1}).int64_initializer("e", {INT64_MIN}).int64_initializer("a", {0});
+  min_step.int64_initializer("st", {INT64_MIN});
+  min_step.node("Slice", {"x", "s", "e", "a", "st"}, {"last"});
+  const ir::Graph g = ir::parse_graph(ir::print_graph(import(min_step).graph), "imported.sg");
+  EXPECT_EQ(values_of(ir::interpret(g, {f32({5}, {0, 1, 2, 3, 4})})[0]), (std::vector<double>{4}));
 }
 
 TEST(TensorProto, RawDataAndTypedFieldsReadTheSame) {

@@ -26,6 +26,14 @@ class ModelBuilder {
     set_type(model_.mutable_graph()->add_output(), name, elem_type, shape);
     return *this;
   }
+  // An output declared with its element type only, no shape (legal ONNX);
+  // elem_type 0 (UNDEFINED) leaves that out too.
+  ModelBuilder& output_without_shape(const std::string& name, int elem_type) {
+    onnx::ValueInfoProto* info = model_.mutable_graph()->add_output();
+    info->set_name(name);
+    info->mutable_type()->mutable_tensor_type()->set_elem_type(elem_type);
+    return *this;
+  }
   onnx::NodeProto& node(const std::string& op, std::vector<std::string> inputs, std::vector<std::string> outputs,
                         const std::string& name = {}) {
     onnx::NodeProto* n = model_.mutable_graph()->add_node();
@@ -52,6 +60,7 @@ class ModelBuilder {
     return *this;
   }
   std::string bytes() const { return model_.SerializeAsString(); }
+  onnx::ModelProto& model() { return model_; }
 
  private:
   static void set_type(onnx::ValueInfoProto* info, const std::string& name, int elem_type,

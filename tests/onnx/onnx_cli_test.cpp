@@ -2,6 +2,7 @@
 // user would, on models from Debian's libonnx-testdata.
 #include <filesystem>
 
+#include "tests/onnx/model_builder.h"
 #include "tests/support/smelt_cli_fixture.h"
 
 namespace {
@@ -90,6 +91,72 @@ TEST_F(OnnxCliTest, TestOnAMissingDirectoryIsExitOne) {
   auto r = smelt("test " + (dir_ / "nope").string());
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_FALSE(r.err.empty());
+}
+
+// Hostile models built in the test (no test data needed): each is exit 1 with a
+// message naming the file, nothing on stdout, never an internal error (exit 3).
+class HostileModelTest : public SmeltCliTest {
+ protected:
+  fs::path write_model(const std::string& name, const onnx_testing::ModelBuilder& m) {
+    return write(name, m.bytes());
+  }
+  void expect_bad_input(const std::string& args, const std::string& message) {
+    auto r = smelt(args);
+    EXPECT_EQ(r.exit_code, 1) << args << ": " << r.err;
+    EXPECT_TRUE(r.out.empty()) << args << ": " << r.out;
+    EXPECT_NE(r.err.find(message), std::string::npos) << args << ": " << r.err;
+  }
+};
+
+constexpr int kF32 = onnx::TensorProto::FLOAT;
+
+TEST_F(HostileModelTest, MalformedModelsAreExitOneNamingTheFile) {
+  onnx_testing::ModelBuilder negative;
+  negative.input("x", kF32, {-1}).output("y", kF32, {1});
+  negative.node("Relu", {"x"}, {"y"});
+  const fs::path negative_path = write_model("negative.onnx", negative);
+  expect_bad_input("check " + negative_path.string(), negative_path.string() + ": graph input 'x': shape [-1]");
+
+  onnx_testing::ModelBuilder huge_initializer;
+  huge_initializer.input("x", kF32, {1}).output("y", kF32, {1});
+  onnx::TensorProto* w = huge_initializer.model().mutable_graph()->add_initializer();
+  w->set_name("w");
+  w->set_data_type(kF32);
+  w->add_dims(4'000'000'000);
+  w->add_dims(4'000'000'000);
+  huge_initializer.node("Relu", {"x"}, {"y"});
+  const fs::path huge_path = write_model("huge.onnx", huge_initializer);
+  expect_bad_input("import " + huge_path.string(), huge_path.string() + ": initializer 'w'");
+
+  onnx_testing::ModelBuilder future(/*opset=*/99999);
+  future.input("x", kF32, {1}).output("y", kF32, {1});
+  future.node("Relu", {"x"}, {"y"});
+  expect_bad_input("check " + write_model("future.onnx", future).string(), "opset 99999");
+
+  onnx_testing::ModelBuilder two_writers;
+  two_writers.input("x", kF32, {1}).output("y", kF32, {1});
+  two_writers.node("Relu", {"x"}, {"y"});
+  two_writers.node("Neg", {"x"}, {"y"});
+  expect_bad_input("run " + write_model("two.onnx", two_writers).string(), "value 'y' is defined twice");
+}
+
+TEST_F(HostileModelTest, ConstantOfShapeAboveTheMemoryLimitIsExitOne) {
+  onnx_testing::ModelBuilder m;
+  m.input("x", kF32, {1}).output("y", kF32, {4'000'000'000});
+  m.int64_initializer("shape", {4'000'000'000});
+  m.node("ConstantOfShape", {"shape"}, {"c"});
+  m.node("Add", {"x", "c"}, {"y"});
+  expect_bad_input("import --memory-limit 1G " + write_model("fill.onnx", m).string(),
+                   "more than the memory limit of 1.0 GiB");
+}
+
+TEST_F(HostileModelTest, OutputWithoutShapeImportsWithTheComputedType) {
+  onnx_testing::ModelBuilder m;
+  m.input("x", kF32, {2, 3}).output_without_shape("y", kF32);
+  m.node("Relu", {"x"}, {"y"});
+  auto r = smelt("check " + write_model("no_shape.onnx", m).string());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("outputs: y f32[2,3]"), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -1,0 +1,18 @@
+#pragma once
+// Sets the process's memory limit (ir/memory_limit.h) for one scope, so that a
+// test sees the limit it asks for whatever the machine's memory.
+#include <cstdint>
+
+#include "ir/memory_limit.h"
+
+namespace smelt_testing {
+
+class ScopedMemoryLimit {
+ public:
+  explicit ScopedMemoryLimit(uint64_t bytes) { ir::set_memory_limit(bytes); }
+  ~ScopedMemoryLimit() { ir::set_memory_limit(0); }
+  ScopedMemoryLimit(const ScopedMemoryLimit&) = delete;
+  ScopedMemoryLimit& operator=(const ScopedMemoryLimit&) = delete;
+};
+
+}  // namespace smelt_testing
