@@ -1,4 +1,5 @@
-// Graphs that are deep or wide.
+// Graphs that are deep or wide: kernels are emitted without recursion (a
+// 100,000-op chain lowers), wide concats compile.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -6,12 +7,33 @@
 
 #include "ir/builder.h"
 #include "ir/interpreter.h"
+#include "ir/kernel_interpreter.h"
+#include "ir/lower_to_kernels.h"
 #include "smelt/compile.h"
 #include "smelt/smelt.h"
 #include "tests/fusion/fusion_test_util.h"
 
 namespace fusion_testing {
 namespace {
+
+// x, then `length` ops alternating neg with a transpose of the [2,4] value,
+// each op reading the one before: as deep as a graph gets.
+ir::Graph chain(int length) {
+  ir::Graph g("chain");
+  ir::Tensor t = ir::input(g, "x", ir::DType::F32, {2, 4});
+  for (int i = 0; i < length; ++i)
+    t = i % 4 == 1 ? ir::permute(t, {1, 0}) : i % 4 == 3 ? ir::permute(t, {1, 0}) : ir::neg(t);
+  g.add_output(t);
+  return g;
+}
+
+TEST(Scale, A100000OpChainLowersToOneKernel) {
+  const ir::Graph g = chain(100'000);
+  const ir::KernelProgram program = ir::lower_to_kernels(g, ir::materialize_outputs(g));
+  ASSERT_EQ(program.kernels.size(), 1u);
+  const std::vector<ir::HostTensor> inputs = random_inputs(g, 1);
+  EXPECT_EQ(compare_values(ir::interpret(g, inputs), ir::run_kernels(program, inputs)), "");
+}
 
 // More operands than an e-node's 8-bit arity field held (255 and up).
 TEST(Scale, AConcatOfThreeHundredTensorsCompilesAndRuns) {
