@@ -628,6 +628,10 @@ struct MergedUnits {
 // (merged, producer, consumer): kernel indices, each ascending.
 using MergePays = std::function<bool(const std::vector<size_t>&, const std::vector<size_t>&, const std::vector<size_t>&)>;
 
+// Each trial of `pays` emits the whole merged kernel: without a bound, a
+// chain of n stored values merges one at a time at a cost quadratic in n.
+constexpr size_t kMaxMergedKernels = 64;
+
 MergedUnits merge_producers(const std::vector<GroupingFacts>& kernels, const MergePays& pays) {
   const size_t n = kernels.size();
   std::vector<size_t> unit_of(n);
@@ -671,6 +675,7 @@ MergedUnits merge_producers(const std::vector<GroupingFacts>& kernels, const Mer
       const size_t producer = unit_of[kernels[j].deps[i]], consumer = unit_of[j];
       if (producer == consumer || kernels[kernels[j].deps[i]].space != kernels[j].space) continue;
       if (!reduction[producer].empty() && !reduction[consumer].empty()) continue;
+      if (members[producer].size() + members[consumer].size() > kMaxMergedKernels) continue;
       if (reaches_through_another(consumer, producer) || reaches_through_another(producer, consumer)) continue;
       std::vector<size_t> merged = members[consumer];
       merged.insert(merged.end(), members[producer].begin(), members[producer].end());
