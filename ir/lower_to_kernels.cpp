@@ -14,13 +14,17 @@
 namespace ir {
 namespace {
 
-// Thrown while a kernel is emitted when an anchor would be inlined illegally;
-// lower_graph materializes the value and starts over.
+// Thrown while a kernel is emitted when an anchor would be inlined illegally
+// (or a value's index grows too deep); lower_graph materializes the value and
+// starts over.
 struct MustMaterialize {
   ValueId value;
 };
 
 using Index = std::vector<IndexRef>;
+
+// Deeper index expressions are cut by storing the value (KernelEmitter::enter).
+constexpr size_t kMaxIndexDepth = 256;
 using Words = std::vector<int64_t>;
 
 struct WordsHash {
@@ -168,6 +172,10 @@ class KernelEmitter {
       }
       return load(s_.buffer_of[v], r.idx, dtype(v), r.guard, r.pad);
     }
+    // A chain of thousands of pads and slices composes ever deeper indices
+    // and masks: past kMaxIndexDepth the value is stored and read back at a
+    // fresh index, so every walk of an index expression stays shallow.
+    if (index_depth(r) > kMaxIndexDepth && !emitted_roots_.contains(v)) throw MustMaterialize{v};
     if (is_anchor(node(v).op) && v != current_root_ &&
         (reduction_depth_ > 0 || !at_own_output_index(r.idx, shape(v))))
       throw MustMaterialize{v};
@@ -182,6 +190,12 @@ class KernelEmitter {
     f.at = r;
     f.key = std::move(key);
     return std::nullopt;
+  }
+
+  size_t index_depth(const Request& r) const {
+    uint32_t depth = pool_.depth(r.guard);
+    for (IndexRef i : r.idx) depth = std::max(depth, pool_.depth(i));
+    return depth;
   }
 
   // Ops without operands to evaluate.
@@ -1136,8 +1150,8 @@ IncrementalLowering::Priced IncrementalLowering::price(const Graph& g, std::span
 
 Lowering lower_graph(const Graph& g, const std::vector<bool>& materialized, const LoweringOptions& options) {
   std::vector<bool> mat = legal_request(g, materialized);
-  // Each illegal inlining found materializes one more anchor; at most one
-  // restart per anchor.
+  // Each illegal inlining found materializes one more anchor (or value whose
+  // index grew too deep); at most one restart per value.
   for (;;) {
     try {
       return build(g, mat, options);

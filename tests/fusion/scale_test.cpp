@@ -1,5 +1,6 @@
 // Graphs that are deep or wide: every walk of the compile path is iterative
-// (a 100,000-op chain compiles and runs), wide concats compile, and the
+// or bounded (a 100,000-op chain compiles and runs, index expressions stay
+// shallow), wide concats compile, and the
 // extraction's time limit holds on a long chain.
 #include <gtest/gtest.h>
 
@@ -44,6 +45,24 @@ TEST(Scale, A100000OpChainCompilesAndRuns) {
   smelt::Program program = smelt::compile(g, options);
   const std::vector<ir::HostTensor> inputs = random_inputs(g, 2);
   EXPECT_EQ(compare_values(ir::interpret(g, inputs), program.run(inputs)), "");
+}
+
+// Each pad adds a conjunct to the mask and each slice a shift to the index:
+// 20,000 of them compose an index expression as deep, which every walk of
+// one (evaluating, printing, simplifying) would recurse down. The lowering
+// stores a value wherever its index grows past a bound and reads it back.
+TEST(Scale, AChainOf20000PadsAndSlicesLowersWithShallowIndices) {
+  ir::Graph g("pads");
+  ir::Tensor t = ir::input(g, "x", ir::DType::F32, {8});
+  for (int i = 0; i < 10'000; ++i) t = ir::slice_axis(ir::pad(t, {1}, {0}, 1.0), 0, 1, 9);
+  g.add_output(t);
+  const ir::KernelProgram program = ir::lower_to_kernels(g, ir::materialize_outputs(g));
+  EXPECT_GT(program.kernels.size(), 1u);
+  for (const ir::Kernel& k : program.kernels)
+    for (size_t r = 0; r < k.indices.size(); ++r) EXPECT_LT(k.indices.depth(static_cast<ir::IndexRef>(r)), 300u);
+  EXPECT_FALSE(ir::print_program(program).empty());
+  const std::vector<ir::HostTensor> inputs = random_inputs(g, 4);
+  EXPECT_EQ(compare_values(ir::interpret(g, inputs), ir::run_kernels(program, inputs)), "");
 }
 
 // More operands than an e-node's 8-bit arity field held (255 and up).
