@@ -150,7 +150,7 @@ std::optional<Id> EGraph::lookup(Op op, std::uint64_t payload, std::span<const I
 std::optional<Id> EGraph::lookup_node(Op op, std::uint64_t payload, std::span<const Id> children) const {
   std::vector<std::uint32_t> key;
   NodeStore::encode(op, payload, children, key);
-  for (std::size_t i = NodeStore::child_offset(key[0]); i < key.size(); ++i) {
+  for (std::size_t i = NodeStore::child_offset(key.data()); i < key.size(); ++i) {
     if (key[i] >= store_.size()) return std::nullopt;
     key[i] = find(key[i]);
   }
@@ -245,8 +245,8 @@ void EGraph::rebuild() {
 void EGraph::repair(Id parent) {
   if (!live_[parent]) return;
   std::uint32_t* words = store_.words(parent);
-  const std::size_t n = NodeStore::word_count(words[0]);
-  const std::size_t first = NodeStore::child_offset(words[0]);
+  const std::size_t n = NodeStore::word_count(words);
+  const std::size_t first = NodeStore::child_offset(words);
   bool canonical = true;
   for (std::size_t i = first; i < n && canonical; ++i) canonical = uf_parent_[words[i]] == words[i];
   if (!canonical) {

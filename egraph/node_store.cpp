@@ -3,17 +3,20 @@
 #include <algorithm>
 #include <limits>
 #include <stdexcept>
+#include <string>
 
 namespace smelt::egraph {
 
 void NodeStore::encode(Op op, std::uint64_t payload, std::span<const Id> children,
                        std::vector<std::uint32_t>& out) {
-  if (children.size() > kMaxArity) throw std::invalid_argument("egraph: e-node arity above 255");
+  if (children.size() > kMaxArity)
+    throw std::invalid_argument("egraph: e-node arity above " + std::to_string(kMaxArity));
   if (op >= kOpMask) throw std::invalid_argument("egraph: operator id out of range");
   const bool has_payload = payload != 0;  // payload 0 is stored as "none": one encoding per node
-  std::uint32_t head = op | (static_cast<std::uint32_t>(children.size()) << kArityShift);
+  const bool wide = children.size() >= kWideArity;
+  std::uint32_t head = op | ((wide ? kWideArity : static_cast<std::uint32_t>(children.size())) << kArityShift);
   if (has_payload) head |= kPayloadFlag;
-  out.resize(word_count(head));
+  out.resize(1 + (has_payload ? 2 : 0) + (wide ? 1 : 0) + children.size());
   out[0] = head;
   std::size_t at = 1;
   if (has_payload) {
@@ -21,6 +24,7 @@ void NodeStore::encode(Op op, std::uint64_t payload, std::span<const Id> childre
     out[2] = static_cast<std::uint32_t>(payload >> 32);
     at = 3;
   }
+  if (wide) out[at++] = static_cast<std::uint32_t>(children.size());
   for (Id child : children) out[at++] = child;
 }
 

@@ -13,8 +13,10 @@
 namespace smelt::egraph {
 
 // Flat storage for e-nodes. A node is a short run of 32-bit words:
-//   head [payload_lo payload_hi] child...
-// where the head packs op (23 bits), arity (8 bits) and a has-payload flag.
+//   head [payload_lo payload_hi] [arity] child...
+// where the head packs op (23 bits), arity (8 bits) and a has-payload flag;
+// a node with kWideArity or more children (a concat of hundreds of tensors)
+// has kWideArity in the head and its arity in the word before the children.
 // Each node owns a fixed 16-byte record holding its words when they fit (up
 // to 3 children, or a payload and 1 child: almost every node), zero-padded;
 // longer nodes spill to an overflow array and their record points there.
@@ -24,9 +26,9 @@ class NodeStore {
  public:
   static constexpr unsigned kArityShift = 23;
   static constexpr std::uint32_t kOpMask = (1u << kArityShift) - 1;
-  static constexpr std::size_t kMaxArity = 255;
+  static constexpr std::uint32_t kWideArity = 0xFF;
+  static constexpr std::size_t kMaxArity = std::size_t{1} << 24;
   static constexpr std::uint32_t kPayloadFlag = 1u << 31;
-  static constexpr std::size_t kMaxWords = 3 + kMaxArity;
   static constexpr std::size_t kRecordWords = 4;
   // Record head of a spilled node; encode never produces it (op kOpMask is
   // not a valid operator).
@@ -35,11 +37,15 @@ class NodeStore {
   // Encodes a node into `out` (resized); throws on arity > kMaxArity.
   static void encode(Op op, std::uint64_t payload, std::span<const Id> children,
                      std::vector<std::uint32_t>& out);
-  static std::size_t word_count(std::uint32_t head) {
-    return 1 + ((head & kPayloadFlag) ? 2 : 0) + ((head >> kArityShift) & 0xFF);
+  // Of the words of one node, from its head on.
+  static bool is_wide(std::uint32_t head) { return ((head >> kArityShift) & 0xFF) == kWideArity; }
+  static std::size_t child_offset(const std::uint32_t* w) {
+    return 1 + ((w[0] & kPayloadFlag) ? 2 : 0) + (is_wide(w[0]) ? 1 : 0);
   }
-  static std::size_t arity(std::uint32_t head) { return (head >> kArityShift) & 0xFF; }
-  static std::size_t child_offset(std::uint32_t head) { return (head & kPayloadFlag) ? 3 : 1; }
+  static std::size_t arity(const std::uint32_t* w) {
+    return is_wide(w[0]) ? w[child_offset(w) - 1] : (w[0] >> kArityShift) & 0xFF;
+  }
+  static std::size_t word_count(const std::uint32_t* w) { return child_offset(w) + arity(w); }
   static Op op_of(std::uint32_t head) { return head & kOpMask; }
 
   static std::uint64_t hash(const std::uint32_t* words, std::size_t n) {
@@ -64,11 +70,11 @@ class NodeStore {
     return record[0] == kSpilled ? overflow_.data() + record[1] : record;
   }
   void prefetch(Id id) const { __builtin_prefetch(records_.data() + std::size_t{id} * kRecordWords); }
-  std::size_t length(Id id) const { return word_count(*words(id)); }
+  std::size_t length(Id id) const { return word_count(words(id)); }
   std::uint64_t hash(Id id) const { return hash(words(id), length(id)); }
   bool equals(Id id, const std::uint32_t* key, std::size_t n) const {
     const std::uint32_t* w = words(id);
-    return word_count(*w) == n && std::memcmp(w, key, n * sizeof(std::uint32_t)) == 0;
+    return word_count(w) == n && std::memcmp(w, key, n * sizeof(std::uint32_t)) == 0;
   }
 
   NodeView view(Id id) const {
@@ -77,12 +83,12 @@ class NodeStore {
     NodeView v;
     v.op = op_of(head);
     if (head & kPayloadFlag) v.payload = w[1] | (std::uint64_t{w[2]} << 32);
-    v.children = {w + child_offset(head), arity(head)};
+    v.children = {w + child_offset(w), arity(w)};
     return v;
   }
   std::span<Id> children(Id id) {
     std::uint32_t* w = words(id);
-    return {w + child_offset(w[0]), arity(w[0])};
+    return {w + child_offset(w), arity(w)};
   }
 
   std::size_t memory_bytes() const {
@@ -100,7 +106,7 @@ class NodeStore {
 class NodeKey {
  public:
   void encode(Op op, std::uint64_t payload, std::span<const Id> children) {
-    if (children.size() + 3 > inline_.size() || op >= NodeStore::kOpMask) {
+    if (children.size() + 3 > inline_.size() || op >= NodeStore::kOpMask) {  // inline_ holds narrow nodes only
       NodeStore::encode(op, payload, children, wide_);  // validates, may throw
       wide_in_use_ = true;
       size_ = wide_.size();
@@ -120,7 +126,7 @@ class NodeKey {
   }
   std::uint32_t* data() { return wide_in_use_ ? wide_.data() : inline_.data(); }
   std::size_t size() const { return size_; }
-  std::size_t first_child() { return NodeStore::child_offset(data()[0]); }
+  std::size_t first_child() { return NodeStore::child_offset(data()); }
   std::uint32_t& operator[](std::size_t i) { return data()[i]; }
 
  private:

@@ -40,7 +40,7 @@ std::uint32_t Pattern::add(const SExpr& sexpr, SymbolTable& symbols, std::string
     if (!head.is_list && !head.atom.empty() && head.atom[0] == '?')
       fail(head, "a variable cannot be an operator: " + head.atom);
     const OpAndPayload op = parse_operator_atom(head, symbols, source, true);
-    if (sexpr.items.size() - 1 > NodeStore::kMaxArity) fail(sexpr, "more than 255 children");
+    if (sexpr.items.size() - 1 > NodeStore::kMaxArity) fail(sexpr, "more than " + std::to_string(NodeStore::kMaxArity) + " children");
     node.op = op.op;
     node.payload = op.payload;
     for (std::size_t i = 1; i < sexpr.items.size(); ++i) {

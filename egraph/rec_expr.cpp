@@ -43,7 +43,7 @@ Id add_sexpr(const SExpr& sexpr, RecExpr& out, SymbolTable& symbols, std::string
     throw ParseError(std::string(source), sexpr.line, sexpr.column, "empty list, expected an operator");
   const OpAndPayload head = parse_operator_atom(sexpr.items[0], symbols, source, true);
   if (sexpr.items.size() - 1 > NodeStore::kMaxArity)
-    throw ParseError(std::string(source), sexpr.line, sexpr.column, "more than 255 children");
+    throw ParseError(std::string(source), sexpr.line, sexpr.column, "more than " + std::to_string(NodeStore::kMaxArity) + " children");
   ENode node{head.op, head.payload, {}};
   for (std::size_t i = 1; i < sexpr.items.size(); ++i)
     node.children.push_back(add_sexpr(sexpr.items[i], out, symbols, source));

@@ -115,7 +115,7 @@ ImportResult import_json(EGraph& graph, std::string_view text, std::string_view 
   const SerializedEGraph file = read_serialized(text, source);
   for (const SerializedNode& node : file.nodes)
     if (node.children.size() > NodeStore::kMaxArity)
-      throw ParseError(std::string(source), node.line, node.column, "node " + quoted(node.name) + ": more than 255 children");
+      throw ParseError(std::string(source), node.line, node.column, "node " + quoted(node.name) + ": more than " + std::to_string(NodeStore::kMaxArity) + " children");
 
   // One empty class per file class first (children may point forward or in
   // cycles), then each node united into its class.

@@ -18,6 +18,7 @@ IndexRef IndexPool::intern(Node n) {
     nodes_.push_back(n);
     vars_used_.push_back(n.kind == Kind::kVar ? uint64_t{1} << std::min<int64_t>(n.value, 63)
                                               : vars_used(n.a) | vars_used(n.b) | vars_used(n.c));
+    depth_.push_back(1 + std::max({depth(n.a), depth(n.b), depth(n.c)}));
   }
   return it->second;
 }

@@ -56,6 +56,9 @@ class IndexPool {
 
   // Bit v set: variable v occurs in r (variables 63 and above share bit 63).
   uint64_t vars_used(IndexRef r) const { return r == kNoIndex ? 0 : vars_used_[static_cast<size_t>(r)]; }
+  // Nodes on the longest path from r to a leaf (0 for kNoIndex): what the
+  // recursive walks of an expression (eval, str, simplification) descend.
+  uint32_t depth(IndexRef r) const { return r == kNoIndex ? 0 : depth_[static_cast<size_t>(r)]; }
 
   // Value for the given variable values (comparisons give 0 / 1).
   int64_t eval(IndexRef r, std::span<const int64_t> vars) const;
@@ -69,6 +72,7 @@ class IndexPool {
   };
   std::vector<Node> nodes_;
   std::vector<uint64_t> vars_used_;  // per node
+  std::vector<uint32_t> depth_;      // per node
   std::unordered_map<Node, IndexRef, NodeHash> index_;
 };
 

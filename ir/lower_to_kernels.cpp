@@ -7,19 +7,24 @@
 #include <optional>
 #include <stdexcept>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "ir/kernel_builder.h"
 
 namespace ir {
 namespace {
 
-// Thrown while a kernel is emitted when an anchor would be inlined illegally;
-// lower_graph materializes the value and starts over.
+// Thrown while a kernel is emitted when an anchor would be inlined illegally
+// (or a value's index grows too deep); lower_graph materializes the value and
+// starts over.
 struct MustMaterialize {
   ValueId value;
 };
 
 using Index = std::vector<IndexRef>;
+
+// Deeper index expressions are cut by storing the value (KernelEmitter::enter).
+constexpr size_t kMaxIndexDepth = 256;
 using Words = std::vector<int64_t>;
 
 struct WordsHash {
@@ -69,7 +74,7 @@ class KernelEmitter {
   KernelEmitter(ProgramState& state, Kernel& kernel) : s_(state), k_(kernel), pool_(kernel.indices) {}
 
   void emit_root(ValueId root) {
-    roots_.push_back(root);
+    emitted_roots_.insert(root);
     Index identity;
     for (size_t i = 0; i < k_.space.size(); ++i) identity.push_back(pool_.var(static_cast<int>(i)));
     current_root_ = root;
@@ -91,44 +96,317 @@ class KernelEmitter {
   DType dtype(ValueId v) const { return s_.g.type(v).dtype; }
   // A value with a buffer is loaded, unless this kernel computes and stores it.
   bool in_buffer(ValueId v) const {
-    return s_.buffer_of[v] >= 0 && std::find(roots_.begin(), roots_.end(), v) == roots_.end();
+    return s_.buffer_of[v] >= 0 && !emitted_roots_.contains(v);
   }
 
   // A value that is a load of a buffer once its views are composed.
   bool is_view_of_buffer(ValueId v) const {
-    if (in_buffer(v)) return true;
-    const Node& n = node(v);
-    if (n.op == Op::Constant) return !is_uniform(n.attrs.values);
-    if (n.op == Op::Reshape || n.op == Op::Permute || n.op == Op::Slice || n.op == Op::Broadcast)
-      return is_view_of_buffer(n.operands[0]);
-    return false;
+    for (;;) {
+      if (in_buffer(v)) return true;
+      const Node& n = node(v);
+      if (n.op == Op::Constant) return !is_uniform(n.attrs.values);
+      if (n.op != Op::Reshape && n.op != Op::Permute && n.op != Op::Slice && n.op != Op::Broadcast) return false;
+      v = n.operands[0];
+    }
   }
 
-  // v evaluated at `idx`; loads are valid only where `guard` holds and read
-  // `pad` elsewhere (a pad of a plain buffer is a masked load).
+  // One evaluation of a value: v at `idx`; loads are valid only where
+  // `guard` holds and read `pad` elsewhere (a pad of a plain buffer is a
+  // masked load).
+  struct Request {
+    ValueId v;
+    Index idx;
+    IndexRef guard;
+    double pad;
+  };
+  // A value being computed, waiting for the operand values it requested.
+  struct Frame {
+    Request at;
+    Words key;                  // of memo_
+    int stage = 0;              // 0: nothing requested yet; then what the op's step means by it
+    std::vector<int> operands;  // elementwise operands and matmul's lhs, as they arrive
+    IndexRef mask = kNoIndex;   // pad's mask, the mask of concat's current branch
+    bool wrap = false;          // pad: the operand is computed, its result masked
+    size_t next = 0;            // concat: operands left to visit, from the last back
+    int result = -1;            // concat: the chain of wheres so far
+    IndexRef reduction_var = kNoIndex;  // matmul: the reduction variable
+    std::vector<int64_t> offsets;       // concat: each operand's first index on the axis
+  };
+
+  // v evaluated at `idx` (Request). Iterative, with an explicit stack of
+  // frames: a chain of 100,000 ops is as deep as one, never the C++ stack.
   int value(ValueId v, const Index& idx, IndexRef guard, double pad) {
+    std::vector<Frame> frames;
+    std::optional<Request> request = Request{v, idx, guard, pad};
+    int result = -1;
+    for (;;) {
+      if (request) {
+        const std::optional<int> known = enter(*request, frames);
+        request.reset();
+        if (known) result = *known;
+      }
+      if (frames.empty()) return result;
+      request = step(frames.back(), result);
+      if (request) continue;
+      result = frames.back().result;
+      memo_.emplace(std::move(frames.back().key), result);
+      frames.pop_back();
+    }
+  }
+
+  // The node of a request known without operands (a load, a source, a memo
+  // hit); otherwise pushes a frame to compute it and returns nullopt.
+  std::optional<int> enter(const Request& r, std::vector<Frame>& frames) {
+    const ValueId v = r.v;
     if (in_buffer(v)) {
       if (node(v).op != Op::Input) {
-        const bool own =
-            guard == kNoIndex && reduction_depth_ == 0 && shape(v) == k_.space && at_own_output_index(idx, shape(v));
-        const size_t at = static_cast<size_t>(std::find(loaded_.begin(), loaded_.end(), v) - loaded_.begin());
-        if (at == loaded_.size()) {
+        const bool own = r.guard == kNoIndex && reduction_depth_ == 0 && shape(v) == k_.space &&
+                         at_own_output_index(r.idx, shape(v));
+        const auto [at, first] = loaded_position_.try_emplace(v, loaded_.size());
+        if (first) {
           loaded_.push_back(v);
           at_own_index_.push_back(own);
         } else if (!own) {
-          at_own_index_[at] = false;
+          at_own_index_[at->second] = false;
         }
       }
-      return load(s_.buffer_of[v], idx, dtype(v), guard, pad);
+      return load(s_.buffer_of[v], r.idx, dtype(v), r.guard, r.pad);
     }
-    if (is_anchor(node(v).op) && v != current_root_ && (reduction_depth_ > 0 || !at_own_output_index(idx, shape(v))))
+    // A chain of thousands of pads and slices composes ever deeper indices
+    // and masks: past kMaxIndexDepth the value is stored and read back at a
+    // fresh index, so every walk of an index expression stays shallow.
+    if (index_depth(r) > kMaxIndexDepth && !emitted_roots_.contains(v)) throw MustMaterialize{v};
+    if (is_anchor(node(v).op) && v != current_root_ &&
+        (reduction_depth_ > 0 || !at_own_output_index(r.idx, shape(v))))
       throw MustMaterialize{v};
-    Words key{v, guard, bits_of(pad)};
-    key.insert(key.end(), idx.begin(), idx.end());
+    Words key{v, r.guard, bits_of(r.pad)};
+    key.insert(key.end(), r.idx.begin(), r.idx.end());
     if (auto it = memo_.find(key); it != memo_.end()) return it->second;
-    const int e = compute(v, idx, guard, pad);
-    memo_.emplace(std::move(key), e);
-    return e;
+    if (const std::optional<int> e = source(r)) {
+      memo_.emplace(std::move(key), *e);
+      return e;
+    }
+    Frame& f = frames.emplace_back();
+    f.at = r;
+    f.key = std::move(key);
+    return std::nullopt;
+  }
+
+  size_t index_depth(const Request& r) const {
+    uint32_t depth = pool_.depth(r.guard);
+    for (IndexRef i : r.idx) depth = std::max(depth, pool_.depth(i));
+    return depth;
+  }
+
+  // Ops without operands to evaluate.
+  std::optional<int> source(const Request& r) {
+    const Node& n = node(r.v);
+    switch (n.op) {
+      case Op::Input: return load(s_.buffer_of[r.v], r.idx, dtype(r.v), r.guard, r.pad);
+      case Op::Constant:
+        // An empty literal is uniform too; its value is never read.
+        if (is_uniform(n.attrs.values)) return constant(n.attrs.values.empty() ? 0 : n.attrs.values.front(), dtype(r.v));
+        return load(literal_buffer(r.v), r.idx, dtype(r.v), r.guard, r.pad);
+      case Op::Full: return constant(n.attrs.values.front(), dtype(r.v));
+      case Op::Iota: return index_value(r.idx[static_cast<size_t>(n.attrs.axis)], dtype(r.v));
+      default: return std::nullopt;
+    }
+  }
+
+  // Advances the computation of `f`, given the node of the operand it last
+  // requested (`operand`; meaningless at stage 0): the next operand to
+  // evaluate, or nullopt with f.result set.
+  std::optional<Request> step(Frame& f, int operand) {
+    const ValueId v = f.at.v;
+    const Index& idx = f.at.idx;
+    const IndexRef guard = f.at.guard;
+    const Node& n = node(v);
+    const int stage = f.stage++;
+    switch (n.op) {
+      case Op::Reshape:
+      case Op::Permute:
+      case Op::Slice:
+      case Op::Broadcast:
+        if (stage > 0) break;
+        return Request{n.operands[0], view_index(v, idx), guard, f.at.pad};
+      case Op::Pad: return pad_step(f, stage, operand);
+      case Op::Concat: return concat_step(f, stage, operand);
+      case Op::ReduceSum:
+      case Op::ReduceMax:
+      case Op::Matmul: return anchor_step(f, stage, operand);
+      default:  // elementwise
+        if (stage > 0) f.operands.push_back(operand);
+        if (f.operands.size() < n.operands.size()) return Request{n.operands[f.operands.size()], idx, guard, 0};
+        f.result = op(n.op, std::move(f.operands), dtype(v));
+        return std::nullopt;
+    }
+    f.result = operand;  // a view: its operand's node at the composed index
+    return std::nullopt;
+  }
+
+  // The index of a view's operand.
+  Index view_index(ValueId v, const Index& idx) {
+    const Node& n = node(v);
+    switch (n.op) {
+      case Op::Reshape: return reshape_index(shape(n.operands[0]), shape(v), idx);
+      case Op::Permute: {
+        Index in(idx.size());
+        for (size_t k = 0; k < idx.size(); ++k) in[static_cast<size_t>(n.attrs.perm[k])] = idx[k];
+        return in;
+      }
+      case Op::Slice: {
+        Index in(idx.size());
+        for (size_t k = 0; k < idx.size(); ++k)
+          in[k] = pool_.add(pool_.constant(n.attrs.start[k]), pool_.mul(idx[k], pool_.constant(n.attrs.step[k])));
+        return in;
+      }
+      case Op::Broadcast: {
+        const Shape& from = shape(n.operands[0]);
+        const size_t lead = idx.size() - from.size();
+        Index in(from.size());
+        for (size_t j = 0; j < from.size(); ++j) in[j] = from[j] == 1 ? pool_.constant(0) : idx[j + lead];
+        return in;
+      }
+      default: throw std::logic_error("view_index: not a view");
+    }
+  }
+
+  // Stage 0 requests the operand; stage 1 wraps a computed one in its mask.
+  std::optional<Request> pad_step(Frame& f, int stage, int operand) {
+    const ValueId v = f.at.v;
+    const Node& n = node(v);
+    const double pad = n.attrs.values.front();
+    if (stage > 0) {
+      // A computed value: outside the mask the result is the pad value, never
+      // the computation at a shifted index (luminal's slice→cos→pad).
+      f.result = f.wrap ? op(Op::Where, {index_value(f.mask, DType::Bool), operand, constant(pad, dtype(v))}, dtype(v))
+                        : operand;
+      return std::nullopt;
+    }
+    const Index& idx = f.at.idx;
+    const ValueId x = n.operands[0];
+    const Shape& in_shape = shape(x);
+    Index inner(idx.size());
+    IndexRef mask = kNoIndex;
+    for (size_t k = 0; k < idx.size(); ++k) {
+      const int64_t lo = n.attrs.lo[k], hi = n.attrs.hi[k];
+      inner[k] = pool_.sub(idx[k], pool_.constant(lo));
+      if (lo > 0) mask = pool_.logical_and(mask, pool_.le(pool_.constant(lo), idx[k]));
+      if (hi > 0) mask = pool_.logical_and(mask, pool_.lt(idx[k], pool_.constant(lo + in_shape[k])));
+    }
+    f.mask = mask;
+    if (mask == kNoIndex) return Request{x, std::move(inner), f.at.guard, f.at.pad};
+    const IndexRef guard = pool_.logical_and(f.at.guard, mask);
+    // A pad of a plain buffer is a masked load.
+    f.wrap = !is_view_of_buffer(x);
+    return Request{x, std::move(inner), guard, f.wrap ? 0 : pad};
+  }
+
+  // A chain of wheres from the last operand back; each branch's loads are
+  // guarded by its own mask.
+  std::optional<Request> concat_step(Frame& f, int stage, int operand) {
+    const ValueId v = f.at.v;
+    const Node& n = node(v);
+    const size_t axis = static_cast<size_t>(n.attrs.axis);
+    const Index& idx = f.at.idx;
+    if (stage == 0) {
+      int64_t offset = 0;
+      for (ValueId o : n.operands) {
+        f.offsets.push_back(offset);
+        offset += shape(o)[axis];
+      }
+      f.next = n.operands.size();
+    } else {
+      f.result = f.result < 0 || f.mask == kNoIndex
+                     ? operand
+                     : op(Op::Where, {index_value(f.mask, DType::Bool), operand, f.result}, dtype(v));
+    }
+    const int64_t total = shape(v)[axis];
+    while (f.next > 0) {
+      const size_t j = --f.next;
+      const int64_t begin = f.offsets[j], end = f.offsets[j] + shape(n.operands[j])[axis];
+      if (begin == end) continue;
+      Index inner = idx;
+      inner[axis] = pool_.sub(idx[axis], pool_.constant(begin));
+      IndexRef mask = kNoIndex;
+      if (begin > 0) mask = pool_.logical_and(mask, pool_.le(pool_.constant(begin), idx[axis]));
+      if (end < total) mask = pool_.logical_and(mask, pool_.lt(idx[axis], pool_.constant(end)));
+      f.mask = mask;
+      return Request{n.operands[j], std::move(inner), pool_.logical_and(f.at.guard, mask), 0};
+    }
+    if (f.result < 0) f.result = constant(0, dtype(v));  // every operand empty: no element exists
+    return std::nullopt;
+  }
+
+  // A reduction or matmul at its own output index: its body runs over the
+  // kernel's one reduction domain. Stage 0 requests the body's (or matmul's
+  // lhs) operand; matmul's stage 1 its rhs.
+  std::optional<Request> anchor_step(Frame& f, int stage, int operand) {
+    const ValueId v = f.at.v;
+    const Node& n = node(v);
+    const Index& idx = f.at.idx;
+    const bool is_matmul = n.op == Op::Matmul;
+    if (stage == 0) {
+      const int first_reduction_var = static_cast<int>(k_.space.size());
+      Shape domain;
+      std::vector<int64_t> axes = n.attrs.axes;
+      std::sort(axes.begin(), axes.end());
+      if (is_matmul) {
+        domain = {shape(n.operands[0]).back()};
+      } else {
+        for (int64_t a : axes) domain.push_back(shape(n.operands[0])[static_cast<size_t>(a)]);
+      }
+      if (k_.reduction.empty()) k_.reduction = domain;
+      else if (k_.reduction != domain) throw MustMaterialize{v};
+      ++reduction_depth_;
+      if (is_matmul) {
+        f.reduction_var = pool_.var(first_reduction_var);
+        return Request{n.operands[0], matmul_operand_index(shape(n.operands[0]), true, idx, f.reduction_var),
+                       f.at.guard, 0};
+      }
+      const Shape& in_shape = shape(n.operands[0]);
+      Index in(in_shape.size());
+      size_t out_axis = 0;
+      int next_reduction_var = first_reduction_var;
+      for (size_t a = 0; a < in_shape.size(); ++a) {
+        if (std::binary_search(axes.begin(), axes.end(), static_cast<int64_t>(a))) {
+          in[a] = pool_.var(next_reduction_var++);
+          if (n.attrs.keepdims) ++out_axis;
+        } else {
+          in[a] = idx[out_axis++];
+        }
+      }
+      return Request{n.operands[0], std::move(in), f.at.guard, 0};
+    }
+    int body = operand;
+    if (is_matmul) {
+      if (stage == 1) {
+        f.operands.push_back(operand);
+        return Request{n.operands[1], matmul_operand_index(shape(n.operands[1]), false, idx, f.reduction_var),
+                       f.at.guard, 0};
+      }
+      // Half-precision products are formed in f32, as tensor hardware does: a
+      // bf16/f16 product rounded back to 16 bits before the sum loses what the
+      // reference (and any real gemm) keeps.
+      const DType t = dtype(v);
+      const DType product = t == DType::F16 || t == DType::BF16 ? DType::F32 : t;
+      body = op(Op::Mul, {f.operands[0], operand}, product);
+    }
+    --reduction_depth_;
+    f.result = intern(make_reduce(is_matmul ? Op::ReduceSum : n.op, body, dtype(v), is_matmul));
+    return std::nullopt;
+  }
+
+  // The index of matmul's operand of shape `s` for a[..., m, r] * b[..., r, n],
+  // batch axes broadcast numpy-style.
+  Index matmul_operand_index(const Shape& s, bool is_lhs, const Index& idx, IndexRef r) {
+    const size_t out_rank = idx.size();
+    const size_t rank = s.size();
+    Index in(rank);
+    for (size_t j = 0; j + 2 < rank; ++j) in[j] = s[j] == 1 ? pool_.constant(0) : idx[j + out_rank - rank];
+    in[rank - 2] = is_lhs ? idx[out_rank - 2] : r;
+    in[rank - 1] = is_lhs ? r : idx[out_rank - 1];
+    return in;
   }
 
   // Identity on the non-unit axes: each element of the anchor is evaluated
@@ -144,164 +422,6 @@ class KernelEmitter {
       ++next;
     }
     return true;
-  }
-
-  int compute(ValueId v, const Index& idx, IndexRef guard, double pad) {
-    const Node& n = node(v);
-    switch (n.op) {
-      case Op::Input: return load(s_.buffer_of[v], idx, dtype(v), guard, pad);
-      case Op::Constant:
-        // An empty literal is uniform too; its value is never read.
-        if (is_uniform(n.attrs.values)) return constant(n.attrs.values.empty() ? 0 : n.attrs.values.front(), dtype(v));
-        return load(literal_buffer(v), idx, dtype(v), guard, pad);
-      case Op::Full: return constant(n.attrs.values.front(), dtype(v));
-      case Op::Iota: return index_value(idx[static_cast<size_t>(n.attrs.axis)], dtype(v));
-      case Op::Reshape: return value(n.operands[0], reshape_index(shape(n.operands[0]), shape(v), idx), guard, pad);
-      case Op::Permute: {
-        Index in(idx.size());
-        for (size_t k = 0; k < idx.size(); ++k) in[static_cast<size_t>(n.attrs.perm[k])] = idx[k];
-        return value(n.operands[0], in, guard, pad);
-      }
-      case Op::Slice: {
-        Index in(idx.size());
-        for (size_t k = 0; k < idx.size(); ++k)
-          in[k] = pool_.add(pool_.constant(n.attrs.start[k]), pool_.mul(idx[k], pool_.constant(n.attrs.step[k])));
-        return value(n.operands[0], in, guard, pad);
-      }
-      case Op::Broadcast: {
-        const Shape& from = shape(n.operands[0]);
-        const size_t lead = idx.size() - from.size();
-        Index in(from.size());
-        for (size_t j = 0; j < from.size(); ++j) in[j] = from[j] == 1 ? pool_.constant(0) : idx[j + lead];
-        return value(n.operands[0], in, guard, pad);
-      }
-      case Op::Pad: return pad_value(v, idx, guard, pad);
-      case Op::Concat: return concat_value(v, idx, guard);
-      case Op::ReduceSum:
-      case Op::ReduceMax:
-      case Op::Matmul: return anchor_value(v, idx, guard);
-      default: break;
-    }
-    // Elementwise.
-    std::vector<int> operands;
-    for (ValueId operand : n.operands) operands.push_back(value(operand, idx, guard, 0));
-    return op(n.op, std::move(operands), dtype(v));
-  }
-
-  int pad_value(ValueId v, const Index& idx, IndexRef guard, double outer_pad) {
-    const Node& n = node(v);
-    const ValueId x = n.operands[0];
-    const Shape& in_shape = shape(x);
-    Index inner(idx.size());
-    IndexRef mask = kNoIndex;
-    for (size_t k = 0; k < idx.size(); ++k) {
-      const int64_t lo = n.attrs.lo[k], hi = n.attrs.hi[k];
-      inner[k] = pool_.sub(idx[k], pool_.constant(lo));
-      if (lo > 0) mask = pool_.logical_and(mask, pool_.le(pool_.constant(lo), idx[k]));
-      if (hi > 0) mask = pool_.logical_and(mask, pool_.lt(idx[k], pool_.constant(lo + in_shape[k])));
-    }
-    if (mask == kNoIndex) return value(x, inner, guard, outer_pad);
-    const double pad = n.attrs.values.front();
-    if (is_view_of_buffer(x)) return value(x, inner, pool_.logical_and(guard, mask), pad);
-    // A computed value: outside the mask the result is the pad value, never
-    // the computation at a shifted index (luminal's slice→cos→pad).
-    const int computed = value(x, inner, pool_.logical_and(guard, mask), 0);
-    return op(Op::Where, {index_value(mask, DType::Bool), computed, constant(pad, dtype(v))}, dtype(v));
-  }
-
-  int concat_value(ValueId v, const Index& idx, IndexRef guard) {
-    const Node& n = node(v);
-    const size_t axis = static_cast<size_t>(n.attrs.axis);
-    const int64_t total = shape(v)[axis];
-    std::vector<int64_t> offsets;
-    int64_t offset = 0;
-    for (ValueId operand : n.operands) {
-      offsets.push_back(offset);
-      offset += shape(operand)[axis];
-    }
-    // A chain of wheres from the last operand back; each branch's loads are
-    // guarded by its own mask.
-    int result = -1;
-    for (size_t j = n.operands.size(); j-- > 0;) {
-      const int64_t begin = offsets[j], end = offsets[j] + shape(n.operands[j])[axis];
-      if (begin == end) continue;
-      Index inner = idx;
-      inner[axis] = pool_.sub(idx[axis], pool_.constant(begin));
-      IndexRef mask = kNoIndex;
-      if (begin > 0) mask = pool_.logical_and(mask, pool_.le(pool_.constant(begin), idx[axis]));
-      if (end < total) mask = pool_.logical_and(mask, pool_.lt(idx[axis], pool_.constant(end)));
-      const int branch = value(n.operands[j], inner, pool_.logical_and(guard, mask), 0);
-      result = result < 0 || mask == kNoIndex
-                   ? branch
-                   : op(Op::Where, {index_value(mask, DType::Bool), branch, result}, dtype(v));
-    }
-    return result >= 0 ? result : constant(0, dtype(v));  // every operand empty: no element exists
-  }
-
-  // A reduction or matmul at its own output index: its body runs over the
-  // kernel's one reduction domain.
-  int anchor_value(ValueId v, const Index& idx, IndexRef guard) {
-    const Node& n = node(v);
-    const int first_reduction_var = static_cast<int>(k_.space.size());
-    Shape domain;
-    if (n.op == Op::Matmul) {
-      domain = {shape(n.operands[0]).back()};
-    } else {
-      std::vector<int64_t> axes = n.attrs.axes;
-      std::sort(axes.begin(), axes.end());
-      for (int64_t a : axes) domain.push_back(shape(n.operands[0])[static_cast<size_t>(a)]);
-    }
-    if (k_.reduction.empty()) k_.reduction = domain;
-    else if (k_.reduction != domain) throw MustMaterialize{v};
-
-    ++reduction_depth_;
-    int body;
-    if (n.op == Op::Matmul) {
-      body = matmul_product(v, idx, guard, pool_.var(first_reduction_var));
-    } else {
-      const ValueId x = n.operands[0];
-      const Shape& in_shape = shape(x);
-      std::vector<int64_t> axes = n.attrs.axes;
-      std::sort(axes.begin(), axes.end());
-      Index in(in_shape.size());
-      size_t out_axis = 0;
-      int next_reduction_var = first_reduction_var;
-      for (size_t a = 0; a < in_shape.size(); ++a) {
-        if (std::binary_search(axes.begin(), axes.end(), static_cast<int64_t>(a))) {
-          in[a] = pool_.var(next_reduction_var++);
-          if (n.attrs.keepdims) ++out_axis;
-        } else {
-          in[a] = idx[out_axis++];
-        }
-      }
-      body = value(x, in, guard, 0);
-    }
-    --reduction_depth_;
-    const bool is_matmul = n.op == Op::Matmul;
-    return intern(make_reduce(is_matmul ? Op::ReduceSum : n.op, body, dtype(v), is_matmul));
-  }
-
-  // a[..., m, r] * b[..., r, n], batch axes broadcast numpy-style.
-  int matmul_product(ValueId v, const Index& idx, IndexRef guard, IndexRef r) {
-    const Node& n = node(v);
-    const size_t out_rank = idx.size();
-    auto operand_index = [&](const Shape& s, bool is_lhs) {
-      const size_t rank = s.size();
-      Index in(rank);
-      for (size_t j = 0; j + 2 < rank; ++j) in[j] = s[j] == 1 ? pool_.constant(0) : idx[j + out_rank - rank];
-      in[rank - 2] = is_lhs ? idx[out_rank - 2] : r;
-      in[rank - 1] = is_lhs ? r : idx[out_rank - 1];
-      return in;
-    };
-    const ValueId a = n.operands[0], b = n.operands[1];
-    const int lhs = value(a, operand_index(shape(a), true), guard, 0);
-    const int rhs = value(b, operand_index(shape(b), false), guard, 0);
-    // Half-precision products are formed in f32, as tensor hardware does: a
-    // bf16/f16 product rounded back to 16 bits before the sum loses what the
-    // reference (and any real gemm) keeps.
-    const DType t = dtype(v);
-    const DType product = t == DType::F16 || t == DType::BF16 ? DType::F32 : t;
-    return op(Op::Mul, {lhs, rhs}, product);
   }
 
   // Row-major linearize / delinearize, per group of axes whose extents
@@ -374,10 +494,11 @@ class KernelEmitter {
   Kernel& k_;
   IndexPool& pool_;
   ValueId current_root_ = -1;
-  std::vector<ValueId> roots_;  // emitted so far
+  std::unordered_set<ValueId> emitted_roots_;  // so far
   int reduction_depth_ = 0;
   std::vector<ValueId> loaded_;
   std::vector<bool> at_own_index_;
+  std::unordered_map<ValueId, size_t> loaded_position_;  // in loaded_
   std::unordered_map<Words, int, WordsHash> memo_;   // (value, guard, pad, index) -> node
   std::unordered_map<Words, int, WordsHash> exprs_;  // node structure -> node
 };
@@ -521,6 +642,10 @@ struct MergedUnits {
 // (merged, producer, consumer): kernel indices, each ascending.
 using MergePays = std::function<bool(const std::vector<size_t>&, const std::vector<size_t>&, const std::vector<size_t>&)>;
 
+// Each trial of `pays` emits the whole merged kernel: without a bound, a
+// chain of n stored values merges one at a time at a cost quadratic in n.
+constexpr size_t kMaxMergedKernels = 64;
+
 MergedUnits merge_producers(const std::vector<GroupingFacts>& kernels, const MergePays& pays) {
   const size_t n = kernels.size();
   std::vector<size_t> unit_of(n);
@@ -564,6 +689,7 @@ MergedUnits merge_producers(const std::vector<GroupingFacts>& kernels, const Mer
       const size_t producer = unit_of[kernels[j].deps[i]], consumer = unit_of[j];
       if (producer == consumer || kernels[kernels[j].deps[i]].space != kernels[j].space) continue;
       if (!reduction[producer].empty() && !reduction[consumer].empty()) continue;
+      if (members[producer].size() + members[consumer].size() > kMaxMergedKernels) continue;
       if (reaches_through_another(consumer, producer) || reaches_through_another(producer, consumer)) continue;
       std::vector<size_t> merged = members[consumer];
       merged.insert(merged.end(), members[producer].begin(), members[producer].end());
@@ -1024,8 +1150,8 @@ IncrementalLowering::Priced IncrementalLowering::price(const Graph& g, std::span
 
 Lowering lower_graph(const Graph& g, const std::vector<bool>& materialized, const LoweringOptions& options) {
   std::vector<bool> mat = legal_request(g, materialized);
-  // Each illegal inlining found materializes one more anchor; at most one
-  // restart per anchor.
+  // Each illegal inlining found materializes one more anchor (or value whose
+  // index grew too deep); at most one restart per value.
   for (;;) {
     try {
       return build(g, mat, options);

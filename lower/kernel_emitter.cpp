@@ -583,9 +583,31 @@ llvm::Value* KernelEmitter::emit_elementwise(const KernelExpr& e, NodeValues& at
   return convert(r, operand_type, e.dtype);
 }
 
+void KernelEmitter::emit_operands_first(int node, NodeValues& at) {
+  std::vector<std::pair<int, size_t>> stack{{node, 0}};  // a node and its next operand
+  while (!stack.empty()) {
+    auto& [n, next] = stack.back();
+    const KernelExpr& e = kernel_.exprs.at(static_cast<size_t>(n));
+    if (e.kind == KernelExpr::Kind::kElementwise && next < e.operands.size()) {
+      int operand = e.operands[next++];
+      // As emit_elementwise: a `where` this point decides has only its taken side.
+      if (e.op == Op::Where && next == 2)
+        if (auto* decided = llvm::dyn_cast_or_null<llvm::ConstantInt>(at.get(e.operands[0]))) {
+          operand = e.operands[decided->isZero() ? 2 : 1];
+          next = e.operands.size();
+        }
+      if (!at.get(operand)) stack.emplace_back(operand, 0);
+      continue;
+    }
+    if (n != node) emit_node(n, at);
+    stack.pop_back();
+  }
+}
+
 llvm::Value* KernelEmitter::emit_node(int node, NodeValues& at) {
   if (llvm::Value* known = at.get(node)) return known;
   const KernelExpr& e = kernel_.exprs.at(static_cast<size_t>(node));
+  if (e.kind == KernelExpr::Kind::kElementwise) emit_operands_first(node, at);
   llvm::Value* v = nullptr;
   switch (e.kind) {
     case KernelExpr::Kind::kLoad: v = emit_load(e, at); break;

@@ -202,6 +202,10 @@ class KernelEmitter {
   llvm::Value* element_address(int buffer, llvm::Value* offset, int64_t constant_offset);
   llvm::Value* load_element_at(int buffer, llvm::Value* address);
   llvm::Value* emit_elementwise(const ir::KernelExpr& e, NodeValues& at);
+  // Emits the elementwise operands of `node` that `at` lacks, deepest first,
+  // with an explicit stack: emit_node then recurses one level, never a
+  // chain's length (100,000 ops would overflow the C++ stack).
+  void emit_operands_first(int node, NodeValues& at);
   llvm::Value* emit_reduce_loop(int node, NodeValues& at);
   void annotate_access(llvm::Instruction* access, int buffer);
 

@@ -14,7 +14,7 @@
 //      chunk whose instance's conditions hold is applied like any rule match.
 //      A template's member lemma (`:members MIN *`) stands for an instance of
 //      every n, built on demand: a cluster is one chunk, up to
-//      kMaxOnDemandMembers (an e-node's concat has at most 255 operands).
+//      kMaxOnDemandMembers members (a bound on the size of an instance built).
 // Which matches form a group is a heuristic; each application is an instance
 // of the template, proved like any rule (verify/), so it is sound either way.
 #include <chrono>

@@ -177,6 +177,30 @@ TEST(RuleEngine, StopsAtTheLimits) {
   EXPECT_EQ(run(h, growing, no_time).report.stop_reason, smelt::egraph::StopReason::kTimeLimit);
 }
 
+// Layers of slices, elementwise ops and a concat of the halves: the view
+// rules (sink and hoist across slices, slice of concat, ...) add classes every
+// iteration without end. Under the default limits with iterations unbounded,
+// saturation stops at a limit, says which, and stays far below the memory limit.
+TEST(RuleEngine, AGraphBuiltToExplodeStopsAtALimitAndSaysWhich) {
+  ir::Graph g("explode");
+  ir::Tensor t = ir::add(ir::input(g, "x", ir::DType::F32, {64}), ir::input(g, "y", ir::DType::F32, {64}));
+  for (int layer = 0; layer < 80; ++layer) {
+    const ir::Tensor lo = ir::slice_axis(t, 0, 0, 32), hi = ir::slice_axis(t, 0, 32, 64);
+    t = ir::concat({ir::mul(hi, hi), ir::exp(lo)}, 0);
+  }
+  g.add_output(t);
+  smelt::egraph::RunnerLimits limits = default_limits();
+  limits.iterations = 1'000'000;
+  const Saturation s = saturate(g, default_rules(), limits);
+  const smelt::egraph::StopReason reason = s.report.stop_reason;
+  EXPECT_TRUE(reason == smelt::egraph::StopReason::kNodeLimit || reason == smelt::egraph::StopReason::kTimeLimit)
+      << smelt::egraph::to_string(reason);
+  // Checked after every rule: one rule's matches (at most the scheduler's match limit) past the limit.
+  EXPECT_LT(s.egraph.num_nodes(), 2 * limits.nodes);
+  EXPECT_LT(s.egraph.memory_bytes(), limits.memory_bytes / 16);
+  EXPECT_TRUE(s.egraph.invariant_violations().empty());
+}
+
 TEST(RuleEngine, ExplanationsNameTheRules) {
   ir::Graph g;
   auto x = ir::input(g, "x", ir::DType::F32, {4});
