@@ -1,7 +1,6 @@
 #include "extract/fusion_term.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
@@ -22,7 +21,6 @@ FusionEvaluator::FusionEvaluator(const egraph::EGraph& graph, std::span<const Id
       }},
       incremental_(lowering_.price, lowering_) {
   for (Id root : roots) roots_.push_back(graph.find(root));
-  check_incremental_ = std::getenv("SMELT_CHECK_INCREMENTAL") != nullptr;
   empty_program_us_ = cost::predict_program_us(ir::KernelProgram{}, profile_);
 }
 
