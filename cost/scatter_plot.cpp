@@ -121,7 +121,6 @@ constexpr int kGlyphW = 5, kGlyphH = 7, kAdvance = 6;  // unscaled, advance incl
 struct Rgb {
   uint8_t r, g, b;
 };
-constexpr Rgb kWhite{255, 255, 255};
 constexpr Rgb kBlack{0, 0, 0};
 constexpr Rgb kGrid{225, 225, 225};
 constexpr Rgb kTickText{40, 40, 40};

@@ -173,7 +173,8 @@ struct IndexSimplifier::Impl {
 
   Impl(const IndexPool& s, IndexPool& t, std::vector<IndexRange> v) : source(s), target(t), vars(std::move(v)) {}
 
-  const IndexPool::Node& node(IndexRef t) const { return target.node(t); }
+  // A copy: building nodes grows the pool, and a reference into it would dangle.
+  IndexPool::Node node(IndexRef t) const { return target.node(t); }
   std::optional<int64_t> constant_of(IndexRef t) const {
     if (t != kNoIndex && node(t).kind == Kind::kConst) return node(t).value;
     return std::nullopt;

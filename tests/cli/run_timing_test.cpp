@@ -75,7 +75,8 @@ TEST_F(RunTimingTest, PerKernelPrintsOneLinePerKernel) {
   ASSERT_NE(table, std::string::npos) << r.out;
   Result json = smelt("run --json --reps 1 --threads 1 --per-kernel " + example("llama_mlp_swiglu.sg"));
   ASSERT_EQ(json.exit_code, 0) << json.err;
-  for (const auto& k : nlohmann::json::parse(json.out)["kernel_times"]) {
+  const nlohmann::json report = nlohmann::json::parse(json.out);  // outlives the loop over its field
+  for (const auto& k : report["kernel_times"]) {
     const std::string name = k["name"];
     EXPECT_NE(r.out.find("\n  " + name.substr(0, 45)), std::string::npos) << name << " not in\n" << r.out;
   }

@@ -168,7 +168,8 @@ TEST(Runner, BackoffSchedulerBansNoisyRules) {
   RunnerLimits limits;
   limits.iterations = 6;
   limits.nodes = 100'000;
-  const RunReport report = Runner(graph, limits).with_scheduler(std::move(scheduler)).run(rules);
+  Runner runner(graph, limits);  // owns the scheduler: alive while its stats are read
+  const RunReport report = runner.with_scheduler(std::move(scheduler)).run(rules);
   EXPECT_GT(backoff->stats(0).times_banned + backoff->stats(1).times_banned, 0u);
   // A banned rule contributes no matches in its banned iterations: fewer
   // matches than the simple scheduler on the same input.

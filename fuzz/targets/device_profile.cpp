@@ -1,0 +1,25 @@
+// libFuzzer target for the device-profile reader: any bytes either read into a
+// profile that costs ops, or raise std::runtime_error naming the field — nothing
+// else (no other exception, no crash, no sanitizer report).
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "cost/device_profile.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  cost::DeviceProfile profile;
+  try {
+    profile = cost::parse_profile(text, "fuzz.json");
+  } catch (const std::runtime_error&) {
+    return 0;
+  }
+  // What the cost model reads of a profile it accepted.
+  const cost::ThreadRates& rates = profile.at(profile.threads());
+  cost::op_ns(rates, "add");
+  cost::matmul_gflops(rates, 1, 64, 64, 64);
+  cost::parse_profile(cost::profile_to_json(profile), "written.json");
+  return 0;
+}
