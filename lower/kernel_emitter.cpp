@@ -421,9 +421,11 @@ void KernelEmitter::prefetch_row(const NodeValues& at, int64_t row_length) {
       if (axis + 1 < e.index.size() && (used >> innermost & 1)) other_axes_fixed = false;
       const ir::IndexPool::Node& n = kernel_.indices.node(e.index[axis]);
       if (axis + 1 < e.index.size()) {
-        const bool own_axis = (n.kind == IndexPool::Kind::kVar && n.value == static_cast<int64_t>(axis)) ||
-                              (n.kind == IndexPool::Kind::kConst && n.value == 0 && kernel_.space[axis] == 1);
-        own_rows = own_rows && buffer.type.shape[axis] == kernel_.space[axis] && own_axis;
+        // A buffer of higher rank than the space has axes the space lacks.
+        const bool own_axis = axis < rank &&
+                              ((n.kind == IndexPool::Kind::kVar && n.value == static_cast<int64_t>(axis)) ||
+                               (n.kind == IndexPool::Kind::kConst && n.value == 0 && kernel_.space[axis] == 1));
+        own_rows = own_rows && own_axis && buffer.type.shape[axis] == kernel_.space[axis];
       } else {
         own_rows = own_rows && used == (uint64_t{1} << innermost);
       }

@@ -37,7 +37,8 @@ class HostProgram : public LoadedProgram {
   }
 
   void write_input(size_t buffer, std::span<const uint8_t> bytes) override {
-    std::memcpy(own_.at(buffer).data(), bytes.data(), std::min(bytes.size(), own_[buffer].size()));
+    const size_t size = std::min(bytes.size(), own_.at(buffer).size());
+    if (size > 0) std::memcpy(own_[buffer].data(), bytes.data(), size);  // empty tensors may have no storage
   }
 
   double run_kernels(std::span<double> each_kernel_s) override {
@@ -75,7 +76,8 @@ class HostProgram : public LoadedProgram {
   }
 
   void read_output(size_t buffer, std::span<uint8_t> bytes) override {
-    std::memcpy(bytes.data(), own_.at(buffer).data(), std::min(bytes.size(), own_[buffer].size()));
+    const size_t size = std::min(bytes.size(), own_.at(buffer).size());
+    if (size > 0) std::memcpy(bytes.data(), own_[buffer].data(), size);
   }
 
  private:
