@@ -42,7 +42,9 @@ void print_report(const smelt::FusionResult& r, const std::string& file) {
     std::cout << "kernel " << r.after.kernels[i].name << ": " << microseconds(c.total_us) << " (fixed " << microseconds(c.fixed_us)
               << ", memory " << microseconds(c.memory_us) << ", compute " << microseconds(c.compute_us) << ")\n";
   }
-  std::cout << "\nindex maps and masks (simplified, each proved equal to the composed form by Z3):\n"
+  std::cout << "\nindex maps and masks (simplified, each proved equal to the composed form by Z3"
+            << (r.index_validation.stopped_at_time_limit ? "; the proofs stopped at their time limit" : "")
+            << "):\n"
             << r.index_validation.str() << "\n"
             << ir::print_program(r.after);
 }
@@ -112,7 +114,8 @@ int compile_command(const CompileOptions& options) {
                                   {"index_exprs_proved", r.index_validation.count(verify::IndexOutcome::kProved)},
                                   {"index_exprs_fell_back",
                                    r.index_validation.count(verify::IndexOutcome::kCounterexample) +
-                                       r.index_validation.count(verify::IndexOutcome::kUnknown)}};
+                                       r.index_validation.count(verify::IndexOutcome::kUnknown)},
+                                  {"index_proofs_stopped", r.index_validation.stopped_at_time_limit}};
     nlohmann::ordered_json fired = nlohmann::ordered_json::object();
     for (const auto& [name, unions] : r.rules_fired) fired[name] = unions;
     out["rules_fired"] = std::move(fired);
@@ -145,6 +148,13 @@ int compile_command(const CompileOptions& options) {
     std::cout << options.file << ": " << kernels(r.kernels_after) << ", " << microseconds(r.predicted_us_after)
               << " predicted (unfused: " << kernels(r.kernels_before) << ", " << microseconds(r.predicted_us_before)
               << ")\n";
+    // The limits that cut work short, where nobody asked for the report.
+    if (r.extractor != "none" && !r.search_finished)
+      std::cerr << "note: the extraction stopped at its time limit (" << formatted("%g", options.time_limit_s)
+                << " s); a longer --time-limit may find a faster program\n";
+    if (r.index_validation.stopped_at_time_limit)
+      std::cerr << "note: the index proofs stopped at their time limit; the kernels not proved keep their composed "
+                   "index maps\n";
     if (options.measure > 0) print_measured(r);
   }
   return kOk;

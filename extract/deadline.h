@@ -12,6 +12,7 @@ class Deadline {
              std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                  std::chrono::duration<double>(std::max(0.0, std::min(seconds, 1e7))))) {}
   bool passed() const { return std::chrono::steady_clock::now() >= end_; }
+  std::chrono::steady_clock::time_point end() const { return end_; }
   double seconds_left() const {
     return std::max(0.0, std::chrono::duration<double>(end_ - std::chrono::steady_clock::now()).count());
   }

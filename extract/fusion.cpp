@@ -52,6 +52,19 @@ bool is_anchor(const FusionTerm& term, ir::ValueId v) {
   return op == ir::Op::ReduceSum || op == ir::Op::ReduceMax || op == ir::Op::Matmul;
 }
 
+// By class: the values of `term` with two or more readers, and its anchors.
+std::vector<bool> shared_and_anchors(const FusionTerm& term, size_t num_classes) {
+  std::vector<uint32_t> readers(term.graph.size(), 0);
+  for (size_t v = 0; v < term.graph.size(); ++v)
+    for (ir::ValueId operand : term.graph.node(static_cast<ir::ValueId>(v)).operands) ++readers[operand];
+  std::vector<bool> flags(num_classes, false);
+  for (size_t v = 0; v < term.graph.size(); ++v)
+    if (term.graph.node(static_cast<ir::ValueId>(v)).op != ir::Op::Input &&
+        (readers[v] >= 2 || is_anchor(term, static_cast<ir::ValueId>(v))))
+      flags[term.value_class[v]] = true;
+  return flags;
+}
+
 // Store vs recompute, value by value. Materializing a value can make the
 // anchors behind it free to inline again (SwiGLU: storing h instead of gate
 // and up), so that is tried too: the value stored, every anchor released, the
@@ -242,11 +255,21 @@ FusionExtraction extract_fusion(FusionEvaluator& evaluator, const FusionOptions&
   };
 
   Incumbent best;
-  auto consider = [&](const rules::TermChoice& choice, bool materialize_all, const std::string& name) {
-    FusionCandidate candidate{choice, std::vector<bool>(graph.num_ids(), materialize_all)};
+  auto consider_flags = [&](const rules::TermChoice& choice, std::vector<bool> class_flags, const std::string& name) {
+    FusionCandidate candidate{choice, std::move(class_flags)};
     const std::optional<double> us = evaluator.evaluate(candidate);
     if (us && better(*us, best.us)) best = {std::move(candidate), *us, name};
   };
+  auto consider = [&](const rules::TermChoice& choice, bool materialize_all, const std::string& name) {
+    consider_flags(choice, std::vector<bool>(graph.num_ids(), materialize_all), name);
+  };
+  // First, whatever the time limit, a start priced in one pass: every value
+  // read twice or more and every anchor stored (fusion that recomputes
+  // nothing). The starts that inline everything can cost a restart per anchor
+  // (a deep chain of softmaxes), so they get only the time left.
+  if (const std::optional<FusionTerm> term = evaluator.read(work))
+    consider_flags(work, shared_and_anchors(*term, graph.num_ids()), "least work, shared values stored");
+  evaluator.stop_pricing_at(deadline.end());
   if (!options.original.empty()) consider(overlay(options.original), false, "original");
   consider(work, false, "least work");
   consider(overlay(smallest), false, "smallest");
@@ -271,6 +294,7 @@ FusionExtraction extract_fusion(FusionEvaluator& evaluator, const FusionOptions&
   // left: smelt::fuse compares with the unmerged unfused program anyway).
   if (!options.original.empty() && !deadline.passed())
     consider(overlay(options.original), true, "original, every value materialized");
+  evaluator.stop_pricing_at(std::chrono::steady_clock::time_point::max());
 
   result.candidate = best.candidate;
   result.term = *evaluator.read(best.candidate.choice);

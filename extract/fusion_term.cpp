@@ -1,6 +1,8 @@
 #include "extract/fusion_term.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -95,7 +97,8 @@ FusionPrice FusionEvaluator::price(const FusionTerm& term, const std::vector<boo
     return {c.predicted_us, std::move(c.lowering.materialized)};
   }
   ++evaluations_;
-  ir::IncrementalLowering::Priced p = incremental_.price(term.graph, term.value_key, materialized);
+  ir::IncrementalLowering::Priced p = incremental_.price(term.graph, term.value_key, materialized, pricing_deadline_);
+  if (p.stopped) return {std::numeric_limits<double>::infinity(), materialized};
   // As cost::predict_program_us adds its kernels: what a program without
   // kernels costs, then each kernel's prediction in program order.
   double us = empty_program_us_;
@@ -146,6 +149,7 @@ std::optional<double> FusionEvaluator::evaluate(FusionCandidate& candidate) {
   const std::optional<FusionTerm> term = read(candidate.choice);
   if (!term) return std::nullopt;
   const FusionPrice c = price(*term, value_flags(*term, candidate.materialized));
+  if (std::isinf(c.predicted_us)) return std::nullopt;
   store_flags(*term, c.materialized, candidate.materialized);
   return c.predicted_us;
 }

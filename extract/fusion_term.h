@@ -3,6 +3,7 @@
 // class and the classes to materialize), reading it back as an ir::Graph with
 // each value's class, and its objective: the predicted time of the kernels
 // ir::lower_graph makes of it (cost::predict_program_us).
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -72,7 +73,10 @@ class FusionEvaluator {
   // The same predicted time and legal materialization, incrementally: only
   // kernels whose region no earlier call saw are lowered and predicted
   // (ir::IncrementalLowering). What the search calls per move.
+  // Past the deadline set by stop_pricing_at: predicted_us = +inf.
   FusionPrice price(const FusionTerm& term, const std::vector<bool>& materialized);
+  // Where price() gives up (between kernels of a program): a search's deadline.
+  void stop_pricing_at(std::chrono::steady_clock::time_point deadline) { pricing_deadline_ = deadline; }
   // Debug: price() also lowers the whole program and throws std::logic_error
   // unless both agree exactly. On when SMELT_CHECK_INCREMENTAL is set.
   void check_incremental(bool on) { check_incremental_ = on; }
@@ -81,7 +85,8 @@ class FusionEvaluator {
   void store_flags(const FusionTerm& term, const std::vector<bool>& value_flags, std::vector<bool>& class_flags) const;
 
   // Reads, lowers and predicts; on success writes the legal materialization
-  // back into `candidate`. nullopt for a choice that read() rejects.
+  // back into `candidate`. nullopt for a choice that read() rejects, or past
+  // the pricing deadline.
   std::optional<double> evaluate(FusionCandidate& candidate);
 
   size_t evaluations() const { return evaluations_; }
@@ -105,6 +110,7 @@ class FusionEvaluator {
   ir::IncrementalLowering incremental_;
   double empty_program_us_ = 0;  // cost::predict_program_us of a program without kernels
   bool check_incremental_ = false;
+  std::chrono::steady_clock::time_point pricing_deadline_ = std::chrono::steady_clock::time_point::max();
   std::unordered_map<egraph::Id, std::string> class_names_;
   size_t keep_ = 0;
   std::vector<KeptProgram> kept_;

@@ -5,6 +5,7 @@
 #include <iterator>
 #include <limits>
 #include <optional>
+#include <queue>
 #include <stdexcept>
 #include <unordered_map>
 #include <unordered_set>
@@ -552,41 +553,39 @@ std::vector<std::vector<size_t>> horizontal_groups(const std::vector<GroupingFac
   std::vector<std::vector<size_t>> groups;
   std::vector<Shape> group_domain;
   std::vector<std::vector<int>> group_anchor_loads;  // buffers read by the group's anchored members
-  // Does group `from` reach group `target` through dependencies?
-  std::vector<uint32_t> seen;  // == epoch: seen by the current walk
+  // The groups j's dependencies reach, j included in none yet: one walk per
+  // kernel (a walk per candidate group was cubic on long chains).
+  std::vector<uint32_t> reached;  // == epoch: reached by the current walk
   uint32_t epoch = 0;
   std::vector<size_t> stack;
-  auto reaches = [&](size_t from, size_t target) {
-    seen.resize(groups.size(), 0);
+  for (size_t j = 0; j < n; ++j) {
+    const GroupingFacts& kj = kernels[j];
+    reached.resize(groups.size(), 0);
     ++epoch;
-    stack.assign(1, from);
-    seen[from] = epoch;
+    stack.clear();
+    for (size_t dep : kj.deps)
+      if (reached[group_of[dep]] != epoch) {
+        reached[group_of[dep]] = epoch;
+        stack.push_back(group_of[dep]);
+      }
     while (!stack.empty()) {
       const size_t gr = stack.back();
       stack.pop_back();
-      if (gr == target) return true;
       for (size_t member : groups[gr])
         for (size_t dep : kernels[member].deps)
-          if (seen[group_of[dep]] != epoch) {
-            seen[group_of[dep]] = epoch;
+          if (reached[group_of[dep]] != epoch) {
+            reached[group_of[dep]] = epoch;
             stack.push_back(group_of[dep]);
           }
     }
-    return false;
-  };
-  for (size_t j = 0; j < n; ++j) {
-    const GroupingFacts& kj = kernels[j];
     size_t chosen = groups.size();
     for (size_t gr = 0; gr < groups.size() && chosen == groups.size(); ++gr) {
       const GroupingFacts& first = kernels[groups[gr].front()];
-      if (first.space != kj.space) continue;
+      if (first.space != kj.space || reached[gr] == epoch) continue;
       if (!group_domain[gr].empty() && !kj.reduction.empty() &&
           (group_domain[gr] != kj.reduction || !share_a_buffer(group_anchor_loads[gr], kj.loads)))
         continue;
-      // j is not in any group yet: it reaches `gr` iff one of its deps' groups does.
-      bool depends = false;
-      for (size_t dep : kernels[j].deps) depends = depends || reaches(group_of[dep], gr);
-      if (!depends) chosen = gr;
+      chosen = gr;
     }
     if (chosen == groups.size()) {
       groups.emplace_back();
@@ -603,25 +602,31 @@ std::vector<std::vector<size_t>> horizontal_groups(const std::vector<GroupingFac
     }
     group_of[j] = chosen;
   }
-  // Kahn's order over the groups, earliest first.
-  std::vector<std::vector<size_t>> ordered;
-  std::vector<bool> done(groups.size(), false);
-  std::vector<bool> kernel_done(n, false);
-  while (ordered.size() < groups.size()) {
-    const size_t before = ordered.size();
-    for (size_t gr = 0; gr < groups.size(); ++gr) {
-      if (done[gr]) continue;
-      bool ready = true;
-      for (size_t member : groups[gr])
-        for (size_t dep : kernels[member].deps) ready = ready && (kernel_done[dep] || group_of[dep] == gr);
-      if (!ready) continue;
-      done[gr] = true;
-      for (size_t member : groups[gr]) kernel_done[member] = true;
-      ordered.push_back(groups[gr]);
-      break;
-    }
-    if (ordered.size() == before) throw std::logic_error("horizontal_groups: the groups depend on each other");
+  // Kahn's order over the groups, the earliest ready group first.
+  std::vector<std::vector<size_t>> users(groups.size());
+  std::vector<size_t> waiting_on(groups.size(), 0);
+  for (size_t gr = 0; gr < groups.size(); ++gr) {
+    std::vector<size_t> deps;
+    for (size_t member : groups[gr])
+      for (size_t dep : kernels[member].deps)
+        if (group_of[dep] != gr) deps.push_back(group_of[dep]);
+    std::sort(deps.begin(), deps.end());
+    deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+    waiting_on[gr] = deps.size();
+    for (size_t d : deps) users[d].push_back(gr);
   }
+  std::priority_queue<size_t, std::vector<size_t>, std::greater<>> ready;
+  for (size_t gr = 0; gr < groups.size(); ++gr)
+    if (waiting_on[gr] == 0) ready.push(gr);
+  std::vector<std::vector<size_t>> ordered;
+  while (!ready.empty()) {
+    const size_t gr = ready.top();
+    ready.pop();
+    ordered.push_back(groups[gr]);
+    for (size_t user : users[gr])
+      if (--waiting_on[user] == 0) ready.push(user);
+  }
+  if (ordered.size() < groups.size()) throw std::logic_error("horizontal_groups: the groups depend on each other");
   return ordered;
 }
 
@@ -1039,7 +1044,8 @@ void IncrementalLowering::clear() {
 }
 
 IncrementalLowering::Priced IncrementalLowering::price(const Graph& g, std::span<const uint64_t> keys,
-                                                        const std::vector<bool>& materialized) {
+                                                        const std::vector<bool>& materialized,
+                                                        std::chrono::steady_clock::time_point deadline) {
   if (keys.size() != g.size()) throw std::invalid_argument("IncrementalLowering::price: one key per value");
   Cache& c = *cache_;
   // Bounded memory over long searches: start over past this many kernels.
@@ -1057,6 +1063,7 @@ IncrementalLowering::Priced IncrementalLowering::price(const Graph& g, std::span
     std::vector<double> prices;
     std::vector<size_t> kernel_of(g.size(), 0);
     for (ValueId root : roots) {
+      if (std::chrono::steady_clock::now() >= deadline) return {.stopped = true};
       walker.walk(s, keys, std::span<const ValueId>(&root, 1), region);
       auto [it, inserted] = c.singles.try_emplace(region.words);
       Cache::Single& single = it->second;
@@ -1129,6 +1136,7 @@ IncrementalLowering::Priced IncrementalLowering::price(const Graph& g, std::span
     // As lower_graph's trial prices: an illegal merge never pays.
     const MergePays pays = [&](const std::vector<size_t>& merged, const std::vector<size_t>& producer,
                                const std::vector<size_t>& consumer) {
+      if (std::chrono::steady_clock::now() >= deadline) return false;  // stopped below
       const std::optional<double> together = unit_price(merged);
       must_materialize.reset();
       return together && *together <= *unit_price(producer) + *unit_price(consumer);
@@ -1139,6 +1147,7 @@ IncrementalLowering::Priced IncrementalLowering::price(const Graph& g, std::span
       if (!price) break;
       result.kernel_prices.push_back(*price);
     }
+    if (std::chrono::steady_clock::now() >= deadline) return {.stopped = true};
     if (must_materialize) {
       mat[*must_materialize] = true;
       continue;

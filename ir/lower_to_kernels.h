@@ -21,6 +21,7 @@
 // group). Any other inlining of an anchor is illegal: such values are
 // materialized in addition to the ones asked for, and the result says which
 // materialization was used. Common subexpressions in a kernel are emitted once.
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -90,6 +91,7 @@ class IncrementalLowering {
   struct Priced {
     std::vector<double> kernel_prices;  // by kernel of the program, in its order
     std::vector<bool> materialized;     // as Lowering::materialized
+    bool stopped = false;               // the deadline passed first: no price (the rest is empty)
   };
 
   // Producer merges are decided with `price`: lower_graph agrees given
@@ -99,8 +101,11 @@ class IncrementalLowering {
   IncrementalLowering(const IncrementalLowering&) = delete;
   IncrementalLowering& operator=(const IncrementalLowering&) = delete;
 
-  // `materialized` as for lower_graph; keys.size() == g.size().
-  Priced price(const Graph& g, std::span<const uint64_t> keys, const std::vector<bool>& materialized);
+  // `materialized` as for lower_graph; keys.size() == g.size(). Gives up
+  // (Priced::stopped) once `deadline` has passed, checked between kernels: a
+  // program whose every anchor is inlined at first restarts once per anchor.
+  Priced price(const Graph& g, std::span<const uint64_t> keys, const std::vector<bool>& materialized,
+               std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max());
 
   size_t kernels_emitted() const;  // regions lowered (cache misses)
   size_t kernels_reused() const;   // regions found in the cache

@@ -30,6 +30,7 @@ struct Limits {
   size_t nodes = 20'000;      // e-nodes in the e-graph
   double saturation_s = 2;    // seconds of saturation
   double extraction_s = 2;    // seconds the extraction may search
+  double index_proofs_s = 2;  // seconds of Z3 proofs of simplified index maps (the rest keep the composed form)
 };
 
 struct CompileOptions {

@@ -24,11 +24,12 @@ const std::vector<rules::CompiledRule>& default_compiled_rules() {
 }
 
 void set_after(FusionResult& r, const ir::Graph& graph, ir::Lowering lowering, const cost::DeviceProfile& profile,
-               bool simplify_indices) {
+               const FuseOptions& options) {
   r.graph = graph;
   r.materialized = std::move(lowering.materialized);
   r.after = ir::fold_constant_kernels(std::move(lowering.program));
-  if (simplify_indices) r.index_validation = verify::validate_and_simplify(r.after);
+  if (options.simplify_indices)
+    r.index_validation = verify::validate_and_simplify(r.after, {.time_limit_s = options.index_proofs_time_limit_s});
   r.kernels_after = r.after.kernels.size();
   r.predicted_us_after = cost::predict_program_us(r.after, profile);
   for (const ir::Kernel& k : r.after.kernels) r.after_kernel_costs.push_back(cost::predict(r.after, k, profile));
@@ -50,7 +51,7 @@ void measure_candidates(FusionResult& r, std::vector<Candidate> candidates, cons
   std::vector<FusionResult> programs(candidates.size());
   size_t fastest = 0, pick = 0;
   for (size_t i = 0; i < candidates.size(); ++i)
-    set_after(programs[i], candidates[i].graph, std::move(candidates[i].lowering), profile, options.simplify_indices);
+    set_after(programs[i], candidates[i].graph, std::move(candidates[i].lowering), profile, options);
   // Timed side by side in interleaved rounds: the order is no advantage.
   std::vector<const ir::KernelProgram*> compiled;
   for (const FusionResult& p : programs) compiled.push_back(&p.after);
@@ -100,7 +101,7 @@ FusionResult fuse(const ir::Graph& g, const FuseOptions& options) {
     if (options.measure > 0) {
       measure_candidates(r, {{g, std::move(unfused), "", true, true}}, profile, options);
     } else {
-      set_after(r, g, std::move(unfused), profile, options.simplify_indices);
+      set_after(r, g, std::move(unfused), profile, options);
     }
     return r;
   }
@@ -166,9 +167,9 @@ FusionResult fuse(const ir::Graph& g, const FuseOptions& options) {
     // One kernel per op can price below every fused program the search tried
     // when it folds a constant-only op that fusion would compute per run.
     r.start = "unfused (predicted faster than \"" + r.start + "\")";
-    set_after(r, g, std::move(unfused), profile, options.simplify_indices);
+    set_after(r, g, std::move(unfused), profile, options);
   } else {
-    set_after(r, chosen.term.graph, std::move(chosen.cost.lowering), profile, options.simplify_indices);
+    set_after(r, chosen.term.graph, std::move(chosen.cost.lowering), profile, options);
   }
   r.graph.set_name(g.name());
   ir::validate(r.after);  // a malformed program here is a bug of the lowering, not of the input

@@ -76,6 +76,9 @@ struct FuseOptions {
   // Simplify every kernel's index maps and masks, each simplification proved
   // equal to the composed form by Z3 (unproved ones keep the composed form).
   bool simplify_indices = true;
+  // Seconds for those proofs, all kernels together; slots not proved by then
+  // keep the composed form (FusionResult::index_validation says so).
+  double index_proofs_time_limit_s = 2;
   // Limits of the equality saturation; empty: rules::default_limits().
   std::optional<egraph::RunnerLimits> saturation_limits;
   // Ground truth: > 0 keeps the `measure` distinct programs of least predicted

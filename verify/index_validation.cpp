@@ -203,10 +203,11 @@ std::vector<IndexRef> postorder(const IndexPool& pool, IndexRef root) {
 // holding its assumptions (variable bounds, the raw mask).
 class KernelProver {
  public:
-  KernelProver(const ir::Kernel& raw, const ir::Kernel& simplified, const IndexValidationOptions& options,
-               const std::vector<std::string>& names)
-      : raw_(raw), simplified_(simplified), options_(options), ranges_(ir::kernel_var_ranges(raw)),
-        vars_(make_vars(names)), raw_terms_(ctx_, vars_, raw.indices),
+  KernelProver(z3::context& ctx, const ir::Kernel& raw, const ir::Kernel& simplified,
+               const IndexValidationOptions& options, const std::vector<std::string>& names,
+               std::chrono::steady_clock::time_point program_deadline)
+      : raw_(raw), simplified_(simplified), options_(options), ranges_(ir::kernel_var_ranges(raw)), ctx_(ctx),
+        program_deadline_(program_deadline), vars_(make_vars(names)), raw_terms_(ctx_, vars_, raw.indices),
         simplified_terms_(ctx_, vars_, simplified.indices), solver_(ctx_) {
     if (options.query_resource_limit != 0) {
       z3::params params(ctx_);
@@ -217,7 +218,8 @@ class KernelProver {
 
   void check(IndexCheck& check) {
     using Clock = std::chrono::steady_clock;
-    deadline_ = Clock::now() + std::chrono::milliseconds(uint64_t{kSlotBudgetQueries} * options_.query_timeout_ms);
+    deadline_ = std::min(program_deadline_, Clock::now() + std::chrono::milliseconds(uint64_t{kSlotBudgetQueries} *
+                                                                                        options_.query_timeout_ms));
     const ir::IndexSlot slot = check.slot;
     const IndexRef raw_ref = ir::slot_ref(raw_, slot), simplified_ref = ir::slot_ref(simplified_, slot);
     const ir::KernelExpr& expr = raw_.exprs[slot.expr];
@@ -332,7 +334,8 @@ class KernelProver {
   const ir::Kernel& simplified_;
   const IndexValidationOptions& options_;
   const std::vector<ir::IndexRange> ranges_;
-  z3::context ctx_;
+  z3::context& ctx_;
+  const std::chrono::steady_clock::time_point program_deadline_;
   std::vector<z3::expr> vars_;
   Z3Index raw_terms_, simplified_terms_;
   z3::solver solver_;
@@ -342,14 +345,34 @@ class KernelProver {
 
 }  // namespace
 
-KernelValidation validate_kernel(const ir::Kernel& raw, ir::Kernel& simplified, const IndexValidationOptions& options) {
+namespace {
+
+// What the kernels of one program share: one Z3 context, made at the first
+// slot that needs a proof (a context costs milliseconds; most kernels have
+// nothing to prove), and the program's deadline.
+struct ProofSession {
+  explicit ProofSession(const IndexValidationOptions& options)
+      : deadline(std::chrono::steady_clock::now() +
+                 std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                     std::chrono::duration<double>(std::clamp(options.time_limit_s, 0.0, 1e7)))) {}
+  z3::context& context() {
+    if (!ctx) ctx = std::make_unique<z3::context>();
+    return *ctx;
+  }
+  std::chrono::steady_clock::time_point deadline;
+  bool stopped_at_time_limit = false;
+  std::unique_ptr<z3::context> ctx;
+};
+
+KernelValidation validate_kernel_in(ProofSession& session, const ir::Kernel& raw, ir::Kernel& simplified,
+                                    const IndexValidationOptions& options) {
   using Clock = std::chrono::steady_clock;
   const auto kernel_start = Clock::now();
   check_same_shape(raw, simplified);
   KernelValidation result;
   result.kernel = raw.name;
   result.var_names = kernel_var_names(raw);
-  KernelProver prover(raw, simplified, options, result.var_names);
+  std::unique_ptr<KernelProver> prover;
   for (const ir::IndexSlot& slot : ir::index_slots(raw)) {
     const auto start = Clock::now();
     const IndexRef raw_ref = ir::slot_ref(raw, slot);
@@ -357,11 +380,27 @@ KernelValidation validate_kernel(const ir::Kernel& raw, ir::Kernel& simplified, 
     check.slot = slot;
     check.raw = raw.indices.str(raw_ref, result.var_names);
     check.simplified = simplified.indices.str(ir::slot_ref(simplified, slot), result.var_names);
-    try {
-      prover.check(check);
-    } catch (const z3::exception& e) {
+    if (check.raw == check.simplified) {
+      // The same printed expression (every node printed, variables named) is the same expression.
+      check.outcome = IndexOutcome::kUnchanged;
+    } else if (start >= session.deadline) {
       check.outcome = IndexOutcome::kUnknown;
-      check.reason = std::string("solver error: ") + e.msg();
+      check.reason = "the proofs' time limit was reached";
+      session.stopped_at_time_limit = true;
+    } else {
+      try {
+        if (!prover)
+          prover = std::make_unique<KernelProver>(session.context(), raw, simplified, options, result.var_names,
+                                                  session.deadline);
+        prover->check(check);
+        if (check.outcome == IndexOutcome::kUnknown && Clock::now() >= session.deadline) {
+          check.reason = "the proofs' time limit was reached";
+          session.stopped_at_time_limit = true;
+        }
+      } catch (const z3::exception& e) {
+        check.outcome = IndexOutcome::kUnknown;
+        check.reason = std::string("solver error: ") + e.msg();
+      }
     }
     if (check.outcome == IndexOutcome::kCounterexample || check.outcome == IndexOutcome::kUnknown)
       ir::slot_ref(simplified, slot) = ir::copy_index(raw.indices, raw_ref, simplified.indices);
@@ -373,13 +412,22 @@ KernelValidation validate_kernel(const ir::Kernel& raw, ir::Kernel& simplified, 
   return result;
 }
 
+}  // namespace
+
+KernelValidation validate_kernel(const ir::Kernel& raw, ir::Kernel& simplified, const IndexValidationOptions& options) {
+  ProofSession session(options);
+  return validate_kernel_in(session, raw, simplified, options);
+}
+
 ValidationReport validate_and_simplify(ir::KernelProgram& program, const IndexValidationOptions& options) {
   ValidationReport report;
+  ProofSession session(options);
   for (ir::Kernel& kernel : program.kernels) {
     ir::Kernel simplified = ir::simplify_kernel(kernel);
-    report.kernels.push_back(validate_kernel(kernel, simplified, options));
+    report.kernels.push_back(validate_kernel_in(session, kernel, simplified, options));
     kernel = std::move(simplified);
   }
+  report.stopped_at_time_limit = session.stopped_at_time_limit;
   return report;
 }
 

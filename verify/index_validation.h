@@ -27,6 +27,9 @@ struct IndexValidationOptions {
   unsigned query_timeout_ms = 2000;
   // Z3's deterministic resource limit per query ("rlimit"); 0: none.
   unsigned query_resource_limit = 0;
+  // Seconds for every proof of a program (validate_and_simplify) or kernel
+  // (validate_kernel) together; slots reached after it keep their raw form.
+  double time_limit_s = 1e7;
 };
 
 enum class IndexOutcome : uint8_t {
@@ -57,6 +60,7 @@ struct KernelValidation {
 
 struct ValidationReport {
   std::vector<KernelValidation> kernels;
+  bool stopped_at_time_limit = false;  // some slots kept their raw form for want of time
   int count(IndexOutcome o) const;
   // One line per kernel ("proved 3, unchanged 5, fell back 0, counterexamples 0,
   // 12.3 ms") followed by every slot that was not proved.

@@ -196,6 +196,24 @@ TEST(IndexValidation, UnknownIsNotProved) {
   EXPECT_NE(report.str().find("unknown ("), std::string::npos) << report.str();
 }
 
+// Past the program's time limit no slot is proved: each simplified one keeps
+// its raw form, the report says the limit stopped the proofs, and the kernel
+// still computes the same values.
+TEST(IndexValidation, APassedTimeLimitKeepsEveryRawFormAndSaysSo) {
+  KernelProgram p = round_trip_program();
+  const KernelProgram raw = p;
+  ValidationReport report = validate_and_simplify(p, {.time_limit_s = 0});
+  EXPECT_TRUE(report.stopped_at_time_limit);
+  const IndexCheck& index = check_of(report.kernels[0], 0, 0);
+  EXPECT_EQ(index.outcome, IndexOutcome::kUnknown);
+  EXPECT_NE(index.reason.find("time limit"), std::string::npos) << index.reason;
+  EXPECT_EQ(index_str(p.kernels[0], 0, 0), "(((i0 / 4) * 4) + (i0 % 4))");
+  EXPECT_EQ(check_of(report.kernels[0], 0, ir::IndexSlot::kMaskSlot).outcome, IndexOutcome::kUnchanged);
+
+  KernelProgram in_time = round_trip_program();
+  EXPECT_FALSE(validate_and_simplify(in_time).stopped_at_time_limit);
+}
+
 // A coordinate of a reshape round trip, x[8,16,32,64] flattened, viewed as
 // [8,16,32,64] again, axis 1: under a resource limit too small for one query,
 // the proof goes node by node through the simplifier's intermediate forms.
