@@ -1,6 +1,7 @@
 #include "ir/host_split.h"
 
 #include <algorithm>
+#include <set>
 
 namespace ir {
 
@@ -50,6 +51,35 @@ HostSplit host_split(const Kernel& kernel, unsigned threads) {
   s.chunks = s.units <= 0 ? 0 : (s.units + s.min_chunk - 1) / s.min_chunk;
   s.threads_used = static_cast<unsigned>(std::clamp<int64_t>(std::min<int64_t>(threads, s.chunks), 1, 1 << 16));
   return s;
+}
+
+std::vector<int64_t> host_column_cuts(const Kernel& kernel) {
+  if (kernel.space.size() < 2 || host_column_blocks(kernel) > 1) return {};
+  const IndexPool& pool = kernel.indices;
+  const int64_t inner = static_cast<int64_t>(kernel.space.size()) - 1, n = kernel.space.back();
+  std::set<int64_t> cuts;
+  for (size_t r = 0; r < pool.size(); ++r) {
+    const IndexPool::Node& node = pool.node(static_cast<IndexRef>(r));
+    if (node.kind != IndexPool::Kind::kLt && node.kind != IndexPool::Kind::kLe) continue;
+    const int64_t le = node.kind == IndexPool::Kind::kLe;
+    for (const bool var_left : {true, false}) {
+      const auto [base, shift] = pool.base_and_offset(var_left ? node.a : node.b);
+      const IndexPool::Node& other = pool.node(var_left ? node.b : node.a);
+      const IndexPool::Node& v = pool.node(base);
+      if (v.kind != IndexPool::Kind::kVar || v.value != inner || other.kind != IndexPool::Kind::kConst) continue;
+      // j + shift < c  ⇔  j < c − shift;  c < j + shift  ⇔  j ≥ c − shift + 1 (≤: one less / more)
+      const int64_t cut = var_left ? other.value - shift + le : other.value - shift + 1 - le;
+      if (cut > 0 && cut < n) cuts.insert(cut);
+    }
+  }
+  if (cuts.empty() || cuts.size() + 1 > kHostMaxColumnSegments) return {};
+  return {cuts.begin(), cuts.end()};
+}
+
+bool host_masked_loads_as_branches(const Kernel& kernel) {
+  int masked = 0;
+  for (const KernelExpr& e : kernel.exprs) masked += e.kind == KernelExpr::Kind::kLoad && e.valid != kNoIndex;
+  return masked <= kHostMaxBranchedMaskedLoads || !host_column_cuts(kernel).empty();
 }
 
 }  // namespace ir

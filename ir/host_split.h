@@ -4,6 +4,7 @@
 // its threads. One definition for the code generator (lower/), the runtime
 // (runtime/) and the cost model (cost/), which must agree on it.
 #include <cstdint>
+#include <vector>
 
 #include "ir/kernel.h"
 
@@ -40,5 +41,23 @@ struct HostSplit {
   unsigned threads_used = 1;  // min(threads, chunks): 1 means the caller runs it inline
 };
 HostSplit host_split(const Kernel& kernel, unsigned threads);
+
+// Where the kernel's comparisons of the innermost variable with a constant
+// (`j < 256`, `64 <= j`: a concat or pad along the row) change value: the
+// column loop split there has every such comparison constant in each segment,
+// which LLVM folds — its masked loads become plain ones, its `where`s one side.
+// Empty for a rank-0 or rank-1 space, a kernel of column blocks, none, or more
+// than kHostMaxColumnSegments segments.
+inline constexpr size_t kHostMaxColumnSegments = 8;
+std::vector<int64_t> host_column_cuts(const Kernel& kernel);
+
+// Whether the host code guards each masked load with a branch (LLVM's loop
+// vectorizer makes a masked vector load of it) rather than a select of a load
+// at a clamped address (a gather per element). The vectorizer gives up on a
+// row loop with many predicated blocks (a 6-way concat along the row was not
+// vectorized at all): branches for up to 4 masked loads, or where column cuts
+// fold them. The code generator and the cost model read this one answer.
+inline constexpr int kHostMaxBranchedMaskedLoads = 4;
+bool host_masked_loads_as_branches(const Kernel& kernel);
 
 }  // namespace ir

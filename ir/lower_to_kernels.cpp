@@ -545,6 +545,10 @@ bool share_a_buffer(const std::vector<int>& a, const std::vector<int>& b) {
   return false;
 }
 
+// A kernel of more members is no faster and costs LLVM more than it saves (188
+// sixteen-way concats in one kernel: 20 s of LLVM, not vectorized, 175 us).
+constexpr size_t kMaxHorizontalGroup = 16;
+
 // Two anchored kernels join only when they read a common operand (DESIGN.md:
 // a contraction group's gemms share an operand, like SwiGLU's gate and up).
 std::vector<std::vector<size_t>> horizontal_groups(const std::vector<GroupingFacts>& kernels) {
@@ -581,7 +585,7 @@ std::vector<std::vector<size_t>> horizontal_groups(const std::vector<GroupingFac
     size_t chosen = groups.size();
     for (size_t gr = 0; gr < groups.size() && chosen == groups.size(); ++gr) {
       const GroupingFacts& first = kernels[groups[gr].front()];
-      if (first.space != kj.space || reached[gr] == epoch) continue;
+      if (first.space != kj.space || reached[gr] == epoch || groups[gr].size() >= kMaxHorizontalGroup) continue;
       if (!group_domain[gr].empty() && !kj.reduction.empty() &&
           (group_domain[gr] != kj.reduction || !share_a_buffer(group_anchor_loads[gr], kj.loads)))
         continue;
@@ -1063,7 +1067,7 @@ IncrementalLowering::Priced IncrementalLowering::price(const Graph& g, std::span
     std::vector<double> prices;
     std::vector<size_t> kernel_of(g.size(), 0);
     for (ValueId root : roots) {
-      if (std::chrono::steady_clock::now() >= deadline) return {.stopped = true};
+      if (std::chrono::steady_clock::now() >= deadline) return {{}, {}, true};
       walker.walk(s, keys, std::span<const ValueId>(&root, 1), region);
       auto [it, inserted] = c.singles.try_emplace(region.words);
       Cache::Single& single = it->second;
@@ -1147,7 +1151,7 @@ IncrementalLowering::Priced IncrementalLowering::price(const Graph& g, std::span
       if (!price) break;
       result.kernel_prices.push_back(*price);
     }
-    if (std::chrono::steady_clock::now() >= deadline) return {.stopped = true};
+    if (std::chrono::steady_clock::now() >= deadline) return {{}, {}, true};
     if (must_materialize) {
       mat[*must_materialize] = true;
       continue;

@@ -3,7 +3,6 @@
 #include "lower/lower.h"
 
 #include <algorithm>
-#include <set>
 #include <utility>
 #include <vector>
 
@@ -39,54 +38,14 @@ HostFunction begin_host_function(llvm::Module& module, llvm::IRBuilder<>& builde
   return host;
 }
 
-namespace {
-
-// Where the kernel's comparisons of the innermost variable with a constant
-// (`j < 256`, `64 <= j`: a concat or pad along the row) change value: the
-// column loop split there has every such comparison constant in each segment,
-// which LLVM folds — its masked loads become plain ones, its `where`s one side.
-// Empty when there are none, or more than kMaxColumnSegments segments.
-constexpr size_t kMaxColumnSegments = 8;
-std::vector<int64_t> column_cuts(const ir::Kernel& kernel) {
-  const ir::IndexPool& pool = kernel.indices;
-  const int64_t inner = static_cast<int64_t>(kernel.space.size()) - 1, n = kernel.space.back();
-  std::set<int64_t> cuts;
-  for (size_t r = 0; r < pool.size(); ++r) {
-    const ir::IndexPool::Node& node = pool.node(static_cast<ir::IndexRef>(r));
-    if (node.kind != ir::IndexPool::Kind::kLt && node.kind != ir::IndexPool::Kind::kLe) continue;
-    const int64_t le = node.kind == ir::IndexPool::Kind::kLe;
-    for (const bool var_left : {true, false}) {
-      const auto [base, shift] = pool.base_and_offset(var_left ? node.a : node.b);
-      const ir::IndexPool::Node& other = pool.node(var_left ? node.b : node.a);
-      const ir::IndexPool::Node& v = pool.node(base);
-      if (v.kind != ir::IndexPool::Kind::kVar || v.value != inner || other.kind != ir::IndexPool::Kind::kConst) continue;
-      // j + shift < c  ⇔  j < c − shift;  c < j + shift  ⇔  j ≥ c − shift + 1 (≤: one less / more)
-      const int64_t cut = var_left ? other.value - shift + le : other.value - shift + 1 - le;
-      if (cut > 0 && cut < n) cuts.insert(cut);
-    }
-  }
-  if (cuts.empty() || cuts.size() + 1 > kMaxColumnSegments) return {};
-  return {cuts.begin(), cuts.end()};
-}
-
-}  // namespace
-
 void emit_host_rows(llvm::IRBuilder<>& builder, const HostFunction& host, KernelEmitter& emitter) {
   const ir::Kernel& kernel = emitter.kernel();
   const size_t rank = kernel.space.size();
   auto constant = [&](int64_t v) { return builder.getInt64(static_cast<uint64_t>(v)); };
   const int64_t blocks = rank >= 2 ? ir::host_column_blocks(kernel) : 1;
-  // Segments of the row with constant masks (column_cuts): whole rows only.
-  const std::vector<int64_t> cuts = rank >= 2 && blocks == 1 ? column_cuts(kernel) : std::vector<int64_t>{};
-  if (!has_contraction(kernel)) {
-    // LLVM's loop vectorizer gives up on a row loop with many predicated blocks
-    // (a 6-way concat along the row was not vectorized at all); up to 4
-    // (rotate-half, a pad) it makes masked loads, and in column segments the
-    // branches fold away.
-    int masked = 0;
-    for (const ir::KernelExpr& e : kernel.exprs) masked += e.kind == ir::KernelExpr::Kind::kLoad && e.valid != ir::kNoIndex;
-    emitter.set_masked_loads_as_branches(masked <= 4 || !cuts.empty());
-  }
+  // Segments of the row with constant masks (ir::host_column_cuts): whole rows only.
+  const std::vector<int64_t> cuts = ir::host_column_cuts(kernel);
+  if (!has_contraction(kernel)) emitter.set_masked_loads_as_branches(ir::host_masked_loads_as_branches(kernel));
   emit_loop(builder, host.begin, host.end, [&](llvm::Value* unit) {
     if (rank == 0) {
       NodeValues at(kernel, {});

@@ -124,19 +124,28 @@ KernelEmitter::KernelEmitter(llvm::IRBuilder<>& builder, const ir::KernelProgram
                              const MathHooks& math, std::vector<llvm::Value*> buffers)
     : builder_(builder), program_(program), kernel_(program.kernels.at(kernel)), math_(math),
       buffers_(std::move(buffers)), inner_(inner_nodes(kernel_)), versions_(ir::plan_branches(kernel_)) {
-  // Every buffer its own alias scope: the loop vectorizer then needs no runtime
-  // overlap checks between loads and stores (lower.h: kernels' buffers are distinct).
+  // Every buffer the kernel touches its own alias scope: the loop vectorizer
+  // then needs no runtime overlap checks between loads and stores (lower.h:
+  // kernels' buffers are distinct). Only those: a list of every other buffer
+  // of the program per access was quadratic (a 3,000-input concat, 16 GB).
+  std::vector<bool> touched(program_.buffers.size(), false);
+  for (const ir::KernelExpr& e : kernel_.exprs)
+    if (e.kind == ir::KernelExpr::Kind::kLoad) touched.at(static_cast<size_t>(e.buffer)) = true;
+  for (const ir::KernelOutput& out : kernel_.outputs) touched.at(static_cast<size_t>(out.buffer)) = true;
   llvm::MDBuilder md(builder_.getContext());
   llvm::MDNode* domain = md.createAnonymousAliasScopeDomain("smelt.buffers");
-  std::vector<llvm::Metadata*> scopes;
+  std::vector<llvm::Metadata*> scopes(program_.buffers.size(), nullptr);
   for (size_t b = 0; b < program_.buffers.size(); ++b)
-    scopes.push_back(md.createAnonymousAliasScope(domain, program_.buffers[b].name));
+    if (touched[b]) scopes[b] = md.createAnonymousAliasScope(domain, program_.buffers[b].name);
+  alias_scope_.assign(program_.buffers.size(), nullptr);
+  no_alias_.assign(program_.buffers.size(), nullptr);
   for (size_t b = 0; b < program_.buffers.size(); ++b) {
-    alias_scope_.push_back(llvm::MDNode::get(builder_.getContext(), {scopes[b]}));
+    if (!touched[b]) continue;
+    alias_scope_[b] = llvm::MDNode::get(builder_.getContext(), {scopes[b]});
     std::vector<llvm::Metadata*> others;
     for (size_t o = 0; o < scopes.size(); ++o)
-      if (o != b) others.push_back(scopes[o]);
-    no_alias_.push_back(llvm::MDNode::get(builder_.getContext(), others));
+      if (o != b && scopes[o]) others.push_back(scopes[o]);
+    no_alias_[b] = llvm::MDNode::get(builder_.getContext(), others);
   }
 }
 

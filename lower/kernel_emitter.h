@@ -216,7 +216,7 @@ class KernelEmitter {
   std::vector<llvm::Value*> buffers_;
   std::vector<bool> inner_;
   ir::BranchPlan versions_;
-  std::vector<llvm::MDNode*> alias_scope_;  // per buffer: its own scope / every other scope
+  std::vector<llvm::MDNode*> alias_scope_;  // per buffer the kernel touches: its own scope / the others'
   std::vector<llvm::MDNode*> no_alias_;
   bool masked_loads_as_branches_ = false;
 };

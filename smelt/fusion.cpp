@@ -8,6 +8,7 @@
 #include "cost/predict.h"
 #include "extract/fusion.h"
 #include "extract/fusion_exact.h"
+#include "ir/concat_tree.h"
 #include "ir/constant_folding.h"
 #include "ir/lower_to_kernels.h"
 #include "rules/rule_library.h"
@@ -87,7 +88,8 @@ void measure_candidates(FusionResult& r, std::vector<Candidate> candidates, cons
 
 }  // namespace
 
-FusionResult fuse(const ir::Graph& g, const FuseOptions& options) {
+FusionResult fuse(const ir::Graph& input, const FuseOptions& options) {
+  const ir::Graph g = ir::split_wide_concats(input);
   // Costed for the threads the program will run on (0: every core).
   const cost::DeviceProfile profile =
       (options.profile ? *options.profile : cost::default_host_profile()).for_threads(options.threads);
