@@ -120,4 +120,25 @@ llvm::Function* emit_host_kernel(llvm::Module& module, const ir::KernelProgram& 
   return host.function;
 }
 
+llvm::Function* emit_host_kernel_call(llvm::Module& module, const ir::KernelProgram& program, size_t kernel,
+                                      const std::vector<int>& buffers, llvm::Function* body) {
+  llvm::LLVMContext& context = module.getContext();
+  llvm::IRBuilder<> builder(context);
+  llvm::Type* ptr = llvm::PointerType::get(context, 0);
+  auto* function = llvm::Function::Create(body->getFunctionType(), llvm::Function::ExternalLinkage,
+                                          kernel_symbol(program, kernel), module);
+  function->setDoesNotThrow();
+  builder.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", function));
+  auto* array_type = llvm::ArrayType::get(ptr, buffers.size());
+  llvm::Value* local = builder.CreateAlloca(array_type, nullptr, "buffers");
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    llvm::Value* slot = builder.CreateConstInBoundsGEP1_64(ptr, function->getArg(0), static_cast<uint64_t>(buffers[i]));
+    builder.CreateStore(builder.CreateLoad(ptr, slot, program.buffers[static_cast<size_t>(buffers[i])].name),
+                        builder.CreateConstInBoundsGEP2_64(array_type, local, 0, i));
+  }
+  builder.CreateCall(body, {local, function->getArg(1), function->getArg(2)});
+  builder.CreateRetVoid();
+  return function;
+}
+
 }  // namespace lower

@@ -34,6 +34,12 @@ void emit_host_rows(llvm::IRBuilder<>& builder, const HostFunction& host, Kernel
 // emit_host_contraction).
 llvm::Function* emit_host_kernel(llvm::Module& module, const ir::KernelProgram& program, size_t kernel);
 
+// Kernel `kernel`'s function as a call of `body`, a kernel_body's function
+// (lower/kernel_body.h): the buffers it touches, `buffers[i]` of the program
+// as local buffer i, passed in an array on the stack.
+llvm::Function* emit_host_kernel_call(llvm::Module& module, const ir::KernelProgram& program, size_t kernel,
+                                      const std::vector<int>& buffers, llvm::Function* body);
+
 // host_contraction.cpp: a kernel whose anchor is a contraction group. Today the
 // straightforward loop (per output element, a loop over K); a tiled
 // register-blocked version (host_matmul.cpp) hooks in here.

@@ -1,6 +1,7 @@
 #include "lower/host_target.h"
 
 #include <mutex>
+#include <unordered_map>
 
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
@@ -17,6 +18,7 @@
 #include <llvm/TargetParser/SubtargetFeature.h>
 
 #include "lower/host_kernel.h"
+#include "lower/kernel_body.h"
 #include "lower/host_vector_math.h"
 #include "lower/lower.h"
 
@@ -102,10 +104,34 @@ std::unique_ptr<llvm::Module> build_host_module(llvm::LLVMContext& context, cons
   auto module = std::make_unique<llvm::Module>("smelt", context);
   module->setTargetTriple(machine.getTargetTriple().str());
   module->setDataLayout(machine.createDataLayout());
-  for (size_t k = 0; k < program.kernels.size(); ++k) {
-    llvm::Function* f = emit_host_kernel(*module, program, k);
+  auto for_this_cpu = [&](llvm::Function* f) {
     f->addFnAttr("target-cpu", machine.getTargetCPU());
     f->addFnAttr("target-features", machine.getTargetFeatureString());
+  };
+  // Kernels of one body (lower/kernel_body.h) share its function: each calls
+  // it from a small function of its own symbol with its buffers, renumbered.
+  std::vector<KernelBody> bodies;
+  std::unordered_map<std::string, size_t> users;
+  for (size_t k = 0; k < program.kernels.size(); ++k) {
+    bodies.push_back(kernel_body(program, k));
+    ++users[bodies.back().key];
+  }
+  std::unordered_map<std::string, llvm::Function*> shared;
+  for (size_t k = 0; k < program.kernels.size(); ++k) {
+    const KernelBody& body = bodies[k];
+    if (users.at(body.key) == 1) {
+      for_this_cpu(emit_host_kernel(*module, program, k));
+      continue;
+    }
+    llvm::Function*& function = shared[body.key];
+    if (!function) {
+      function = emit_host_kernel(*module, body.program, 0);
+      function->setName("smelt_body" + std::to_string(shared.size() - 1));
+      function->setLinkage(llvm::GlobalValue::InternalLinkage);
+      function->addFnAttr(llvm::Attribute::NoInline);
+      for_this_cpu(function);
+    }
+    for_this_cpu(emit_host_kernel_call(*module, program, k, body.buffers, function));
   }
   std::string problems;
   llvm::raw_string_ostream out(problems);

@@ -6,8 +6,13 @@
 #include <regex>
 
 #include "ir/builder.h"
+#include "ir/constant_folding.h"
+#include "ir/interpreter.h"
+#include "ir/tensor_compare.h"
 #include "ir/lower_to_kernels.h"
 #include "lower/lower.h"
+#include "smelt/smelt.h"
+#include "tests/lower/jit_runner.h"
 
 namespace {
 
@@ -147,6 +152,33 @@ TEST(HostCodegen, ALargeConstantBPrefetchesItsNextPanel) {
   };
   EXPECT_NE(lower::emit_llvm_ir(gemm(4096), {}).find("llvm.prefetch"), std::string::npos);  // 16 MiB
   EXPECT_EQ(lower::emit_llvm_ir(gemm(256), {}).find("llvm.prefetch"), std::string::npos);   // 1 MiB
+}
+
+// Kernels that differ only in their buffers share one body of code (six
+// negations, one kernel each: one body); kernels reading different constant
+// buffers do not (a matmul may pack its constant B once, per body).
+TEST(HostCodegen, KernelsOfOneBodyShareItsCode) {
+  ir::Graph g("bodies");
+  ir::Tensor t = ir::input(g, "x", DType::F32, {4, 8});
+  for (int i = 0; i < 6; ++i) t = ir::neg(t);
+  std::vector<double> w1(8 * 8), w2(8 * 8);
+  for (size_t i = 0; i < w1.size(); ++i) {
+    w1[i] = 0.25 * static_cast<double>(i % 7);
+    w2[i] = -0.5 * static_cast<double>(i % 5);
+  }
+  g.add_output(ir::matmul(t, ir::constant(g, w1, DType::F32, {8, 8})));
+  g.add_output(ir::matmul(t, ir::constant(g, w2, DType::F32, {8, 8})));
+  // The matmuls read the weights from constant buffers (folded at compile time).
+  const ir::KernelProgram p = ir::fold_constant_kernels(
+      ir::lower_graph(g, ir::materialize_everything(g), ir::LoweringOptions::unmerged()).program);
+  const std::string text = lower::emit_llvm_ir(p, {});
+  const std::regex body(R"(define internal [^@]*@smelt_body)");
+  EXPECT_EQ(std::distance(std::sregex_iterator(text.begin(), text.end(), body), std::sregex_iterator()), 1)
+      << ir::print_program(p) << text;
+  for (size_t k = 0; k < p.kernels.size(); ++k)
+    EXPECT_NE(text.find("define void @" + lower::kernel_symbol(p, k) + "("), std::string::npos) << k;
+  const std::vector<ir::HostTensor> inputs = smelt::random_inputs(g, 3);
+  EXPECT_EQ(ir::compare_outputs(ir::interpret(g, inputs), smelt::testing::run_on_host_jit(p, inputs)), "");
 }
 
 TEST(HostCodegen, ObjectFileAndAssemblyCarryEveryKernelSymbol) {
