@@ -26,6 +26,11 @@ using Index = std::vector<IndexRef>;
 
 // Deeper index expressions are cut by storing the value (KernelEmitter::enter).
 constexpr size_t kMaxIndexDepth = 256;
+// So are kernels of more loads: LLVM's alias sets collapse to "everything may
+// alias" past 250 pointers in a loop and the loop vectorizer gives up (a sum
+// of sines of 352 inputs ran scalar, 39x slower than predicted); raising that
+// limit made LLVM quadratic (2,000 loads: 62 s).
+constexpr size_t kMaxKernelLoads = 192;
 using Words = std::vector<int64_t>;
 
 struct WordsHash {
@@ -171,7 +176,14 @@ class KernelEmitter {
           at_own_index_[at->second] = false;
         }
       }
-      return load(s_.buffer_of[v], r.idx, dtype(v), r.guard, r.pad);
+      const size_t known_nodes = k_.exprs.size();
+      const int loaded = load(s_.buffer_of[v], r.idx, dtype(v), r.guard, r.pad);
+      // One load too many: the value that reads it is stored (its own
+      // kernel loads its part), unless only the root reads it.
+      if (k_.exprs.size() > known_nodes && ++loads_ > kMaxKernelLoads && !frames.empty() &&
+          frames.back().at.v != current_root_ && !emitted_roots_.contains(frames.back().at.v))
+        throw MustMaterialize{frames.back().at.v};
+      return loaded;
     }
     // A chain of thousands of pads and slices composes ever deeper indices
     // and masks: past kMaxIndexDepth the value is stored and read back at a
@@ -497,6 +509,7 @@ class KernelEmitter {
   ValueId current_root_ = -1;
   std::unordered_set<ValueId> emitted_roots_;  // so far
   int reduction_depth_ = 0;
+  size_t loads_ = 0;  // load nodes of the kernel
   std::vector<ValueId> loaded_;
   std::vector<bool> at_own_index_;
   std::unordered_map<ValueId, size_t> loaded_position_;  // in loaded_
