@@ -1,8 +1,10 @@
 #include "rules/saturate.h"
 
+#include <algorithm>
 #include <chrono>
 #include <optional>
 
+#include "ir/memory_limit.h"
 #include "rules/group_apply.h"
 #include "rules/matcher.h"
 #include "rules/multi_pattern_gate.h"
@@ -92,6 +94,8 @@ RunnerLimits default_limits() {
   limits.iterations = 12;
   limits.nodes = 20'000;
   limits.seconds = 2.0;
+  // The e-graph counts against the process's memory limit (--memory-limit) too.
+  limits.memory_bytes = std::min<std::size_t>(limits.memory_bytes, ir::memory_limit());
   return limits;
 }
 

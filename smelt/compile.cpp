@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "rules/saturate.h"
 #include "smelt/smelt.h"
 
 namespace smelt {
@@ -38,7 +39,7 @@ Program compile(const ir::Graph& graph, const CompileOptions& options) {
   fuse_options.measure = options.measure;
   fuse_options.time_limit_s = options.limits.extraction_s;
   fuse_options.index_proofs_time_limit_s = options.limits.index_proofs_s;
-  fuse_options.saturation_limits = egraph::RunnerLimits{};
+  fuse_options.saturation_limits = rules::default_limits();
   fuse_options.saturation_limits->iterations = options.limits.iterations;
   fuse_options.saturation_limits->nodes = options.limits.nodes;
   fuse_options.saturation_limits->seconds = options.limits.saturation_s;

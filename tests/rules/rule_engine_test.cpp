@@ -8,6 +8,7 @@
 
 #include "egraph/explanation.h"
 #include "ir/builder.h"
+#include "ir/memory_limit.h"
 #include "rules/matcher.h"
 #include "rules/rhs_builder.h"
 #include "rules/rule_library.h"
@@ -199,6 +200,29 @@ TEST(RuleEngine, AGraphBuiltToExplodeStopsAtALimitAndSaysWhich) {
   EXPECT_LT(s.egraph.num_nodes(), 2 * limits.nodes);
   EXPECT_LT(s.egraph.memory_bytes(), limits.memory_bytes / 16);
   EXPECT_TRUE(s.egraph.invariant_violations().empty());
+}
+
+// The e-graph counts against the process's memory limit (smelt
+// --memory-limit): under a small one the same graph stops at the memory limit.
+TEST(RuleEngine, TheDefaultEGraphMemoryLimitIsTheProcessLimit) {
+  ir::Graph g("explode");
+  ir::Tensor t = ir::add(ir::input(g, "x", ir::DType::F32, {64}), ir::input(g, "y", ir::DType::F32, {64}));
+  for (int layer = 0; layer < 80; ++layer) {
+    const ir::Tensor lo = ir::slice_axis(t, 0, 0, 32), hi = ir::slice_axis(t, 0, 32, 64);
+    t = ir::concat({ir::mul(hi, hi), ir::exp(lo)}, 0);
+  }
+  g.add_output(t);
+  struct RestoreLimit {
+    ~RestoreLimit() { ir::set_memory_limit(0); }
+  } restore;
+  ir::set_memory_limit(uint64_t{2} << 20);
+  smelt::egraph::RunnerLimits limits = default_limits();
+  EXPECT_EQ(limits.memory_bytes, size_t{2} << 20);
+  limits.iterations = 1'000'000;
+  const Saturation s = saturate(g, default_rules(), limits);
+  EXPECT_EQ(s.report.stop_reason, smelt::egraph::StopReason::kMemoryLimit);
+  ir::set_memory_limit(0);
+  EXPECT_EQ(default_limits().memory_bytes, std::min<size_t>(size_t{4} << 30, ir::memory_limit()));
 }
 
 TEST(RuleEngine, ExplanationsNameTheRules) {
