@@ -233,9 +233,17 @@ void EGraph::rebuild() {
       absorbed_.pop_back();
       // Nodes that name the absorbed class as a child are no longer canonical.
       // The list is stable while we walk it: only root lists gain edges or
-      // splices, and `absorbed` is no longer a root.
-      for (Id edge = parents_[absorbed].head; edge != kNoId; edge = edge_next_[edge])
-        repair(edge_node_[edge]);
+      // splices, and `absorbed` is no longer a root. A union during the walk
+      // (a repaired node congruent to another) may absorb a class that a node
+      // repaired before it now names; the list is then spliced into the new
+      // root, away from that class, so it is walked again until no union
+      // happens (a property run on a new seed found the missed repair).
+      for (std::size_t pending = absorbed_.size();;) {
+        for (Id edge = parents_[absorbed].head; edge != kNoId; edge = edge_next_[edge])
+          repair(edge_node_[edge]);
+        if (absorbed_.size() == pending) break;
+        pending = absorbed_.size();
+      }
       splice_parents(absorbed, find(absorbed));
     }
     process_analysis_worklist();

@@ -103,6 +103,27 @@ TEST(EGraphCore, CyclesThroughUnions) {
   expect_sound(graph);
 }
 
+// Found by egraph_properties on a new seed (shrunk): while one absorbed
+// class's parents are repaired, a congruence merges a class that a node
+// repaired just before now names; that node must be repaired again.
+TEST(EGraphCore, AUnionDuringARepairWalkLeavesNoStaleNode) {
+  EGraph graph;
+  const Id b = add_term(graph, "b"), a = add_term(graph, "a"), c = add_term(graph, "c");
+  add_term(graph, "(g a c)");
+  const Id fa = add_term(graph, "(f a)"), fb = add_term(graph, "(f b)");
+  graph.unite(c, fa);
+  graph.unite(fb, b);
+  add_term(graph, "(g (f a) b)");
+  add_term(graph, "(g (f a) c)");
+  graph.unite(a, b);
+  graph.rebuild();
+  EXPECT_TRUE(graph.invariant_violations().empty()) << graph.invariant_violations().front();
+  // a = b = f(b) = f(a) = c: every g is g(X, X), one class.
+  EXPECT_EQ(graph.find(add_term(graph, "(g a c)")), graph.find(add_term(graph, "(g (f a) b)")));
+  EXPECT_EQ(graph.num_classes(), 2u);
+  expect_sound(graph);
+}
+
 TEST(EGraphCore, EmptyClassCanBeFilledForCycles) {
   EGraph graph;
   const Id hole = graph.add_empty_class();
