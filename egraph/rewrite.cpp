@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <stdexcept>
+#include <vector>
 
 #include "egraph/parse_error.h"
 #include "egraph/sexpr.h"
@@ -15,7 +16,7 @@ Id Match::operator[](std::string_view var) const {
   return classes_[*index];
 }
 
-void Rewrite::add_target(std::uint32_t var, Pattern pattern) {
+void PatternRewrite::add_target(std::uint32_t var, Pattern pattern) {
   Target target{var, std::move(pattern), {}};
   for (const std::string& name : target.pattern.vars()) {
     const auto index = searcher_.var_index(name);
@@ -27,9 +28,9 @@ void Rewrite::add_target(std::uint32_t var, Pattern pattern) {
   targets_.push_back(std::move(target));
 }
 
-Rewrite Rewrite::parse(std::string name, std::string_view lhs, std::string_view rhs, SymbolTable& symbols,
+PatternRewrite PatternRewrite::parse(std::string name, std::string_view lhs, std::string_view rhs, SymbolTable& symbols,
                        Condition condition) {
-  Rewrite rule;
+  PatternRewrite rule;
   rule.name_ = std::move(name);
   rule.searcher_ = Query::parse(lhs, symbols, "rule " + rule.name_ + " lhs");
   rule.add_target(0, Pattern::parse(rhs, symbols, "rule " + rule.name_ + " rhs"));
@@ -37,9 +38,9 @@ Rewrite Rewrite::parse(std::string name, std::string_view lhs, std::string_view 
   return rule;
 }
 
-Rewrite Rewrite::parse_multi(std::string name, std::span<const std::string> lhs, std::span<const std::string> rhs,
+PatternRewrite PatternRewrite::parse_multi(std::string name, std::span<const std::string> lhs, std::span<const std::string> rhs,
                              SymbolTable& symbols, Condition condition) {
-  Rewrite rule;
+  PatternRewrite rule;
   rule.name_ = std::move(name);
   const std::string source = "rule " + rule.name_ + " rhs";
   rule.searcher_ = Query::parse_all(lhs, symbols, "rule " + rule.name_ + " lhs");
@@ -58,8 +59,8 @@ Rewrite Rewrite::parse_multi(std::string name, std::span<const std::string> lhs,
   return rule;
 }
 
-Rewrite Rewrite::with_function(std::string name, Query searcher, ApplyFn applier, Condition condition) {
-  Rewrite rule;
+PatternRewrite PatternRewrite::with_function(std::string name, Query searcher, ApplyFn applier, Condition condition) {
+  PatternRewrite rule;
   rule.name_ = std::move(name);
   rule.searcher_ = std::move(searcher);
   rule.function_ = std::move(applier);
@@ -67,7 +68,7 @@ Rewrite Rewrite::with_function(std::string name, Query searcher, ApplyFn applier
   return rule;
 }
 
-Id Rewrite::instantiate(EGraph& graph, const Pattern& pattern, std::span<const std::uint32_t> var_map,
+Id PatternRewrite::instantiate(EGraph& graph, const Pattern& pattern, std::span<const std::uint32_t> var_map,
                         std::span<const Id> match) const {
   const std::vector<Pattern::Node>& nodes = pattern.nodes();
   values_.resize(nodes.size());
@@ -86,7 +87,7 @@ Id Rewrite::instantiate(EGraph& graph, const Pattern& pattern, std::span<const s
   return values_.back();
 }
 
-std::size_t Rewrite::apply_batched(EGraph& graph, std::span<const Id> matches, Justification why) const {
+std::size_t PatternRewrite::apply_batched(EGraph& graph, std::span<const Id> matches, Justification why) const {
   // Matches are independent, so their adds can be interleaved: for each
   // right-hand-side node, first hash it for every match of a small batch and
   // prefetch its hashcons slot, then the stored candidate, then add. The
@@ -141,7 +142,7 @@ std::size_t Rewrite::apply_batched(EGraph& graph, std::span<const Id> matches, J
   return unions;
 }
 
-std::size_t Rewrite::apply(EGraph& graph, std::span<const Id> matches, std::uint32_t rule_id) const {
+std::size_t PatternRewrite::apply(EGraph& graph, std::span<const Id> matches, std::uint32_t rule_id) const {
   const std::size_t per_match = searcher_.num_vars();
   const Justification why = Justification::by_rule(rule_id);
   const bool explain = graph.explanations_enabled();
@@ -170,6 +171,46 @@ std::size_t Rewrite::apply(EGraph& graph, std::span<const Id> matches, std::uint
     }
   }
   return unions + context.unions();
+}
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+}  // namespace
+
+RuleStep PatternRewrite::step(EGraph& graph, const StepControl& control) const {
+  RuleStep step;
+  const Clock::time_point start = Clock::now();
+  const std::size_t per_match = searcher_.num_vars();
+  auto apply_batch = [&](std::span<const Id> matches) {
+    const Clock::time_point apply_start = Clock::now();
+    step.unions += apply(graph, matches, control.rule_id);
+    step.applied += matches.size() / per_match;
+    step.apply_s += seconds_since(apply_start);
+  };
+  if (control.limit == Scheduler::kUnlimited) {
+    step.found = searcher_.search(graph, [&](std::span<const Id> matches) {
+      apply_batch(matches);
+      return !control.stop();
+    });
+  } else {
+    std::vector<Id>& buffer = match_buffer_;
+    buffer.clear();
+    step.found = searcher_.search(
+        graph,
+        [&](std::span<const Id> matches) {
+          buffer.insert(buffer.end(), matches.begin(), matches.end());
+          return true;
+        },
+        control.limit);
+    if (control.accept(step.found)) {
+      apply_batch(buffer);
+    } else {
+      step.refused = true;
+    }
+  }
+  step.search_s = seconds_since(start) - step.apply_s;
+  return step;
 }
 
 }  // namespace smelt::egraph

@@ -1,5 +1,6 @@
 #include "egraph/runner.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <optional>
@@ -77,12 +78,22 @@ bool Runner::limit_hit(double elapsed_s, StopReason& reason) const {
   return true;
 }
 
-RunReport Runner::run(std::span<const Rewrite> rules) {
+RunReport Runner::run(std::span<const PatternRewrite> rules) {
+  std::vector<const Rewrite*> pointers;
+  for (const PatternRewrite& rule : rules) pointers.push_back(&rule);
+  return run(std::span<const Rewrite* const>(pointers));
+}
+
+RunReport Runner::run(std::span<const Rewrite* const> rules) {
   const Clock::time_point start = Clock::now();
+  const Clock::time_point deadline =
+      start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(std::min(limits_.seconds, 1e7)));
   RunReport report;
   std::vector<std::uint32_t> rule_ids;
-  for (const Rewrite& rule : rules) rule_ids.push_back(graph_.intern_rule(rule.name()));
-  std::vector<Id> buffer;
+  for (const Rewrite* rule : rules) {
+    rule_ids.push_back(graph_.intern_rule(rule->name()));
+    report.rules.push_back({.name = std::string(rule->name())});
+  }
   graph_.rebuild();
 
   for (std::size_t iteration = 0;; ++iteration) {
@@ -103,41 +114,31 @@ RunReport Runner::run(std::span<const Rewrite> rules) {
     std::optional<EGraph::IndexReadGuard> frozen(std::in_place, graph_);
 
     for (std::size_t r = 0; r < rules.size() && !stopping; ++r) {
-      const Rewrite& rule = rules[r];
-      const std::size_t limit = scheduler_->match_limit(iteration, r);
-      if (limit == 0) continue;
-      const Clock::time_point rule_start = Clock::now();
-      double apply_s = 0;
-      const std::size_t per_match = rule.searcher().num_vars();
-      auto apply = [&](std::span<const Id> matches) {
-        const Clock::time_point apply_start = Clock::now();
-        stats.unions += rule.apply(graph_, matches, rule_ids[r]);
-        stats.matches += matches.size() / per_match;
-        apply_s += seconds_since(apply_start);
-      };
-      if (limit == Scheduler::kUnlimited) {
-        // Stream: apply each batch as it is found (the search reads a frozen
-        // snapshot, so this equals searching everything first).
-        rule.searcher().search(graph_, [&](std::span<const Id> matches) {
-          apply(matches);
-          stopping = limit_hit(seconds_since(start), reason);
-          return !stopping;
-        });
-      } else {
-        buffer.clear();
-        const std::size_t found = rule.searcher().search(
-            graph_,
-            [&](std::span<const Id> matches) {
-              buffer.insert(buffer.end(), matches.begin(), matches.end());
-              return true;
-            },
-            limit);
-        if (scheduler_->should_apply(iteration, r, found)) apply(buffer);
-        stopping = limit_hit(seconds_since(start), reason);
+      RuleRunStats& rule_stats = report.rules[r];
+      StepControl control;
+      control.limit = scheduler_->match_limit(iteration, r);
+      if (control.limit == 0) {
+        ++rule_stats.skipped;
+        continue;
       }
-      const double rule_s = seconds_since(rule_start);
-      stats.search_s += rule_s - apply_s;
-      stats.apply_s += apply_s;
+      control.accept = [&](std::size_t found) { return scheduler_->should_apply(iteration, r, found); };
+      control.stop = [&] { return stopping = limit_hit(seconds_since(start), reason); };
+      control.deadline = deadline;
+      control.rule_id = rule_ids[r];
+      const std::size_t nodes_before = graph_.num_nodes();
+      const RuleStep step = rules[r]->step(graph_, control);
+      stats.matches += step.applied;
+      stats.unions += step.unions;
+      stats.search_s += step.search_s;
+      stats.apply_s += step.apply_s;
+      rule_stats.found += step.found;
+      rule_stats.matches += step.applied;
+      rule_stats.unions += step.unions;
+      rule_stats.skipped += step.refused;
+      rule_stats.search_s += step.search_s;
+      rule_stats.apply_s += step.apply_s;
+      rule_stats.nodes_added += graph_.num_nodes() - std::min(graph_.num_nodes(), nodes_before);
+      stopping = stopping || limit_hit(seconds_since(start), reason);
     }
 
     frozen.reset();

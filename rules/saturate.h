@@ -1,9 +1,8 @@
 #pragma once
-// Equality saturation of tensor graphs with .rules rules. The loop is
-// egraph::Runner's (search every rule on one frozen snapshot per iteration,
-// apply, rebuild once), with its limits, stop reasons, statistics and
-// scheduler, but searching with the rule matcher of rules/ (which binds
-// attributes and op variables, beyond what egraph::Query does).
+// Equality saturation of tensor graphs with .rules rules: each rule an
+// egraph::Rewrite (rules/tensor_rewrite.h) run by egraph::Runner, the one
+// loop (search every rule on one frozen snapshot per iteration, apply,
+// rebuild once), with its limits, stop reasons, statistics and scheduler.
 #include <memory>
 #include <span>
 #include <vector>
@@ -18,13 +17,9 @@
 
 namespace rules {
 
-// Limits that keep every example graph's saturation well under a second.
+// egraph::RunnerLimits' defaults (every example graph's saturation well under
+// a second), the memory at most the process's memory limit (ir/memory_limit.h).
 smelt::egraph::RunnerLimits default_limits();
-// The scheduler saturate() uses: egg's backoff (a rule with an explosive
-// number of matches is banned for a while instead of flooding the e-graph),
-// with multi-pattern and group rules confined to the first iteration (MultiPatternGate).
-// The instances of one group template run together (rules/group_apply.h).
-std::unique_ptr<smelt::egraph::Scheduler> default_scheduler(std::span<const CompiledRule> rules);
 
 std::vector<CompiledRule> compile_rules(std::span<const Rule> rules);
 
@@ -36,9 +31,10 @@ struct RuleStats {
   double search_s = 0;
 };
 
-// Runs the rules on a tensor e-graph until saturation or a limit. A rule that
-// fails at run time (RuleApplicationError, or a type conflict found while
-// applying it) is rethrown as RuleApplicationError naming the rule. With
+// Runs the rules on a tensor e-graph until saturation or a limit, with
+// `scheduler` (which sees the Rewrites: a group template's instances are one).
+// A rule that fails at run time (RuleApplicationError, or a type conflict found
+// while applying it) is rethrown as RuleApplicationError naming the rule. With
 // `per_rule`, also counts what each rule did (resized to rules.size()).
 smelt::egraph::RunReport run_rules(smelt::egraph::EGraph& graph, std::span<const CompiledRule> rules,
                                    const smelt::egraph::RunnerLimits& limits, smelt::egraph::Scheduler& scheduler,
@@ -51,7 +47,9 @@ struct Saturation {
   std::vector<RuleStats> rule_stats;  // by rule index
 };
 
-// A new tensor e-graph holding `graph`, saturated with `rules` (default scheduler).
+// A new tensor e-graph holding `graph`, saturated with `rules` under egg's
+// backoff scheduler, multi-pattern and group rules confined to the first
+// iteration (rules/multi_pattern_gate.h). report.rules: by Rewrite.
 Saturation saturate(const ir::Graph& graph, std::span<const Rule> rules,
                     const smelt::egraph::RunnerLimits& limits = default_limits());
 Saturation saturate(const ir::Graph& graph, std::span<const CompiledRule> rules,

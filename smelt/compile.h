@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cost/device_profile.h"
+#include "egraph/runner.h"
 #include "ir/graph.h"
 #include "ir/host_tensor.h"
 #include "lower/lower.h"
@@ -23,12 +24,12 @@ namespace smelt {
 
 struct FusionResult;
 
-// How long the optimizer may search. Defaults: rules::default_limits() for the
-// saturation, FuseOptions' for the extraction.
+// How long the optimizer may search. Defaults: egraph::RunnerLimits' for the
+// saturation (one definition), FuseOptions' for the extraction and proofs.
 struct Limits {
-  size_t iterations = 12;     // saturation iterations
-  size_t nodes = 20'000;      // e-nodes in the e-graph
-  double saturation_s = 2;    // seconds of saturation
+  size_t iterations = egraph::RunnerLimits{}.iterations;  // saturation iterations
+  size_t nodes = egraph::RunnerLimits{}.nodes;            // e-nodes in the e-graph
+  double saturation_s = egraph::RunnerLimits{}.seconds;   // seconds of saturation
   double extraction_s = 2;    // seconds the extraction may search
   double index_proofs_s = 2;  // seconds of Z3 proofs of simplified index maps (the rest keep the composed form)
 };

@@ -64,7 +64,7 @@ int main(int argc, char** argv) {
   std::printf("allocator: %s\n", allocator_setting(argv, hugepages));
 
   EGraph graph;
-  const std::vector<Rewrite> rules = math::benchmark_rules(graph.symbols());
+  const std::vector<PatternRewrite> rules = math::benchmark_rules(graph.symbols());
   math::add_benchmark_roots(graph);
   graph.rebuild();
 

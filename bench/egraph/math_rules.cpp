@@ -42,9 +42,9 @@ constexpr std::array<RuleText, 24> kRules{{
 
 }  // namespace
 
-std::vector<Rewrite> benchmark_rules(SymbolTable& symbols) {
-  std::vector<Rewrite> rules;
-  for (const RuleText& rule : kRules) rules.push_back(Rewrite::parse(rule.name, rule.lhs, rule.rhs, symbols));
+std::vector<PatternRewrite> benchmark_rules(SymbolTable& symbols) {
+  std::vector<PatternRewrite> rules;
+  for (const RuleText& rule : kRules) rules.push_back(PatternRewrite::parse(rule.name, rule.lhs, rule.rhs, symbols));
   return rules;
 }
 

@@ -12,7 +12,7 @@ namespace smelt::egraph::math {
 // The public egglog math micro-benchmark: 24 rules over + - * / pow d i sin
 // cos ln sqrt, integer literals as payload leaves, symbols (x, y, five) as
 // nullary operators.
-std::vector<Rewrite> benchmark_rules(SymbolTable& symbols);
+std::vector<PatternRewrite> benchmark_rules(SymbolTable& symbols);
 // The seven root terms; returns their classes.
 std::vector<Id> add_benchmark_roots(EGraph& graph);
 const std::vector<std::string>& benchmark_root_terms();

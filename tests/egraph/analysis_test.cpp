@@ -80,8 +80,8 @@ TEST(Analysis, DataPropagatesUpThroughUnions) {
 TEST(Analysis, FoldingDuringEqualitySaturation) {
   EGraph graph = folding_graph();
   const Id term = add_term(graph, "(+ y (* (+ 1 1) (+ 2 1)))");
-  const Rewrite comm = Rewrite::parse("comm-add", "(+ ?a ?b)", "(+ ?b ?a)", graph.symbols());
-  Runner(graph).run(std::span<const Rewrite>(&comm, 1));
+  const PatternRewrite comm = PatternRewrite::parse("comm-add", "(+ ?a ?b)", "(+ ?b ?a)", graph.symbols());
+  Runner(graph).run(std::span<const PatternRewrite>(&comm, 1));
   EXPECT_EQ(graph.find(term), *find_term(graph, "(+ 6 y)"));
   expect_sound(graph);
 }
@@ -92,12 +92,12 @@ TEST(Analysis, ConditionReadsAnalysisData) {
   const Id zero = add_term(graph, "(/ (+ 1 -1) (+ 1 -1))");
   const Id unknown = add_term(graph, "(/ y y)");
   // x / x = 1 only when x is a known non-zero constant.
-  const Rewrite rule = Rewrite::parse("div-self", "(/ ?a ?a)", "1", graph.symbols(),
+  const PatternRewrite rule = PatternRewrite::parse("div-self", "(/ ?a ?a)", "1", graph.symbols(),
                                       [](const EGraph& g, const Match& match) {
                                         const auto& value = folding(g).data(g, match["?a"]);
                                         return value.has_value() && *value != 0;
                                       });
-  Runner(graph).run(std::span<const Rewrite>(&rule, 1));
+  Runner(graph).run(std::span<const PatternRewrite>(&rule, 1));
   const Id one = *find_term(graph, "1");
   EXPECT_EQ(graph.find(known), one);
   EXPECT_NE(graph.find(zero), one);

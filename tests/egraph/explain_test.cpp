@@ -23,11 +23,11 @@ Explanation explain(EGraph& graph, const std::string& a, const std::string& b) {
 TEST(Explain, ChainOfRuleApplications) {
   EGraph graph(with_explanations());
   add_term(graph, "(* 1 (+ 0 x))");
-  std::vector<Rewrite> rules;
-  rules.push_back(Rewrite::parse("comm-add", "(+ ?a ?b)", "(+ ?b ?a)", graph.symbols()));
-  rules.push_back(Rewrite::parse("comm-mul", "(* ?a ?b)", "(* ?b ?a)", graph.symbols()));
-  rules.push_back(Rewrite::parse("zero-add", "(+ ?a 0)", "?a", graph.symbols()));
-  rules.push_back(Rewrite::parse("one-mul", "(* ?a 1)", "?a", graph.symbols()));
+  std::vector<PatternRewrite> rules;
+  rules.push_back(PatternRewrite::parse("comm-add", "(+ ?a ?b)", "(+ ?b ?a)", graph.symbols()));
+  rules.push_back(PatternRewrite::parse("comm-mul", "(* ?a ?b)", "(* ?b ?a)", graph.symbols()));
+  rules.push_back(PatternRewrite::parse("zero-add", "(+ ?a 0)", "?a", graph.symbols()));
+  rules.push_back(PatternRewrite::parse("one-mul", "(* ?a 1)", "?a", graph.symbols()));
   Runner(graph).run(rules);
   expect_sound(graph);
 
@@ -45,8 +45,8 @@ TEST(Explain, CongruencePlacesRewritesInsideTerms) {
   EGraph graph(with_explanations());
   add_term(graph, "(f (+ a b))");
   add_term(graph, "(f (+ b a))");
-  const Rewrite comm = Rewrite::parse("comm-add", "(+ ?a ?b)", "(+ ?b ?a)", graph.symbols());
-  Runner(graph).run(std::span<const Rewrite>(&comm, 1));
+  const PatternRewrite comm = PatternRewrite::parse("comm-add", "(+ ?a ?b)", "(+ ?b ?a)", graph.symbols());
+  Runner(graph).run(std::span<const PatternRewrite>(&comm, 1));
   const Explanation proof = explain(graph, "(f (+ a b))", "(f (+ b a))");
   ASSERT_EQ(proof.num_rewrites(), 1u);
   EXPECT_EQ(proof.steps[1].term, "(f (+ b a))");
@@ -56,8 +56,8 @@ TEST(Explain, CongruencePlacesRewritesInsideTerms) {
 TEST(Explain, BackwardStepsAreMarked) {
   EGraph graph(with_explanations());
   add_term(graph, "(+ x 0)");
-  const Rewrite zero = Rewrite::parse("zero-add", "(+ ?a 0)", "?a", graph.symbols());
-  Runner(graph).run(std::span<const Rewrite>(&zero, 1));
+  const PatternRewrite zero = PatternRewrite::parse("zero-add", "(+ ?a 0)", "?a", graph.symbols());
+  Runner(graph).run(std::span<const PatternRewrite>(&zero, 1));
   const Explanation forward = explain(graph, "(+ x 0)", "x");
   ASSERT_EQ(forward.num_rewrites(), 1u);
   EXPECT_FALSE(forward.steps[1].backward);
@@ -92,9 +92,9 @@ TEST(Explain, ExplanationsDoNotChangeCounts) {
   auto run = [](EGraphOptions options) {
     EGraph graph(options);
     add_term(graph, "(+ a (+ b (+ c d)))");
-    std::vector<Rewrite> rules;
-    rules.push_back(Rewrite::parse("comm-add", "(+ ?a ?b)", "(+ ?b ?a)", graph.symbols()));
-    rules.push_back(Rewrite::parse("assoc-add", "(+ ?a (+ ?b ?c))", "(+ (+ ?a ?b) ?c)", graph.symbols()));
+    std::vector<PatternRewrite> rules;
+    rules.push_back(PatternRewrite::parse("comm-add", "(+ ?a ?b)", "(+ ?b ?a)", graph.symbols()));
+    rules.push_back(PatternRewrite::parse("assoc-add", "(+ ?a (+ ?b ?c))", "(+ (+ ?a ?b) ?c)", graph.symbols()));
     RunnerLimits limits;
     limits.iterations = 4;
     Runner(graph, limits).run(rules);

@@ -14,7 +14,7 @@ class MathBenchmark : public ::testing::TestWithParam<std::size_t> {};
 TEST_P(MathBenchmark, NodeCountMatchesOracle) {
   const std::size_t steps = GetParam();
   EGraph graph;
-  const std::vector<Rewrite> rules = math::benchmark_rules(graph.symbols());
+  const std::vector<PatternRewrite> rules = math::benchmark_rules(graph.symbols());
   math::add_benchmark_roots(graph);
   RunnerLimits limits;
   limits.iterations = steps;

@@ -79,9 +79,9 @@ TEST(Parse, CommentsAreSkipped) {
 
 TEST(Parse, RuleErrorsNameTheRule) {
   SymbolTable symbols;
-  expect_parse_error([&] { Rewrite::parse("bad", "(+ ?a", "?a", symbols); }, "rule bad lhs:1:6: expected ')'", 1, 6);
+  expect_parse_error([&] { PatternRewrite::parse("bad", "(+ ?a", "?a", symbols); }, "rule bad lhs:1:6: expected ')'", 1, 6);
   try {
-    Rewrite::parse("unbound", "(+ ?a ?b)", "(+ ?a ?c)", symbols);
+    PatternRewrite::parse("unbound", "(+ ?a ?b)", "(+ ?a ?c)", symbols);
     ADD_FAILURE() << "expected an error";
   } catch (const std::invalid_argument& error) {
     EXPECT_EQ(std::string(error.what()),

@@ -10,19 +10,19 @@ using testing::add_term;
 using testing::expect_sound;
 using testing::find_term;
 
-std::vector<Rewrite> arithmetic_rules(SymbolTable& symbols) {
-  std::vector<Rewrite> rules;
-  rules.push_back(Rewrite::parse("comm-add", "(+ ?a ?b)", "(+ ?b ?a)", symbols));
-  rules.push_back(Rewrite::parse("comm-mul", "(* ?a ?b)", "(* ?b ?a)", symbols));
-  rules.push_back(Rewrite::parse("zero-add", "(+ ?a 0)", "?a", symbols));
-  rules.push_back(Rewrite::parse("one-mul", "(* ?a 1)", "?a", symbols));
+std::vector<PatternRewrite> arithmetic_rules(SymbolTable& symbols) {
+  std::vector<PatternRewrite> rules;
+  rules.push_back(PatternRewrite::parse("comm-add", "(+ ?a ?b)", "(+ ?b ?a)", symbols));
+  rules.push_back(PatternRewrite::parse("comm-mul", "(* ?a ?b)", "(* ?b ?a)", symbols));
+  rules.push_back(PatternRewrite::parse("zero-add", "(+ ?a 0)", "?a", symbols));
+  rules.push_back(PatternRewrite::parse("one-mul", "(* ?a 1)", "?a", symbols));
   return rules;
 }
 
 TEST(Runner, SaturatesAndProvesEqualities) {
   EGraph graph;
   const Id term = add_term(graph, "(* 1 (+ 0 x))");
-  const std::vector<Rewrite> rules = arithmetic_rules(graph.symbols());
+  const std::vector<PatternRewrite> rules = arithmetic_rules(graph.symbols());
   const RunReport report = Runner(graph).run(rules);
   EXPECT_EQ(report.stop_reason, StopReason::kSaturated);
   EXPECT_EQ(graph.find(term), *find_term(graph, "x"));
@@ -35,7 +35,7 @@ TEST(Runner, SaturatesAndProvesEqualities) {
 TEST(Runner, StatisticsAreRecordedPerIteration) {
   EGraph graph;
   add_term(graph, "(+ a (+ b c))");
-  const std::vector<Rewrite> rules = arithmetic_rules(graph.symbols());
+  const std::vector<PatternRewrite> rules = arithmetic_rules(graph.symbols());
   const RunReport report = Runner(graph).run(rules);
   ASSERT_GE(report.iterations.size(), 2u);
   EXPECT_GT(report.iterations[0].matches, 0u);
@@ -52,9 +52,9 @@ TEST(Runner, StatisticsAreRecordedPerIteration) {
 TEST(Runner, NodeLimitStopsCleanly) {
   EGraph graph;
   add_term(graph, "(+ a (+ b (+ c (+ d (+ e f)))))");
-  std::vector<Rewrite> rules;
-  rules.push_back(Rewrite::parse("comm-add", "(+ ?a ?b)", "(+ ?b ?a)", graph.symbols()));
-  rules.push_back(Rewrite::parse("assoc-add", "(+ ?a (+ ?b ?c))", "(+ (+ ?a ?b) ?c)", graph.symbols()));
+  std::vector<PatternRewrite> rules;
+  rules.push_back(PatternRewrite::parse("comm-add", "(+ ?a ?b)", "(+ ?b ?a)", graph.symbols()));
+  rules.push_back(PatternRewrite::parse("assoc-add", "(+ ?a (+ ?b ?c))", "(+ (+ ?a ?b) ?c)", graph.symbols()));
   RunnerLimits limits;
   limits.nodes = 60;
   const RunReport report = Runner(graph, limits).run(rules);
@@ -68,9 +68,9 @@ TEST(Runner, IterationAndTimeLimits) {
   {
     EGraph graph;
     add_term(graph, "(+ a (+ b (+ c d)))");
-    std::vector<Rewrite> rules;
-    rules.push_back(Rewrite::parse("comm-add", "(+ ?a ?b)", "(+ ?b ?a)", graph.symbols()));
-    rules.push_back(Rewrite::parse("assoc-add", "(+ ?a (+ ?b ?c))", "(+ (+ ?a ?b) ?c)", graph.symbols()));
+    std::vector<PatternRewrite> rules;
+    rules.push_back(PatternRewrite::parse("comm-add", "(+ ?a ?b)", "(+ ?b ?a)", graph.symbols()));
+    rules.push_back(PatternRewrite::parse("assoc-add", "(+ ?a (+ ?b ?c))", "(+ (+ ?a ?b) ?c)", graph.symbols()));
     RunnerLimits limits;
     limits.iterations = 2;
     const RunReport report = Runner(graph, limits).run(rules);
@@ -81,7 +81,7 @@ TEST(Runner, IterationAndTimeLimits) {
   {
     EGraph graph;
     add_term(graph, "(+ a b)");
-    std::vector<Rewrite> rules = arithmetic_rules(graph.symbols());
+    std::vector<PatternRewrite> rules = arithmetic_rules(graph.symbols());
     RunnerLimits limits;
     limits.seconds = -1;  // already over before the first iteration
     const RunReport report = Runner(graph, limits).run(rules);
@@ -94,9 +94,9 @@ TEST(Runner, IterationAndTimeLimits) {
 TEST(Runner, MemoryLimitStopsMidIteration) {
   EGraph graph;
   add_term(graph, "(+ a (+ b (+ c (+ d e))))");
-  std::vector<Rewrite> rules;
-  rules.push_back(Rewrite::parse("comm-add", "(+ ?a ?b)", "(+ ?b ?a)", graph.symbols()));
-  rules.push_back(Rewrite::parse("assoc-add", "(+ ?a (+ ?b ?c))", "(+ (+ ?a ?b) ?c)", graph.symbols()));
+  std::vector<PatternRewrite> rules;
+  rules.push_back(PatternRewrite::parse("comm-add", "(+ ?a ?b)", "(+ ?b ?a)", graph.symbols()));
+  rules.push_back(PatternRewrite::parse("assoc-add", "(+ ?a (+ ?b ?c))", "(+ (+ ?a ?b) ?c)", graph.symbols()));
   RunnerLimits limits;
   limits.nodes = 1'000'000;
   limits.memory_bytes = graph.memory_bytes() + 4096;
@@ -111,14 +111,14 @@ TEST(Runner, ConditionalRewriteSeesTheMatch) {
   const Id div_xx = add_term(graph, "(/ x x)");
   const Id div_zero = add_term(graph, "(/ 0 0)");
   // x / x = 1 unless x is the literal 0.
-  const Rewrite rule = Rewrite::parse("div-self", "(/ ?a ?a)", "1", graph.symbols(),
+  const PatternRewrite rule = PatternRewrite::parse("div-self", "(/ ?a ?a)", "1", graph.symbols(),
                                       [](const EGraph& g, const Match& match) {
                                         for (Id node : g.class_nodes(match["?a"]))
                                           if (g.node(node).op == SymbolTable::kNumber && g.node(node).payload == 0)
                                             return false;
                                         return true;
                                       });
-  Runner(graph).run(std::span<const Rewrite>(&rule, 1));
+  Runner(graph).run(std::span<const PatternRewrite>(&rule, 1));
   const Id one = *find_term(graph, "1");
   EXPECT_EQ(graph.find(div_xx), one);
   EXPECT_NE(graph.find(div_zero), one);
@@ -128,7 +128,7 @@ TEST(Runner, FunctionApplier) {
   EGraph graph;
   const Id term = add_term(graph, "(double 21)");
   SymbolTable& symbols = graph.symbols();
-  const Rewrite rule = Rewrite::with_function(
+  const PatternRewrite rule = PatternRewrite::with_function(
       "eval-double", Query::parse("(double ?n)", symbols), [](ApplyContext& context, const Match& match) {
         EGraph& g = context.graph();
         for (Id node : g.class_nodes(match["?n"])) {
@@ -137,7 +137,7 @@ TEST(Runner, FunctionApplier) {
           context.unite(match.root(), g.add_number(2 * static_cast<std::int64_t>(view.payload)));
         }
       });
-  const RunReport report = Runner(graph).run(std::span<const Rewrite>(&rule, 1));
+  const RunReport report = Runner(graph).run(std::span<const PatternRewrite>(&rule, 1));
   EXPECT_EQ(report.stop_reason, StopReason::kSaturated);
   EXPECT_EQ(graph.find(term), *find_term(graph, "42"));
 }
@@ -149,8 +149,8 @@ TEST(Runner, MultiPatternRule) {
   const Id fb = add_term(graph, "(f b)");
   const std::vector<std::string> lhs{"(= ?x (f ?v))", "(= ?y (g ?v))"};
   const std::vector<std::string> rhs{"(= ?x (h ?v))", "(= ?y (h ?v))"};
-  const Rewrite rule = Rewrite::parse_multi("f-g-same", lhs, rhs, graph.symbols());
-  Runner(graph).run(std::span<const Rewrite>(&rule, 1));
+  const PatternRewrite rule = PatternRewrite::parse_multi("f-g-same", lhs, rhs, graph.symbols());
+  Runner(graph).run(std::span<const PatternRewrite>(&rule, 1));
   EXPECT_EQ(graph.find(fa), graph.find(ga));
   EXPECT_NE(graph.find(fa), graph.find(fb));
   EXPECT_EQ(graph.find(fa), *find_term(graph, "(h a)"));
@@ -160,9 +160,9 @@ TEST(Runner, MultiPatternRule) {
 TEST(Runner, BackoffSchedulerBansNoisyRules) {
   EGraph graph;
   add_term(graph, "(+ a (+ b (+ c (+ d (+ e (+ f g))))))");
-  std::vector<Rewrite> rules;
-  rules.push_back(Rewrite::parse("comm-add", "(+ ?a ?b)", "(+ ?b ?a)", graph.symbols()));
-  rules.push_back(Rewrite::parse("assoc-add", "(+ ?a (+ ?b ?c))", "(+ (+ ?a ?b) ?c)", graph.symbols()));
+  std::vector<PatternRewrite> rules;
+  rules.push_back(PatternRewrite::parse("comm-add", "(+ ?a ?b)", "(+ ?b ?a)", graph.symbols()));
+  rules.push_back(PatternRewrite::parse("assoc-add", "(+ ?a (+ ?b ?c))", "(+ (+ ?a ?b) ?c)", graph.symbols()));
   auto scheduler = std::make_unique<BackoffScheduler>(8, 2);
   BackoffScheduler* backoff = scheduler.get();
   RunnerLimits limits;
@@ -175,9 +175,9 @@ TEST(Runner, BackoffSchedulerBansNoisyRules) {
   // matches than the simple scheduler on the same input.
   EGraph plain;
   add_term(plain, "(+ a (+ b (+ c (+ d (+ e (+ f g))))))");
-  std::vector<Rewrite> plain_rules;
-  plain_rules.push_back(Rewrite::parse("comm-add", "(+ ?a ?b)", "(+ ?b ?a)", plain.symbols()));
-  plain_rules.push_back(Rewrite::parse("assoc-add", "(+ ?a (+ ?b ?c))", "(+ (+ ?a ?b) ?c)", plain.symbols()));
+  std::vector<PatternRewrite> plain_rules;
+  plain_rules.push_back(PatternRewrite::parse("comm-add", "(+ ?a ?b)", "(+ ?b ?a)", plain.symbols()));
+  plain_rules.push_back(PatternRewrite::parse("assoc-add", "(+ ?a (+ ?b ?c))", "(+ (+ ?a ?b) ?c)", plain.symbols()));
   Runner(plain, limits).run(plain_rules);
   EXPECT_LT(graph.num_nodes(), plain.num_nodes());
   expect_sound(graph);
