@@ -9,6 +9,7 @@
 #include "cli/extract_command.h"
 #include "cli/npy.h"
 #include "cli/run_command.h"
+#include "cli/saturate_command.h"
 #include "cli/import_command.h"
 #include "cli/onnx_test_command.h"
 #include "cli/verify_command.h"
@@ -141,6 +142,34 @@ int main(int argc, char** argv) {
   compile_cmd->add_option("-o,--output", compile.output, "Where --emit writes (default or -: stdout; hsaco: a file)");
   add_memory_limit_option(compile_cmd, memory_limit);
 
+  cli::SaturateCommandOptions saturate;
+  CLI::App* saturate_cmd = app.add_subcommand(
+      "saturate",
+      "Saturate a graph (.sg or .onnx) with rewrite rules; print a table per iteration, the stop reason, what each "
+      "rule did and the term the fusion extraction picks");
+  saturate_cmd->add_option("file", saturate.file, "The graph (.sg or .onnx)")->required();
+  saturate_cmd->add_option("--rules", saturate.rule_files, "Rule files (.rules) to run instead of the default rules");
+  saturate_cmd->add_option("--iterations", saturate.iterations, "Most saturation iterations (default 12)")
+      ->check(CLI::PositiveNumber);
+  saturate_cmd->add_option("--nodes", saturate.nodes, "Most e-nodes (default 20000)")->check(CLI::PositiveNumber);
+  saturate_cmd->add_option("--time-limit", saturate.time_limit_s, "Seconds of saturation (default 2)")
+      ->check(CLI::PositiveNumber);
+  saturate_cmd
+      ->add_option("--scheduler", saturate.scheduler,
+                   "backoff (egg's: a rule with too many matches is banned for a while) or simple (every match "
+                   "every iteration); multi-pattern and group rules run in the first iteration only")
+      ->check(CLI::IsMember({"backoff", "simple"}))
+      ->default_val("backoff");
+  saturate_cmd->add_flag("--json", saturate.json, "Print one JSON object instead of text");
+  saturate_cmd->add_flag("--explain", saturate.explain,
+                         "For each output, the rule applications that turn the graph into the picked term");
+  saturate_cmd->add_option("--serialize", saturate.serialize,
+                           "Write the saturated e-graph as egraph-serialize JSON (node costs: compute ns from the "
+                           "cost model), for `smelt extract` and extraction-gym");
+  saturate_cmd->add_option("--profile", saturate.profile, "Device profile (JSON) to cost nodes and kernels with");
+  saturate_cmd->add_option("--threads", saturate.threads, "Host threads the kernels are costed for (0: every core)");
+  add_memory_limit_option(saturate_cmd, memory_limit);
+
   cli::VerifyRulesOptions verify_rules;
   cli::CalibrateOptions calibrate;
   CLI::App* calibrate_cmd = app.add_subcommand(
@@ -217,6 +246,7 @@ int main(int argc, char** argv) {
     }
     if (extract_cmd->parsed()) return cli::extract_command(extract);
     if (compile_cmd->parsed()) return cli::compile_command(compile);
+    if (saturate_cmd->parsed()) return cli::saturate_command(saturate);
     if (verify_cmd->parsed()) return cli::verify_rules_command(verify_rules);
     if (calibrate_cmd->parsed()) return cli::calibrate_command(calibrate);
     if (import_cmd->parsed()) return cli::import_command(import_options);

@@ -127,6 +127,7 @@ RunReport Runner::run(std::span<const Rewrite* const> rules) {
       control.rule_id = rule_ids[r];
       const std::size_t nodes_before = graph_.num_nodes();
       const RuleStep step = rules[r]->step(graph_, control);
+      if (step.found > 0) stats.rules.push_back({r, step.found, step.applied, step.unions});
       stats.matches += step.applied;
       stats.unions += step.unions;
       stats.search_s += step.search_s;

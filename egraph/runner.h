@@ -42,6 +42,12 @@ struct IterationStats {
   double search_s = 0;
   double apply_s = 0;
   double rebuild_s = 0;
+  // The rules that found matches this iteration.
+  struct RuleMatches {
+    std::size_t rule = 0;  // index in the run's rules (RunReport::rules)
+    std::size_t found = 0, applied = 0, unions = 0;
+  };
+  std::vector<RuleMatches> rules;
 };
 
 // What one rule did over a whole run.

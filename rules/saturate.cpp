@@ -122,10 +122,16 @@ Saturation saturate(const ir::Graph& graph, std::span<const Rule> rules, const R
   return saturate(graph, std::span<const CompiledRule>(compiled), limits);
 }
 
-Saturation saturate(const ir::Graph& graph, std::span<const CompiledRule> rules, const RunnerLimits& limits) {
-  Saturation s{make_tensor_egraph(), {}, {}, {}};
+Saturation saturate(const ir::Graph& graph, std::span<const CompiledRule> rules, const RunnerLimits& limits,
+                    SchedulerKind scheduler, bool explanations) {
+  Saturation s{make_tensor_egraph({.explanations = explanations}), {}, {}, {}};
   s.classes = add_graph(s.egraph, graph);
-  s.report = run(s.egraph, rules, limits, nullptr, &s.rule_stats);
+  if (scheduler == SchedulerKind::kSimple) {
+    MultiPatternGate simple(std::make_unique<smelt::egraph::SimpleScheduler>(), make_rewrites(rules).multi, 1);
+    s.report = run(s.egraph, rules, limits, &simple, &s.rule_stats);
+  } else {
+    s.report = run(s.egraph, rules, limits, nullptr, &s.rule_stats);
+  }
   return s;
 }
 

@@ -50,9 +50,14 @@ struct Saturation {
 // A new tensor e-graph holding `graph`, saturated with `rules` under egg's
 // backoff scheduler, multi-pattern and group rules confined to the first
 // iteration (rules/multi_pattern_gate.h). report.rules: by Rewrite.
+// kSimple: egg's SimpleScheduler (every match of every rule each iteration),
+// the multi-pattern and group rules still only in the first iteration.
+enum class SchedulerKind { kBackoff, kSimple };
 Saturation saturate(const ir::Graph& graph, std::span<const Rule> rules,
                     const smelt::egraph::RunnerLimits& limits = default_limits());
+// `explanations`: the e-graph records why classes merged (explain_equivalence).
 Saturation saturate(const ir::Graph& graph, std::span<const CompiledRule> rules,
-                    const smelt::egraph::RunnerLimits& limits = default_limits());
+                    const smelt::egraph::RunnerLimits& limits = default_limits(),
+                    SchedulerKind scheduler = SchedulerKind::kBackoff, bool explanations = false);
 
 }  // namespace rules

@@ -1,0 +1,175 @@
+// smelt::saturate_graph and its serialization and picture (smelt/saturate.h).
+#include "smelt/saturate.h"
+
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <unordered_map>
+
+#include "cost/calibrate.h"
+#include "egraph/explanation.h"
+#include "egraph/rec_expr.h"
+#include "egraph/serialize.h"
+#include "extract/extractor.h"
+#include "extract/fusion.h"
+#include "extract/problem.h"
+#include "ir/input_file.h"
+#include "rules/rule_library.h"
+#include "rules/rule_parser.h"
+#include "rules/tensor_analysis.h"
+
+namespace smelt {
+namespace {
+
+using egraph::Id;
+using Clock = std::chrono::steady_clock;
+
+std::vector<rules::Rule> load_rules(const std::vector<std::string>& files) {
+  if (files.empty()) return rules::default_rules();
+  std::vector<rules::Rule> all;
+  for (const std::string& path : files) {
+    std::string text;
+    try {
+      text = ir::read_input_file(path);
+    } catch (const ir::InputFileError& e) {
+      throw rules::RuleError(path, 1, 1, "", e.message());
+    }
+    std::vector<rules::Rule> parsed = rules::parse_rules(text, path);
+    all.insert(all.end(), parsed.begin(), parsed.end());
+  }
+  rules::check_unique_names(all);
+  return all;
+}
+
+cost::DeviceProfile profile_of(const SaturateOptions& options) {
+  return (options.profile ? *options.profile : cost::default_host_profile()).for_threads(options.threads);
+}
+
+// The nodes of the term `choice` picks from the roots, and the term itself.
+struct PickedTerm {
+  std::vector<Id> nodes;
+  egraph::RecExpr expr;
+  std::vector<Id> roots;  // by root: its index in expr
+};
+
+PickedTerm read_term(const egraph::EGraph& graph, const rules::TermChoice& choice, std::span<const Id> roots) {
+  PickedTerm term;
+  std::unordered_map<Id, Id> index;  // class -> node index in expr
+  for (Id root : roots) {
+    // Iterative post-order over the chosen nodes (terms may be deep).
+    std::vector<std::pair<Id, bool>> stack{{graph.find(root), false}};
+    while (!stack.empty()) {
+      const auto [cls, children_done] = stack.back();
+      stack.pop_back();
+      if (index.contains(cls)) continue;
+      const Id node = choice.at(cls);
+      const egraph::NodeView view = graph.node(node);
+      if (!children_done) {
+        stack.emplace_back(cls, true);
+        for (Id child : view.children)
+          if (!index.contains(graph.find(child))) stack.emplace_back(graph.find(child), false);
+        continue;
+      }
+      egraph::ENode e{view.op, view.payload, {}};
+      for (Id child : view.children) e.children.push_back(index.at(graph.find(child)));
+      index.emplace(cls, term.expr.add(std::move(e)));
+      term.nodes.push_back(node);
+    }
+    term.roots.push_back(index.at(graph.find(root)));
+  }
+  return term;
+}
+
+// The sub-expression of `expr` rooted at `root`, as a RecExpr of its own.
+egraph::RecExpr subterm(const egraph::RecExpr& expr, Id root) {
+  std::unordered_map<Id, Id> moved;
+  egraph::RecExpr out;
+  std::function<Id(Id)> copy = [&](Id at) -> Id {
+    if (auto it = moved.find(at); it != moved.end()) return it->second;
+    egraph::ENode e = expr.nodes()[at];
+    for (Id& child : e.children) child = copy(child);
+    const Id added = out.add(std::move(e));
+    moved.emplace(at, added);
+    return added;
+  };
+  copy(root);
+  return out;
+}
+
+}  // namespace
+
+SaturateResult saturate_graph(const ir::Graph& graph, const SaturateOptions& options) {
+  const std::vector<rules::Rule> rule_list = load_rules(options.rule_files);
+  const std::vector<rules::CompiledRule> compiled = rules::compile_rules(rule_list);
+  SaturateResult r;
+  r.saturation = rules::saturate(graph, compiled, options.limits, options.scheduler, options.explain);
+  egraph::EGraph& eg = r.saturation.egraph;
+  const std::vector<Id>& outputs = r.saturation.classes.outputs;
+
+  const cost::DeviceProfile profile = profile_of(options);
+  extract::FusionEvaluator evaluator(eg, outputs, profile);
+  evaluator.name_classes(graph, r.saturation.classes);
+  extract::FusionOptions fusion_options;
+  fusion_options.time_limit_s = options.extraction_s;
+  fusion_options.original = extract::original_choice(eg, graph, r.saturation.classes);
+  const extract::FusionExtraction picked = extract::extract_fusion(evaluator, fusion_options);
+  r.picked_us = picked.cost.predicted_us;
+  r.picked_kernels = picked.cost.lowering.program.kernels.size();
+  r.extraction_s = picked.seconds;
+  r.extraction_finished = picked.finished;
+  extract::FusionCandidate as_given{fusion_options.original, std::vector<bool>(eg.num_ids(), false)};
+  if (const std::optional<double> us = evaluator.evaluate(as_given)) r.input_us = *us;
+
+  const PickedTerm input = read_term(eg, fusion_options.original, outputs);
+  const PickedTerm chosen = read_term(eg, picked.candidate.choice, outputs);
+  r.input_nodes = input.nodes;
+  r.picked_nodes = chosen.nodes;
+  if (options.explain) {
+    const Clock::time_point start = Clock::now();
+    for (size_t o = 0; o < outputs.size(); ++o) {
+      const egraph::Explanation why =
+          eg.explain_equivalence(subterm(input.expr, input.roots[o]), subterm(chosen.expr, chosen.roots[o]));
+      // One line per run of one rule (a flat explanation repeats a rule once
+      // per copy of a shared subterm), with the term after it, shortened.
+      std::string text;
+      size_t line = 0;
+      for (size_t s = 1; s < why.steps.size();) {
+        size_t end = s + 1;
+        while (end < why.steps.size() && why.steps[end].rule == why.steps[s].rule &&
+               why.steps[end].backward == why.steps[s].backward)
+          ++end;
+        std::string term = why.steps[end - 1].term;
+        if (term.size() > 120) term = term.substr(0, 117) + "...";
+        text += std::to_string(++line) + ". " + (why.steps[s].backward ? "<= " : "=> ") + why.steps[s].rule +
+                (end - s > 1 ? " (x" + std::to_string(end - s) + ")" : "") + ": " + term + "\n";
+        s = end;
+      }
+      r.explanations.push_back(text);
+    }
+    r.explain_s = std::chrono::duration<double>(Clock::now() - start).count();
+  }
+  return r;
+}
+
+SerializedSaturation serialize_saturation(const SaturateResult& result, const SaturateOptions& options,
+                                          const std::string& extractor) {
+  const egraph::EGraph& eg = result.saturation.egraph;
+  const cost::DeviceProfile profile = profile_of(options);
+  const egraph::NodeCost cost = [&](const egraph::EGraph& g, Id node) { return extract::node_work_ns(g, node, profile); };
+  std::vector<Id> roots;
+  for (Id o : result.saturation.classes.outputs) roots.push_back(eg.find(o));
+  SerializedSaturation s;
+  s.json = egraph::export_json(eg, roots, cost);
+  // The same nodes and costs extracted here: `smelt extract` on the file agrees.
+  const extract::Problem problem = extract::problem_from_egraph(eg, roots, cost);
+  const std::unique_ptr<extract::Extractor> chosen = extract::make_extractor(extractor);
+  if (!chosen) throw std::invalid_argument("unknown extractor \"" + extractor + "\"");
+  const extract::ExtractResult extracted = chosen->extract(problem, extract::ExtractOptions{options.extraction_s});
+  s.extractor = extractor;
+  s.dag_cost = extract::dag_cost(problem, extracted.extraction);
+  s.nodes = problem.num_nodes();
+  s.classes = problem.num_classes();
+  return s;
+}
+
+}  // namespace smelt
