@@ -538,10 +538,20 @@ llvm::Value* KernelEmitter::emit_elementwise(const KernelExpr& e, NodeValues& at
         r = b.CreateFDiv(f(1), b.CreateFAdd(f(1), math_.unary(b, Op::Exp, minus_x)));
         break;
       }
-      case Op::Gelu:
-        r = b.CreateFMul(b.CreateFMul(f(0.5), x[0]),
-                         b.CreateFAdd(f(1), math_.unary(b, Op::Erf, b.CreateFMul(x[0], f(0.70710678118654752440)))));
+      case Op::Gelu: {
+        // 0.5·x·erfc(−x/√2), erfc by Numerical Recipes' erfcc (relative error
+        // below 1.2e-7 for every argument): 0.5·x·(1 + erf(x/√2)) rounded to
+        // −0 in f32 below x ≈ −5.3 (1 + erf cancels), where gelu is −6e-9 at −6.
+        llvm::Value* w = b.CreateFMul(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x[0]), f(0.70710678118654752440));
+        llvm::Value* t = b.CreateFDiv(f(1), b.CreateFAdd(f(1), b.CreateFMul(f(0.5), w)));
+        llvm::Value* series = f32_polynomial(b, t, {-1.26551223, 1.00002368, 0.37409196, 0.09678418, -0.18628806,
+                                                    0.27886807, -1.13520398, 1.48851587, -0.82215223, 0.17087277});
+        llvm::Value* erfc_w =
+            b.CreateFMul(t, math_.unary(b, Op::Exp, b.CreateFSub(series, b.CreateFMul(w, w))));  // erfc(|x|/√2)
+        llvm::Value* phi2 = b.CreateSelect(b.CreateFCmpOLT(x[0], f(0)), erfc_w, b.CreateFSub(f(2), erfc_w));
+        r = b.CreateFMul(b.CreateFMul(f(0.5), x[0]), phi2);
         break;
+      }
       case Op::Add: r = b.CreateFAdd(x[0], x[1]); break;
       case Op::Sub: r = b.CreateFSub(x[0], x[1]); break;
       case Op::Mul: r = b.CreateFMul(x[0], x[1]); break;

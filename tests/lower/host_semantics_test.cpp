@@ -154,6 +154,25 @@ TEST(HostSemantics, TranscendentalsInEveryFloatDtype) {
   }
 }
 
+// gelu keeps its relative accuracy where it is tiny: 0.5·x·(1 + erf(x/√2))
+// rounded to -0 below x ≈ -5.3 (found by compiled_properties: log(gelu(-6))
+// gave -inf, the reference NaN). Within 1e-5 relative of the double form
+// (the f32 square in exp(-x²/2) costs that much far out).
+TEST(HostSemantics, GeluIsAccurateFarBelowZero) {
+  const std::vector<double> xs = {-13, -10, -8, -6, -5.5, -3, -1, -0.25, -1e-6, 0, 1e-6, 0.25, 1, 3, 6, 30};
+  ir::Graph g("gelu");
+  auto x = ir::input(g, "x", DType::F32, {static_cast<int64_t>(xs.size())});
+  g.add_output(ir::gelu(x));
+  auto out = run_checked(g, {tensor(DType::F32, {static_cast<int64_t>(xs.size())}, xs)});
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const double want = 0.5 * xs[i] * std::erfc(-xs[i] * 0.70710678118654752440);
+    EXPECT_NEAR(out[0].reals[i], want, 1e-5 * std::abs(want) + 1e-44) << "gelu(" << xs[i] << ")";
+    if (xs[i] < 0) {
+      EXPECT_LT(out[0].reals[i], 0.0) << "gelu(" << xs[i] << ")";
+    }
+  }
+}
+
 // 2^y is computed as exp2(y): its special values are pow's.
 TEST(HostSemantics, PowOfTwoIsExp2WithPowsSpecialValues) {
   ir::Graph g("pow2");
