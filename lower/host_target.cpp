@@ -6,6 +6,8 @@
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
 #include <llvm/Analysis/TargetLibraryInfo.h>
+#include <llvm/IR/DiagnosticInfo.h>
+#include <llvm/IR/DiagnosticPrinter.h>
 #include <llvm/IR/PassManager.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/MC/MCSubtargetInfo.h>
@@ -136,7 +138,34 @@ std::unique_ptr<llvm::Module> build_host_module(llvm::LLVMContext& context, cons
   std::string problems;
   llvm::raw_string_ostream out(problems);
   if (llvm::verifyModule(*module, &out)) throw LowerError("internal error, invalid LLVM IR: " + problems);
+  // LLVM reports a loop it was asked to vectorize and could not (a matmul
+  // epilogue LLVM finds no reduction in) as a warning on stderr: smelt's
+  // users would read LLVM's noise. Remarks and warnings are dropped; an error
+  // is a LowerError.
+  std::string llvm_errors;
+  context.setDiagnosticHandlerCallBack(
+      [](const llvm::DiagnosticInfo* info, void* errors) {
+        if (info->getSeverity() != llvm::DS_Error) return;
+        std::string text;
+        llvm::raw_string_ostream stream(text);
+        llvm::DiagnosticPrinterRawOStream printer(stream);
+        info->print(printer);
+        *static_cast<std::string*>(errors) += stream.str() + "\n";
+      },
+      &llvm_errors);
   optimize(*module, machine);
+  // Code generation (the JIT's, later) keeps the context: errors there still
+  // go to stderr, the rest nowhere.
+  context.setDiagnosticHandlerCallBack(
+      [](const llvm::DiagnosticInfo* info, void*) {
+        if (info->getSeverity() != llvm::DS_Error) return;
+        llvm::DiagnosticPrinterRawOStream printer(llvm::errs());
+        llvm::errs() << "LLVM error: ";
+        info->print(printer);
+        llvm::errs() << "\n";
+      },
+      nullptr);
+  if (!llvm_errors.empty()) throw LowerError("LLVM: " + llvm_errors);
   return module;
 }
 
