@@ -15,13 +15,12 @@
 #include "egraph/ids.h"
 #include "egraph/justification.h"
 #include "egraph/node_store.h"
+#include "egraph/explanation.h"
 #include "egraph/proof_forest.h"
 #include "egraph/rec_expr.h"
 #include "egraph/symbol_table.h"
 
 namespace smelt::egraph {
-
-struct Explanation;
 
 struct EGraphOptions {
   // Record a proof forest so explain_equivalence can answer; costs memory and
@@ -139,8 +138,8 @@ class EGraph {
   // The chain of rewrites proving a = b (both are added if absent). Throws
   // std::logic_error when explanations are off, std::invalid_argument when
   // the terms are not equal.
-  Explanation explain_equivalence(const RecExpr& a, const RecExpr& b);
-  Explanation explain_ids(Id a, Id b) const;
+  Explanation explain_equivalence(const RecExpr& a, const RecExpr& b, const ExplainOptions& options = {});
+  Explanation explain_ids(Id a, Id b, const ExplainOptions& options = {}) const;
 
   // --- invariants (tests) -------------------------------------------------
   // Problems found, at most max_reports; empty when the e-graph is sound:

@@ -21,11 +21,12 @@ std::string Explanation::to_string() const {
 
 class Explainer {
  public:
-  explicit Explainer(const EGraph& graph) : graph_(graph), state_(*graph.explain_) {}
+  Explainer(const EGraph& graph, const ExplainOptions& options)
+      : graph_(graph), state_(*graph.explain_), options_(options) {}
 
   Explanation explain(Id a, Id b) {
     Explanation out;
-    out.steps.push_back({term(a), "", false});
+    out.steps.push_back({options_.whole_terms ? term(a) : std::string(), "", false, ""});
     explain_in_context(a, b, "", "", out);
     return out;
   }
@@ -38,9 +39,13 @@ class Explainer {
     std::string text = format_operator(node.op, node.payload, graph_.symbols());
     if (!node.children.empty()) {
       std::string inner = "(" + text;
-      for (Id child : node.children) inner += " " + term(child);
+      for (Id child : node.children) {
+        inner += " " + term(child);
+        if (inner.size() > options_.max_term_chars) break;
+      }
       text = inner + ")";
     }
+    if (text.size() > options_.max_term_chars) text = text.substr(0, options_.max_term_chars) + "...";
     return terms_.emplace(id, std::move(text)).first->second;
   }
 
@@ -65,7 +70,8 @@ class Explainer {
     if (edge.why.kind != Justification::Kind::kCongruence) {
       const std::string rule =
           edge.why.kind == Justification::Kind::kRule ? graph_.rule_name(edge.why.rule) : "<given>";
-      out.steps.push_back({prefix + term(y) + suffix, rule, edge.forward != along});
+      out.steps.push_back({options_.whole_terms ? prefix + term(y) + suffix : std::string(), rule,
+                           edge.forward != along, term(y)});
       return;
     }
     // Same operator: rewrite child by child inside the node.
@@ -74,6 +80,10 @@ class Explainer {
     const std::string op = format_operator(from.op, from.payload, graph_.symbols());
     for (std::size_t i = 0; i < from.children.size(); ++i) {
       if (from.children[i] == to.children[i]) continue;
+      if (!options_.whole_terms) {
+        explain_in_context(from.children[i], to.children[i], "", "", out);
+        continue;
+      }
       std::string child_prefix = prefix + "(" + op;
       for (std::size_t k = 0; k < i; ++k) child_prefix += " " + term(to.children[k]);
       child_prefix += " ";
@@ -86,22 +96,23 @@ class Explainer {
 
   const EGraph& graph_;
   const EGraph::ExplainState& state_;
+  const ExplainOptions options_;
   std::unordered_map<Id, std::string> terms_;
 };
 
-Explanation EGraph::explain_ids(Id a, Id b) const {
+Explanation EGraph::explain_ids(Id a, Id b, const ExplainOptions& options) const {
   if (!explain_) throw std::logic_error("egraph: explanations are off (EGraphOptions::explanations)");
   if (a >= store_.size() || b >= store_.size()) throw std::invalid_argument("egraph: explain of an unknown id");
   if (find(a) != find(b)) throw std::invalid_argument("egraph: the terms are not equal");
-  return Explainer(*this).explain(a, b);
+  return Explainer(*this, options).explain(a, b);
 }
 
-Explanation EGraph::explain_equivalence(const RecExpr& a, const RecExpr& b) {
+Explanation EGraph::explain_equivalence(const RecExpr& a, const RecExpr& b, const ExplainOptions& options) {
   if (!explain_) throw std::logic_error("egraph: explanations are off (EGraphOptions::explanations)");
   const Id ia = add_expr_uncanonical(a);
   const Id ib = add_expr_uncanonical(b);
   rebuild();  // adding a known term may have joined a new spelling to its class
-  return explain_ids(ia, ib);
+  return explain_ids(ia, ib, options);
 }
 
 }  // namespace smelt::egraph

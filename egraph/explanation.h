@@ -12,6 +12,14 @@ struct ExplanationStep {
   std::string term;
   std::string rule;  // empty for the starting term
   bool backward = false;
+  std::string rewritten;  // the subterm the rule produced (empty for the starting term)
+};
+
+// How much of the terms an explanation spells out: flat explanations of terms
+// with much sharing (a transformer block's graph as a tree) are large.
+struct ExplainOptions {
+  bool whole_terms = true;  // false: ExplanationStep::term stays empty, only `rewritten` is set
+  std::size_t max_term_chars = static_cast<std::size_t>(-1);  // longer terms end in "..."
 };
 
 // The chain of rewrites from one term to an equal one (egg's flat explanation):

@@ -127,10 +127,13 @@ SaturateResult saturate_graph(const ir::Graph& graph, const SaturateOptions& opt
   if (options.explain) {
     const Clock::time_point start = Clock::now();
     for (size_t o = 0; o < outputs.size(); ++o) {
-      const egraph::Explanation why =
-          eg.explain_equivalence(subterm(input.expr, input.roots[o]), subterm(chosen.expr, chosen.roots[o]));
+      // Rule names and the subterms they produced, not the whole term per step
+      // (a GPT-2 block's graph spelled as a tree: 655 MB).
+      const egraph::Explanation why = eg.explain_equivalence(subterm(input.expr, input.roots[o]),
+                                                             subterm(chosen.expr, chosen.roots[o]),
+                                                             {.whole_terms = false, .max_term_chars = 120});
       // One line per run of one rule (a flat explanation repeats a rule once
-      // per copy of a shared subterm), with the term after it, shortened.
+      // per copy of a shared subterm), with the subterm it produced, shortened.
       std::string text;
       size_t line = 0;
       for (size_t s = 1; s < why.steps.size();) {
@@ -138,7 +141,7 @@ SaturateResult saturate_graph(const ir::Graph& graph, const SaturateOptions& opt
         while (end < why.steps.size() && why.steps[end].rule == why.steps[s].rule &&
                why.steps[end].backward == why.steps[s].backward)
           ++end;
-        std::string term = why.steps[end - 1].term;
+        std::string term = why.steps[end - 1].rewritten;
         if (term.size() > 120) term = term.substr(0, 117) + "...";
         text += std::to_string(++line) + ". " + (why.steps[s].backward ? "<= " : "=> ") + why.steps[s].rule +
                 (end - s > 1 ? " (x" + std::to_string(end - s) + ")" : "") + ": " + term + "\n";

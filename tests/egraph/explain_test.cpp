@@ -41,6 +41,27 @@ TEST(Explain, ChainOfRuleApplications) {
   EXPECT_NE(proof.to_string().find("=> zero-add"), std::string::npos);
 }
 
+// Without whole terms (large shared graphs spelled as trees cost memory per
+// step) a step still names its rule and the subterm it produced, shortened.
+TEST(Explain, StepsWithoutWholeTermsKeepTheirRulesAndRewrittenSubterms) {
+  EGraph graph(with_explanations());
+  add_term(graph, "(f (g (+ a b)))");
+  add_term(graph, "(f (g (+ b a)))");
+  const PatternRewrite comm = PatternRewrite::parse("comm-add", "(+ ?a ?b)", "(+ ?b ?a)", graph.symbols());
+  Runner(graph).run(std::span<const PatternRewrite>(&comm, 1));
+  const Explanation proof =
+      graph.explain_equivalence(parse_term("(f (g (+ a b)))", graph.symbols()),
+                                parse_term("(f (g (+ b a)))", graph.symbols()), {.whole_terms = false});
+  ASSERT_EQ(proof.num_rewrites(), 1u);
+  EXPECT_EQ(proof.steps.back().rule, "comm-add");
+  EXPECT_EQ(proof.steps.back().rewritten, "(+ b a)");
+  EXPECT_TRUE(proof.steps.back().term.empty());
+  const Explanation short_terms =
+      graph.explain_equivalence(parse_term("(f (g (+ a b)))", graph.symbols()),
+                                parse_term("(f (g (+ b a)))", graph.symbols()), {.max_term_chars = 4});
+  EXPECT_EQ(short_terms.steps.back().rewritten, "(+ b...");
+}
+
 TEST(Explain, CongruencePlacesRewritesInsideTerms) {
   EGraph graph(with_explanations());
   add_term(graph, "(f (+ a b))");
