@@ -92,11 +92,12 @@ void print_text(const SaturateCommandOptions& options, const ir::Graph& graph, c
   size_t shown = 0;
   for (size_t i : by_search_time(report)) {
     const RuleRunStats& s = report.rules[i];
-    if (s.found == 0 || ++shown > 15) continue;
+    // Rules that matched, and rules that searched long without a match.
+    if ((s.found == 0 && s.search_s + s.apply_s < 1e-4) || ++shown > 15) continue;
     std::printf("  %-32s %8zu %8zu %8zu %9zu %9.4f %9.4f %8zu\n", s.name.c_str(), s.found, s.matches, s.unions,
                 s.nodes_added, s.search_s, s.apply_s, s.skipped);
   }
-  if (shown > 15) std::cout << "  ... " << shown - 15 << " more rules matched (--json lists every rule)\n";
+  if (shown > 15) std::cout << "  ... " << shown - 15 << " more rules (--json lists every rule)\n";
   const std::vector<std::string> idle = never_matched(report);
   std::cout << "never matched: " << idle.size() << " of " << report.rules.size() << " rules";
   for (size_t i = 0; i < idle.size() && i < 12; ++i) std::cout << (i ? ", " : ": ") << idle[i];
