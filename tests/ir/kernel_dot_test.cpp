@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "ir/builder.h"
 #include "ir/kernel_dot.h"
@@ -125,10 +126,11 @@ TEST(KernelDot, TruncatesLongOpLists) {
 TEST(KernelDot, IsAcceptedByGraphviz) {
   if (std::system("command -v dot >/dev/null 2>&1") != 0)
     GTEST_SKIP() << "graphviz's `dot` is not installed (Debian: apt-get install graphviz)";
+  const std::vector<KernelProgram> programs = {small_program(), copy_program("a\"b\\c<d>", "k\nnew")};
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() / ("smelt_kernel_dot_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
-  for (const KernelProgram& program : {small_program(), copy_program("a\"b\\c<d>", "k\nnew")}) {
+  for (const KernelProgram& program : programs) {
     std::ofstream(dir / "p.dot") << kernel_program_dot(program);
     const std::string command = "dot -Tsvg '" + (dir / "p.dot").string() + "' -o '" + (dir / "p.svg").string() +
                                 "' 2>'" + (dir / "err").string() + "'";
