@@ -7,6 +7,8 @@
 #include "cli/commands.h"
 #include "cli/emit_command.h"
 #include "cli/format.h"
+#include "cli/picture_files.h"
+#include "ir/kernel_dot.h"
 #include "smelt/smelt.h"
 
 namespace cli {
@@ -79,6 +81,11 @@ int compile_command(const CompileOptions& options) {
     return kUsage;
   }
   const ir::Graph g = smelt::load_graph(options.file);
+  // A picture that cannot be written is found now, not after the saturation.
+  if (const std::string problem = picture_files_problem(options.picture); !problem.empty()) {
+    std::cerr << "error: " << problem << "\n";
+    return kBadInput;
+  }
   smelt::FuseOptions fuse;
   if (!options.profile.empty()) {
     try {
@@ -95,6 +102,13 @@ int compile_command(const CompileOptions& options) {
   fuse.time_limit_s = options.time_limit_s;
   fuse.measure = options.measure;
   const smelt::FusionResult r = smelt::fuse(g, fuse);
+  if (options.picture.any()) {
+    if (const std::string problem = write_picture_files(options.picture, ir::kernel_program_dot(r.after));
+        !problem.empty()) {
+      std::cerr << "error: " << problem << "\n";
+      return kBadInput;
+    }
+  }
   if (!options.emit.empty()) return emit_command(r, options);
 
   if (options.json) {

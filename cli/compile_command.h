@@ -1,10 +1,13 @@
 #pragma once
-// `smelt compile FILE [--report] [--json] [--profile PROFILE.json] [--no-fusion] [--measure K]`:
-// fuses a .sg graph into kernels (smelt::fuse) and reports the kernel counts
-// and predicted times before (unfused, one kernel per op) and after; with
-// --measure, each candidate's predicted and measured time.
+// `smelt compile FILE [--report] [--json] [--profile PROFILE.json] [--no-fusion] [--measure K]
+// [--dot OUT.dot] [--svg OUT.svg]`: fuses a .sg graph into kernels (smelt::fuse) and reports the
+// kernel counts and predicted times before (unfused, one kernel per op) and after; with
+// --measure, each candidate's predicted and measured time; --dot / --svg also write a
+// picture of the fused kernel program.
 #include <cstddef>
 #include <string>
+
+#include "cli/picture_files.h"
 
 namespace cli {
 
@@ -24,10 +27,11 @@ struct CompileOptions {
   std::string arch;             // "" = the target's default (cuda sm_80, hip gfx90a, host this CPU)
   std::string emit;             // kernels | llvm | asm | ptx | hsaco; "" = the fusion summary
   std::string output;           // -o: a file; "" or "-" = stdout
+  PictureFiles picture;         // --dot / --svg: the fused kernel program drawn
 };
 
-// Without --report or --json: one summary line. A profile that cannot be read
-// is bad input (exit 1).
+// Without --report or --json: one summary line. A profile that cannot be read,
+// or a picture that cannot be written, is bad input (exit 1, nothing on stdout).
 int compile_command(const CompileOptions& options);
 
 }  // namespace cli

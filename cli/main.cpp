@@ -140,6 +140,11 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"kernels", "llvm", "asm", "ptx", "hsaco"}))
       ->excludes(report_flag);
   compile_cmd->add_option("-o,--output", compile.output, "Where --emit writes (default or -: stdout; hsaco: a file)");
+  compile_cmd->add_option("--dot", compile.picture.dot, "Also write the fused kernel program as a Graphviz picture (DOT)")
+      ->type_name("OUT.dot");
+  compile_cmd
+      ->add_option("--svg", compile.picture.svg, "Also write the fused kernel program as an SVG picture (needs graphviz)")
+      ->type_name("OUT.svg");
   add_memory_limit_option(compile_cmd, memory_limit);
 
   cli::SaturateCommandOptions saturate;

@@ -182,32 +182,4 @@ std::string export_json(const EGraph& graph, std::span<const Id> roots, const No
   return out;
 }
 
-std::string export_dot(const EGraph& graph) {
-  std::string out = "digraph egraph {\n  compound=true\n  clusterrank=local\n";
-  for (Id cls : graph.classes()) {
-    out += "  subgraph cluster_" + std::to_string(cls) + " {\n    style=dotted\n";
-    for (Id node : graph.class_nodes(cls)) {
-      const NodeView view = graph.node(node);
-      out += "    n" + std::to_string(node) + " [label=";
-      append_json_string(out, format_operator(view.op, view.payload, graph.symbols()));  // DOT quoting matches
-      out += "]\n";
-    }
-    out += "  }\n";
-  }
-  for (Id cls : graph.classes()) {
-    for (Id node : graph.class_nodes(cls)) {
-      const NodeView view = graph.node(node);
-      for (Id child : view.children) {
-        const Id child_class = graph.find(child);
-        out += "  n" + std::to_string(node) + " -> n" + std::to_string(graph.class_nodes(child_class).front());
-        // An edge into a cluster that contains its own tail must not be clipped.
-        if (child_class != cls) out += " [lhead=cluster_" + std::to_string(child_class) + "]";
-        out += "\n";
-      }
-    }
-  }
-  out += "}\n";
-  return out;
-}
-
 }  // namespace smelt::egraph

@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "egraph/egraph.h"
@@ -56,7 +57,21 @@ using NodeCost = std::function<double(const EGraph&, Id node)>;
 // Writes a clean e-graph; nodes are named by node id, classes by class id.
 std::string export_json(const EGraph& graph, std::span<const Id> roots = {}, const NodeCost& cost = {});
 
-// Graphviz DOT of a (small) clean e-graph: one dotted cluster per class.
-std::string export_dot(const EGraph& graph);
+// How export_dot draws an e-graph.
+struct DotStyle {
+  // A node's label; empty function: the op name (and payload where nonzero), as today.
+  std::function<std::string(const EGraph&, Id node)> label;
+  // Node sets drawn filled, each with a graphviz color name (e.g. the input term "lightblue",
+  // the extracted term "gold"); a node in two sets takes the later one's color.
+  std::vector<std::pair<std::vector<Id>, std::string>> highlights;
+  std::vector<Id> roots;  // root classes: their cluster drawn with a bold border
+  std::string title;      // graph label, may be empty
+};
+
+// Graphviz DOT of a clean e-graph (readable up to a few hundred nodes): one
+// dotted cluster per class labeled with its id, one box per node, an edge from
+// each node to the cluster of each child class.
+std::string export_dot(const EGraph& graph, const DotStyle& style);
+std::string export_dot(const EGraph& graph);  // the default style
 
 }  // namespace smelt::egraph

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -156,6 +158,136 @@ TEST(Serialize, DotShowsClustersAndEdges) {
   EXPECT_NE(dot.find("[label=\"+\"]"), std::string::npos);
   EXPECT_NE(dot.find("[label=\"\\\"b\\\"\"]"), std::string::npos);  // quotes escaped
   EXPECT_NE(dot.find("lhead=cluster_"), std::string::npos);
+}
+
+// The lines of `dot` that draw node n (its "nN [" statement).
+std::string node_line(const std::string& dot, Id node) {
+  const std::string start = "    n" + std::to_string(node) + " [";
+  const std::size_t at = dot.find(start);
+  if (at == std::string::npos) return "";
+  return dot.substr(at, dot.find('\n', at) - at);
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// (+ a b) = (+ b a), and x = (* x 1): a cycle through one class.
+Id small_graph(EGraph& graph) {
+  const Id sum = add_term(graph, "(+ a b)");
+  graph.unite(sum, add_term(graph, "(+ b a)"));
+  const Id x = add_term(graph, "x");
+  graph.unite(x, add_term(graph, "(* x 1)"));
+  const Id root = add_term(graph, "(- (+ a b) x)");
+  graph.rebuild();
+  return root;
+}
+
+TEST(Serialize, DotUsesTheLabelFunction) {
+  EGraph graph;
+  small_graph(graph);
+  DotStyle style;
+  style.label = [](const EGraph&, Id node) { return "node #" + std::to_string(node); };
+  const std::string dot = export_dot(graph, style);
+  for (Id cls : graph.classes())
+    for (Id node : graph.class_nodes(cls))
+      EXPECT_NE(node_line(dot, node).find("[label=\"node #" + std::to_string(node) + "\""), std::string::npos)
+          << node_line(dot, node);
+  EXPECT_EQ(dot.find("label=\"+\""), std::string::npos) << "the op names are replaced";
+}
+
+TEST(Serialize, DotFillsHighlightedNodesTheLaterSetWinning) {
+  EGraph graph;
+  const Id root = small_graph(graph);
+  const Id minus = graph.class_nodes(root).front();
+  const Id sum = graph.class_nodes(graph.find(add_term(graph, "(+ a b)"))).front();
+  const Id a = graph.class_nodes(graph.find(add_term(graph, "a"))).front();
+  DotStyle style;
+  style.highlights = {{{minus, sum}, "lightblue"}, {{sum, a}, "gold"}};
+  const std::string dot = export_dot(graph, style);
+  EXPECT_NE(node_line(dot, minus).find("style=filled fillcolor=\"lightblue\""), std::string::npos) << dot;
+  EXPECT_NE(node_line(dot, sum).find("style=filled fillcolor=\"gold\""), std::string::npos) << dot;
+  EXPECT_NE(node_line(dot, a).find("style=filled fillcolor=\"gold\""), std::string::npos) << dot;
+  EXPECT_EQ(count(dot, "fillcolor="), 3u) << "only highlighted nodes are filled";
+}
+
+TEST(Serialize, DotDrawsEveryClassAsAClusterRootsBold) {
+  EGraph graph;
+  const Id root = small_graph(graph);
+  DotStyle style;
+  style.roots = {root};
+  style.title = "x - (a + b)";
+  const std::string dot = export_dot(graph, style);
+  EXPECT_EQ(count(dot, "  subgraph cluster_"), graph.num_classes());
+  for (Id cls : graph.classes()) {
+    const std::size_t at = dot.find("  subgraph cluster_" + std::to_string(cls) + " {\n");
+    ASSERT_NE(at, std::string::npos) << cls;
+    const std::string body = dot.substr(at, dot.find("  }\n", at) - at);
+    EXPECT_NE(body.find("label=\"c" + std::to_string(cls) + "\""), std::string::npos) << body;
+    EXPECT_NE(body.find(cls == graph.find(root) ? "style=bold" : "style=dotted"), std::string::npos) << body;
+    for (Id node : graph.class_nodes(cls)) EXPECT_NE(body.find("    n" + std::to_string(node) + " ["), std::string::npos);
+  }
+  EXPECT_EQ(count(dot, "style=bold"), 1u);
+  EXPECT_NE(dot.find("  label=\"x - (a + b)\"\n"), std::string::npos) << dot;
+  // Every child edge ends at its class's cluster; the cycle x = (* x 1) stays unclipped.
+  const Id x = graph.find(add_term(graph, "x"));
+  const Id times = *graph.lookup_node(graph.symbols().intern("*"), 0, std::vector<Id>{x, graph.find(add_term(graph, "1"))});
+  EXPECT_NE(dot.find("  n" + std::to_string(times) + " -> n" + std::to_string(graph.class_nodes(x).front()) + "\n"),
+            std::string::npos) << dot;
+  EXPECT_EQ(count(dot, "[lhead=cluster_"), 7u) << dot;  // 2 per + node, 2 of -, 1 of * (its loop to x is not clipped)
+}
+
+// Eight equal leaves: a row of six, and two below (one invisible edge each).
+TEST(Serialize, DotStacksTheNodesOfALargeClassInRows) {
+  EGraph graph;
+  const Id first = add_term(graph, "l0");
+  for (int i = 1; i < 8; ++i) graph.unite(first, add_term(graph, "l" + std::to_string(i)));
+  graph.rebuild();
+  const std::string dot = export_dot(graph);
+  EXPECT_EQ(count(dot, " [style=invis]\n"), 2u) << dot;
+}
+
+TEST(Serialize, DotEscapesLabels) {
+  EGraph graph;
+  add_term(graph, "a");
+  graph.rebuild();
+  DotStyle style;
+  style.label = [](const EGraph&, Id) { return std::string("q\"b\\s\nline <tag> \x01 \xff ok \xc3\xa9"); };
+  style.title = "\\N \"t\"";
+  const std::string dot = export_dot(graph, style);
+  EXPECT_NE(dot.find(R"([label="q\"b\\s\nline <tag> ? ? ok )" "\xc3\xa9" R"("])"), std::string::npos) << dot;
+  EXPECT_NE(dot.find(R"(label="\\N \"t\"")"), std::string::npos) << dot;
+}
+
+// Graphviz itself reads what export_dot writes, without a warning.
+TEST(Serialize, DotIsAcceptedByGraphviz) {
+  if (std::system("command -v dot >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "graphviz's `dot` is not installed (Debian: apt-get install graphviz)";
+  EGraph graph;
+  const Id root = small_graph(graph);
+  DotStyle style;
+  style.label = [](const EGraph& g, Id node) {
+    return "<" + std::string(g.symbols().name(g.node(node).op)) + "> \"\\\"\n#" + std::to_string(node);
+  };
+  style.highlights = {{{graph.class_nodes(root).front()}, "gold"}};
+  style.roots = {root};
+  style.title = "a title";
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("smelt_dot_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "g.dot") << export_dot(graph, style);
+  const std::string command = "dot -Tsvg '" + (dir / "g.dot").string() + "' -o '" + (dir / "g.svg").string() +
+                              "' 2>'" + (dir / "err").string() + "'";
+  const int status = std::system(command.c_str());
+  const std::string svg = read_file(dir / "g.svg"), errors = read_file(dir / "err");
+  std::filesystem::remove_all(dir);
+  EXPECT_EQ(status, 0) << errors;
+  EXPECT_EQ(errors, "");
+  EXPECT_NE(svg.find("<svg"), std::string::npos);
+  EXPECT_NE(svg.find("&lt;+&gt; &quot;\\&quot;"), std::string::npos) << svg;
+  EXPECT_NE(svg.find("a title"), std::string::npos);
 }
 
 TEST(Json, ParsesValuesAndEscapes) {

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "smelt/picture.h"
+#include "tests/support/scoped_path.h"
 #include "tests/support/smelt_cli_fixture.h"
 
 namespace {
@@ -244,6 +246,62 @@ TEST_F(CompileCli, BadInputExitsOneAndUsageTwo) {
   EXPECT_EQ(smelt("compile").exit_code, 2);
   EXPECT_EQ(smelt("compile " + example("luminal_fusion") + " --json --report").exit_code, 2);
   EXPECT_EQ(smelt("compile " + example("luminal_fusion") + " --time-limit 0").exit_code, 2);
+}
+
+// --dot / --svg: the fused kernel program drawn; stdout as without them.
+TEST_F(CompileCli, DotAndSvgDrawTheFusedProgram) {
+  const fs::path dot = dir_ / "program.dot", svg = dir_ / "program.svg";
+  const Result plain = smelt("compile " + example("luminal_fusion"));
+  const Result drawn = smelt("compile " + example("luminal_fusion") + " --dot '" + dot.string() + "'" +
+                             (smelt::graphviz_available() ? " --svg '" + svg.string() + "'" : std::string()));
+  ASSERT_EQ(drawn.exit_code, 0) << drawn.err;
+  EXPECT_EQ(drawn.out, plain.out);
+  const std::string text = smelt_testing::read_text_file(dot);
+  EXPECT_EQ(text.rfind("digraph kernels {", 0), 0u) << text;
+  for (const char* buffer : {"label=\"a\\nf32[10]\\ninput\"", "label=\"y\\nf32[10]\\noutput\""})
+    EXPECT_NE(text.find(buffer), std::string::npos) << text;
+  EXPECT_NE(text.find("label=\"kernel "), std::string::npos) << text;
+  if (!smelt::graphviz_available()) GTEST_SKIP() << "graphviz's `dot` is not installed: --svg not tried";
+  const std::string picture = smelt_testing::read_text_file(svg);
+  EXPECT_EQ(picture.rfind("<?xml", 0), 0u) << picture.substr(0, 200);
+  EXPECT_NE(picture.find("f32[10]"), std::string::npos);
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir_))
+    EXPECT_EQ(entry.path().string().find(".tmp."), std::string::npos) << "temporary left: " << entry.path();
+}
+
+// Errors are one line on stderr, exit 1, nothing on stdout and no file.
+TEST_F(CompileCli, PictureErrorsExitOneWithoutAFile) {
+  auto expect_error = [&](const std::string& args, const std::string& message, const fs::path& absent) {
+    const Result r = smelt("compile " + example("luminal_fusion") + " " + args);
+    EXPECT_EQ(r.exit_code, 1) << args;
+    EXPECT_EQ(r.err, "error: " + message + "\n") << args;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    EXPECT_FALSE(fs::exists(absent)) << absent;
+  };
+  const fs::path nowhere = dir_ / "missing" / "p.svg";
+  expect_error("--svg '" + nowhere.string() + "'",
+               "cannot write " + nowhere.string() + " (no folder " + (dir_ / "missing").string() + ")", nowhere);
+  expect_error("--dot '" + nowhere.string() + "'",
+               "cannot write " + nowhere.string() + " (no folder " + (dir_ / "missing").string() + ")", nowhere);
+
+  // No dot on the PATH: --svg refuses before compiling, --dot still works.
+  fs::create_directories(dir_ / "empty");
+  const fs::path svg = dir_ / "p.svg", dot = dir_ / "p.dot";
+  {
+    const smelt_testing::ScopedPath no_dot((dir_ / "empty").string());
+    expect_error("--dot '" + dot.string() + "' --svg '" + svg.string() + "'",
+                 "graphviz's `dot` is not installed (Debian: apt-get install graphviz); write --dot instead", svg);
+    EXPECT_FALSE(fs::exists(dot));
+    EXPECT_EQ(smelt("compile " + example("luminal_fusion") + " --dot '" + dot.string() + "'").exit_code, 0);
+    EXPECT_TRUE(fs::exists(dot));
+  }
+
+  // A dot that fails: its complaint is the error, and no SVG appears.
+  fs::create_directories(dir_ / "bin");
+  const fs::path failing = write("bin/dot", "#!/bin/sh\necho 'Error: out of ink' >&2\nexit 3\n");
+  fs::permissions(failing, fs::perms::owner_all);
+  const smelt_testing::ScopedPath fake_dot((dir_ / "bin").string() + ":/usr/bin:/bin");
+  expect_error("--svg '" + svg.string() + "'", "graphviz's dot failed (exit 3): Error: out of ink", svg);
 }
 
 }  // namespace

@@ -1,0 +1,78 @@
+#include "cli/picture_files.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include "smelt/picture.h"
+
+namespace cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string folder_problem(const std::string& path) {
+  const fs::path file = path;
+  const fs::path folder = file.has_parent_path() ? file.parent_path() : fs::path(".");
+  std::error_code error;
+  if (!fs::is_directory(folder, error)) return "cannot write " + path + " (no folder " + folder.string() + ")";
+  if (::access(folder.c_str(), W_OK) != 0)
+    return "cannot write " + path + " (folder " + folder.string() + " is not writable)";
+  if (fs::is_directory(file, error)) return "cannot write " + path + " (a folder)";
+  return "";
+}
+
+// `text` into `path` through a temporary file beside it: readers never see half a file.
+std::string write_whole(const std::string& path, const std::string& text) {
+  const std::string temporary = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!out) return "cannot write " + path + ": " + std::strerror(errno);
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    out.close();
+    if (!out) {
+      std::remove(temporary.c_str());
+      return "cannot write " + path;
+    }
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    std::remove(temporary.c_str());
+    return "cannot write " + path + ": " + why;
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string picture_files_problem(const PictureFiles& files) {
+  for (const std::string* path : {&files.dot, &files.svg})
+    if (!path->empty())
+      if (std::string problem = folder_problem(*path); !problem.empty()) return problem;
+  if (!files.svg.empty() && !smelt::graphviz_available())
+    return "graphviz's `dot` is not installed (Debian: apt-get install graphviz); write --dot instead";
+  return "";
+}
+
+std::string write_picture_files(const PictureFiles& files, const std::string& dot) {
+  std::string svg;
+  if (!files.svg.empty()) {
+    try {
+      svg = smelt::render_svg(dot);  // before any file: a failure writes neither
+    } catch (const std::runtime_error& e) {
+      return e.what();
+    }
+  }
+  if (!files.dot.empty())
+    if (std::string problem = write_whole(files.dot, dot); !problem.empty()) return problem;
+  if (!files.svg.empty())
+    if (std::string problem = write_whole(files.svg, svg); !problem.empty()) return problem;
+  return "";
+}
+
+}  // namespace cli
