@@ -171,6 +171,12 @@ int main(int argc, char** argv) {
   saturate_cmd->add_option("--serialize", saturate.serialize,
                            "Write the saturated e-graph as egraph-serialize JSON (node costs: compute ns from the "
                            "cost model), for `smelt extract` and extraction-gym");
+  saturate_cmd->add_option("--dot", saturate.picture.dot,
+                           "Also write the e-graph as a Graphviz picture (DOT): e-classes as clusters, the graph as "
+                           "given in blue, the picked term in gold")
+      ->type_name("OUT.dot");
+  saturate_cmd->add_option("--svg", saturate.picture.svg, "Also write that picture as SVG (needs graphviz)")
+      ->type_name("OUT.svg");
   saturate_cmd->add_option("--profile", saturate.profile, "Device profile (JSON) to cost nodes and kernels with");
   saturate_cmd->add_option("--threads", saturate.threads, "Host threads the kernels are costed for (0: every core)");
   add_memory_limit_option(saturate_cmd, memory_limit);

@@ -174,6 +174,11 @@ nlohmann::ordered_json to_json(const SaturateCommandOptions& options, const ir::
 
 int saturate_command(const SaturateCommandOptions& options) {
   const ir::Graph graph = smelt::load_graph(options.file);
+  // A picture that cannot be written is found now, not after the saturation.
+  if (const std::string problem = picture_files_problem(options.picture); !problem.empty()) {
+    std::cerr << "error: " << problem << "\n";
+    return kBadInput;
+  }
   smelt::SaturateOptions settings;
   settings.rule_files = options.rule_files;
   if (options.iterations > 0) settings.limits.iterations = options.iterations;
@@ -204,6 +209,13 @@ int saturate_command(const SaturateCommandOptions& options) {
   if (!options.serialize.empty()) {
     serialized = smelt::serialize_saturation(result, settings);
     if (!write_file(options.serialize, serialized->json, "the e-graph")) return kBadInput;
+  }
+  if (options.picture.any()) {
+    if (const std::string problem = write_picture_files(options.picture, smelt::saturation_dot(result));
+        !problem.empty()) {
+      std::cerr << "error: " << problem << "\n";
+      return kBadInput;
+    }
   }
   if (options.json) {
     std::cout << to_json(options, graph, result, serialized ? &*serialized : nullptr).dump() << "\n";

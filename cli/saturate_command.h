@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/picture_files.h"
+
 namespace cli {
 
 struct SaturateCommandOptions {
@@ -19,7 +21,7 @@ struct SaturateCommandOptions {
   bool json = false;
   bool explain = false;
   std::string serialize;  // OUT.json
-  std::string dot, svg;   // OUT.dot, OUT.svg
+  PictureFiles picture;   // --dot OUT.dot, --svg OUT.svg: the e-graph
   std::string profile;    // a device profile (JSON) for node costs and the extraction
   unsigned threads = 0;
 };

@@ -10,6 +10,7 @@
 #include "egraph/explanation.h"
 #include "egraph/rec_expr.h"
 #include "egraph/serialize.h"
+#include "ir/dtype.h"
 #include "extract/extractor.h"
 #include "extract/fusion.h"
 #include "extract/problem.h"
@@ -173,6 +174,31 @@ SerializedSaturation serialize_saturation(const SaturateResult& result, const Sa
   s.nodes = problem.num_nodes();
   s.classes = problem.num_classes();
   return s;
+}
+
+std::string saturation_dot(const SaturateResult& result) {
+  const egraph::EGraph& eg = result.saturation.egraph;
+  const rules::TensorAnalysis& analysis = rules::tensor_analysis(eg);
+  egraph::DotStyle style;
+  style.label = [&](const egraph::EGraph& g, Id node) {
+    const egraph::NodeView view = g.node(node);
+    const rules::AttrRecord& record = analysis.lang().record(view.payload);
+    std::string label = std::string(ir::op_name(record.op));
+    if (!record.name.empty()) label += " " + record.name;
+    if (record.op == ir::Op::Constant && record.attrs.values.size() == 1) {
+      char value[32];
+      std::snprintf(value, sizeof value, " %g", record.attrs.values.front());
+      label += value;
+    }
+    const ir::TensorType& type = analysis.type(g, g.find(node));
+    label += "\n" + std::string(ir::dtype_name(type.dtype)) + "[";
+    for (size_t i = 0; i < type.shape.size(); ++i) label += (i ? "," : "") + std::to_string(type.shape[i]);
+    return label + "]";
+  };
+  style.highlights = {{result.input_nodes, "lightblue"}, {result.picked_nodes, "gold"}};
+  style.title = "e-classes dotted (outputs bold); blue: the graph as given; gold: the term extraction picked";
+  for (Id o : result.saturation.classes.outputs) style.roots.push_back(eg.find(o));
+  return egraph::export_dot(eg, style);
 }
 
 }  // namespace smelt

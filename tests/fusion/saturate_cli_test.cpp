@@ -67,6 +67,20 @@ TEST_F(SaturateCli, SerializedEGraphExtractsToTheSameDagCost) {
   EXPECT_EQ(j["serialized"]["nodes"], j["egraph_nodes"]);
 }
 
+TEST_F(SaturateCli, DrawsTheEGraphWithBothTerms) {
+  const std::string dot = (dir_ / "g.dot").string();
+  const Result r = smelt("saturate " + example("mlir_dot_slice") + " --threads 2 --dot '" + dot + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string text = smelt_testing::read_text_file(dot);
+  EXPECT_NE(text.find("subgraph cluster_"), std::string::npos);
+  EXPECT_NE(text.find("lightblue"), std::string::npos);
+  EXPECT_NE(text.find("gold"), std::string::npos);
+  EXPECT_NE(text.find("matmul"), std::string::npos);
+  const Result missing = smelt("saturate " + example("mlir_dot_slice") + " --dot '" + (dir_ / "no/g.dot").string() + "'");
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_TRUE(missing.out.empty());
+}
+
 TEST_F(SaturateCli, LimitsStopTheRunAndSaySo) {
   const Result r = smelt("saturate " + example("migraphx_mlp_towers") + " --iterations 1 --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
