@@ -14,33 +14,15 @@
 #include "extract/extractor.h"
 #include "extract/fusion.h"
 #include "extract/problem.h"
-#include "ir/input_file.h"
 #include "rules/rule_library.h"
-#include "rules/rule_parser.h"
 #include "rules/tensor_analysis.h"
+#include "smelt/rule_files.h"
 
 namespace smelt {
 namespace {
 
 using egraph::Id;
 using Clock = std::chrono::steady_clock;
-
-std::vector<rules::Rule> load_rules(const std::vector<std::string>& files) {
-  if (files.empty()) return rules::default_rules();
-  std::vector<rules::Rule> all;
-  for (const std::string& path : files) {
-    std::string text;
-    try {
-      text = ir::read_input_file(path);
-    } catch (const ir::InputFileError& e) {
-      throw rules::RuleError(path, 1, 1, "", e.message());
-    }
-    std::vector<rules::Rule> parsed = rules::parse_rules(text, path);
-    all.insert(all.end(), parsed.begin(), parsed.end());
-  }
-  rules::check_unique_names(all);
-  return all;
-}
 
 cost::DeviceProfile profile_of(const SaturateOptions& options) {
   return (options.profile ? *options.profile : cost::default_host_profile()).for_threads(options.threads);
@@ -100,7 +82,8 @@ egraph::RecExpr subterm(const egraph::RecExpr& expr, Id root) {
 }  // namespace
 
 SaturateResult saturate_graph(const ir::Graph& graph, const SaturateOptions& options) {
-  const std::vector<rules::Rule> rule_list = load_rules(options.rule_files);
+  const std::vector<rules::Rule> rule_list =
+      options.rule_files.empty() ? rules::default_rules() : read_rule_files(options.rule_files);
   const std::vector<rules::CompiledRule> compiled = rules::compile_rules(rule_list);
   SaturateResult r;
   r.saturation = rules::saturate(graph, compiled, options.limits, options.scheduler, options.explain);

@@ -1,9 +1,9 @@
 // smelt::verify_rules: the rule files, parsed, each rule proved sound with Z3.
 #include <string>
 
-#include "ir/input_file.h"
 #include "rules/rule_library.h"
 #include "rules/rule_parser.h"
+#include "smelt/rule_files.h"
 #include "smelt/smelt.h"
 
 namespace smelt {
@@ -19,15 +19,8 @@ std::vector<verify::RuleResult> verify_rules(const std::vector<std::string>& fil
   if (files.empty()) {
     for (const rules::RuleFile& f : rules::shipped_rule_files()) add(f.text, std::string(f.name));
   }
-  for (const std::string& path : files) {
-    std::string text;
-    try {
-      text = ir::read_input_file(path);
-    } catch (const ir::InputFileError& e) {
-      throw rules::RuleError(path, 1, 1, "", e.message());
-    }
-    add(text, path);
-  }
+  std::vector<rules::Rule> given = read_rule_files(files);
+  all.insert(all.end(), given.begin(), given.end());
   rules::check_unique_names(all);
   return verify::prove_rules(all, options, jobs, on_progress);
 }

@@ -178,11 +178,9 @@ TEST(RuleEngine, StopsAtTheLimits) {
   EXPECT_EQ(run(h, growing, no_time).report.stop_reason, smelt::egraph::StopReason::kTimeLimit);
 }
 
-// Layers of slices, elementwise ops and a concat of the halves: the view
-// rules (sink and hoist across slices, slice of concat, ...) add classes every
-// iteration without end. Under the default limits with iterations unbounded,
-// saturation stops at a limit, says which, and stays far below the memory limit.
-TEST(RuleEngine, AGraphBuiltToExplodeStopsAtALimitAndSaysWhich) {
+// Layers of slices, elementwise ops and a concat of the halves, whose view
+// rules add classes every iteration without end.
+ir::Graph exploding_graph() {
   ir::Graph g("explode");
   ir::Tensor t = ir::add(ir::input(g, "x", ir::DType::F32, {64}), ir::input(g, "y", ir::DType::F32, {64}));
   for (int layer = 0; layer < 80; ++layer) {
@@ -190,6 +188,15 @@ TEST(RuleEngine, AGraphBuiltToExplodeStopsAtALimitAndSaysWhich) {
     t = ir::concat({ir::mul(hi, hi), ir::exp(lo)}, 0);
   }
   g.add_output(t);
+  return g;
+}
+
+// Layers of slices, elementwise ops and a concat of the halves: the view
+// rules (sink and hoist across slices, slice of concat, ...) add classes every
+// iteration without end. Under the default limits with iterations unbounded,
+// saturation stops at a limit, says which, and stays far below the memory limit.
+TEST(RuleEngine, AGraphBuiltToExplodeStopsAtALimitAndSaysWhich) {
+  const ir::Graph g = exploding_graph();
   smelt::egraph::RunnerLimits limits = default_limits();
   limits.iterations = 1'000'000;
   const Saturation s = saturate(g, default_rules(), limits);
@@ -205,13 +212,7 @@ TEST(RuleEngine, AGraphBuiltToExplodeStopsAtALimitAndSaysWhich) {
 // The e-graph counts against the process's memory limit (smelt
 // --memory-limit): under a small one the same graph stops at the memory limit.
 TEST(RuleEngine, TheDefaultEGraphMemoryLimitIsTheProcessLimit) {
-  ir::Graph g("explode");
-  ir::Tensor t = ir::add(ir::input(g, "x", ir::DType::F32, {64}), ir::input(g, "y", ir::DType::F32, {64}));
-  for (int layer = 0; layer < 80; ++layer) {
-    const ir::Tensor lo = ir::slice_axis(t, 0, 0, 32), hi = ir::slice_axis(t, 0, 32, 64);
-    t = ir::concat({ir::mul(hi, hi), ir::exp(lo)}, 0);
-  }
-  g.add_output(t);
+  const ir::Graph g = exploding_graph();
   struct RestoreLimit {
     ~RestoreLimit() { ir::set_memory_limit(0); }
   } restore;
