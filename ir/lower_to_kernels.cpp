@@ -29,7 +29,9 @@ constexpr size_t kMaxIndexDepth = 256;
 // So are kernels of more loads: LLVM's alias sets collapse to "everything may
 // alias" past 250 pointers in a loop and the loop vectorizer gives up (a sum
 // of sines of 352 inputs ran scalar, 39x slower than predicted); raising that
-// limit made LLVM quadratic (2,000 loads: 62 s).
+// limit made LLVM quadratic (2,000 loads: 62 s). A root's own operands are
+// loaded whatever the count (a root is stored already), and horizontal groups
+// keep their members' loaded buffers within the bound too.
 constexpr size_t kMaxKernelLoads = 192;
 using Words = std::vector<int64_t>;
 
@@ -570,6 +572,7 @@ std::vector<std::vector<size_t>> horizontal_groups(const std::vector<GroupingFac
   std::vector<std::vector<size_t>> groups;
   std::vector<Shape> group_domain;
   std::vector<std::vector<int>> group_anchor_loads;  // buffers read by the group's anchored members
+  std::vector<size_t> group_loads;                   // buffers its members load, counted per member
   // The groups j's dependencies reach, j included in none yet: one walk per
   // kernel (a walk per candidate group was cubic on long chains).
   std::vector<uint32_t> reached;  // == epoch: reached by the current walk
@@ -598,7 +601,9 @@ std::vector<std::vector<size_t>> horizontal_groups(const std::vector<GroupingFac
     size_t chosen = groups.size();
     for (size_t gr = 0; gr < groups.size() && chosen == groups.size(); ++gr) {
       const GroupingFacts& first = kernels[groups[gr].front()];
-      if (first.space != kj.space || reached[gr] == epoch || groups[gr].size() >= kMaxHorizontalGroup) continue;
+      if (first.space != kj.space || reached[gr] == epoch || groups[gr].size() >= kMaxHorizontalGroup ||
+          group_loads[gr] + kj.loads.size() > kMaxKernelLoads)
+        continue;
       if (!group_domain[gr].empty() && !kj.reduction.empty() &&
           (group_domain[gr] != kj.reduction || !share_a_buffer(group_anchor_loads[gr], kj.loads)))
         continue;
@@ -608,8 +613,10 @@ std::vector<std::vector<size_t>> horizontal_groups(const std::vector<GroupingFac
       groups.emplace_back();
       group_domain.emplace_back();
       group_anchor_loads.emplace_back();
+      group_loads.push_back(0);
     }
     groups[chosen].push_back(j);
+    group_loads[chosen] += kj.loads.size();
     if (!kj.reduction.empty()) {
       group_domain[chosen] = kj.reduction;
       std::vector<int> merged;

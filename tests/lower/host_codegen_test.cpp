@@ -184,7 +184,8 @@ TEST(HostCodegen, KernelsOfOneBodyShareItsCode) {
 // A sum of sines of 400 inputs: one kernel would load 400 buffers, past the
 // 250 pointers where LLVM's alias sets give up and the loop ran scalar (39x
 // slower than predicted). The lowering stores a value rather than load more
-// than 192 in one kernel, and every kernel's loop is vectorized.
+// than 192 beneath a root (the root's own two operands may come on top), and
+// every kernel's loop is vectorized.
 TEST(HostCodegen, KernelsOfManyInputsStayVectorized) {
   ir::Graph g("sines");
   ir::Tensor sum = ir::sin(ir::input(g, "a0", DType::F32, {256}));
@@ -196,7 +197,7 @@ TEST(HostCodegen, KernelsOfManyInputsStayVectorized) {
   for (const ir::Kernel& k : r.after.kernels) {
     size_t loads = 0;
     for (const ir::KernelExpr& e : k.exprs) loads += e.kind == ir::KernelExpr::Kind::kLoad;
-    EXPECT_LE(loads, 192u) << k.name;
+    EXPECT_LE(loads, 194u) << k.name;
   }
   const std::string text = lower::emit_llvm_ir(r.after, {});
   // Each function of code, up to the next definition: the kernels' and the

@@ -4,6 +4,7 @@
 #include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <set>
 
 #include "egraph/explanation.h"
@@ -219,7 +220,10 @@ TEST(RuleEngine, TheDefaultEGraphMemoryLimitIsTheProcessLimit) {
   ir::set_memory_limit(uint64_t{2} << 20);
   smelt::egraph::RunnerLimits limits = default_limits();
   EXPECT_EQ(limits.memory_bytes, size_t{2} << 20);
+  // Only the memory limit may stop it (a sanitized build is slower than the time limit).
   limits.iterations = 1'000'000;
+  limits.nodes = std::numeric_limits<size_t>::max();
+  limits.seconds = 600;
   const Saturation s = saturate(g, default_rules(), limits);
   EXPECT_EQ(s.report.stop_reason, smelt::egraph::StopReason::kMemoryLimit);
   ir::set_memory_limit(0);
