@@ -8,7 +8,7 @@
 #include "cli/emit_command.h"
 #include "cli/format.h"
 #include "cli/picture_files.h"
-#include "ir/kernel_dot.h"
+#include "smelt/kernel_dot.h"
 #include "smelt/smelt.h"
 
 namespace cli {
@@ -103,7 +103,7 @@ int compile_command(const CompileOptions& options) {
   fuse.measure = options.measure;
   const smelt::FusionResult r = smelt::fuse(g, fuse);
   if (options.picture.any()) {
-    if (const std::string problem = write_picture_files(options.picture, ir::kernel_program_dot(r.after));
+    if (const std::string problem = write_picture_files(options.picture, smelt::kernel_program_dot(r.after));
         !problem.empty()) {
       std::cerr << "error: " << problem << "\n";
       return kBadInput;

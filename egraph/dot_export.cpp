@@ -9,11 +9,9 @@
 
 namespace smelt::egraph {
 
-namespace {
-
 // Length of the well-formed UTF-8 sequence at text[i], or 0: graphviz warns
-// about (and may misdraw) invalid UTF-8, which symbols are free to contain.
-std::size_t utf8_sequence_length(std::string_view text, std::size_t i) {
+// about (and may misdraw) invalid UTF-8, which symbols and ONNX names are free to contain.
+static std::size_t utf8_sequence_length(std::string_view text, std::size_t i) {
   const auto lead = static_cast<unsigned char>(text[i]);
   const std::size_t length = lead >= 0xC2 && lead <= 0xDF ? 2 : lead >= 0xE0 && lead <= 0xEF ? 3
                              : lead >= 0xF0 && lead <= 0xF4                                 ? 4
@@ -24,12 +22,8 @@ std::size_t utf8_sequence_length(std::string_view text, std::size_t i) {
   return length;
 }
 
-// `text` as a DOT quoted string that draws exactly the text: quotes and
-// backslashes escaped (a backslash would otherwise start a label escape such
-// as \N), newlines as centered line breaks, other control characters and
-// invalid UTF-8 as '?'. Inside quotes < and > are plain characters.
-std::string dot_quoted(std::string_view text) {
-  std::string out = "\"";
+std::string dot_escaped(std::string_view text) {
+  std::string out;
   for (std::size_t i = 0; i < text.size();) {
     const char c = text[i];
     const auto byte = static_cast<unsigned char>(c);
@@ -54,6 +48,15 @@ std::string dot_quoted(std::string_view text) {
     }
     ++i;
   }
+  return out;
+}
+
+namespace {
+
+// `text` as a DOT quoted string (dot_escaped in quotes).
+std::string dot_quoted(std::string_view text) {
+  std::string out = "\"";  // appended: GCC 12's -O3 warns falsely (-Wrestrict) on "\"" + string
+  out += dot_escaped(text);
   out += '"';
   return out;
 }

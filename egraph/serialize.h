@@ -68,6 +68,13 @@ struct DotStyle {
   std::string title;      // graph label, may be empty
 };
 
+// Text for inside a DOT quoted string that draws exactly `text`: quotes and
+// backslashes escaped (a backslash would otherwise start a label escape such
+// as \N), newlines as line breaks, other control characters and invalid
+// UTF-8 as '?'. Inside quotes < and > are plain characters. Every picture of
+// smelt (e-graphs here, kernel programs in smelt/kernel_dot.h) escapes with it.
+std::string dot_escaped(std::string_view text);
+
 // Graphviz DOT of a clean e-graph (readable up to a few hundred nodes): one
 // dotted cluster per class labeled with its id, one box per node, an edge from
 // each node to the cluster of each child class.

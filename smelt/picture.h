@@ -1,6 +1,6 @@
 #pragma once
 // Pictures of e-graphs and kernel programs: DOT text (egraph::export_dot,
-// ir::kernel_program_dot) rendered to SVG by graphviz, for `smelt compile
+// smelt::kernel_program_dot) rendered to SVG by graphviz, for `smelt compile
 // --svg` and `smelt saturate`.
 #include <string>
 

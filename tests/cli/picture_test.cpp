@@ -45,7 +45,7 @@ std::string message_of(const std::string& dot) {
 }
 
 TEST(Picture, RendersDotToSvg) {
-  if (!smelt::graphviz_available()) GTEST_SKIP() << "graphviz's `dot` is not installed (Debian: apt-get install graphviz)";
+  ASSERT_TRUE(smelt::graphviz_available()) << "graphviz is a dependency (scripts/bootstrap installs it)";
   const std::string svg = smelt::render_svg("digraph g { a -> b [label=\"x<y\"] }");
   EXPECT_EQ(svg.rfind("<?xml", 0), 0u) << svg.substr(0, 200);
   EXPECT_NE(svg.find("<svg"), std::string::npos);
@@ -54,7 +54,7 @@ TEST(Picture, RendersDotToSvg) {
 
 // Larger than a pipe's buffer both ways: stdin is fed while stdout is drained.
 TEST(Picture, RendersALargeGraphWithoutStalling) {
-  if (!smelt::graphviz_available()) GTEST_SKIP() << "graphviz's `dot` is not installed (Debian: apt-get install graphviz)";
+  ASSERT_TRUE(smelt::graphviz_available()) << "graphviz is a dependency (scripts/bootstrap installs it)";
   std::string dot = "digraph g {\n";
   for (int i = 0; i < 3000; ++i) dot += "  n" + std::to_string(i) + " [label=\"" + std::string(40, 'x') + "\"]\n";
   dot += "}\n";
@@ -65,7 +65,7 @@ TEST(Picture, RendersALargeGraphWithoutStalling) {
 }
 
 TEST(Picture, DotsComplaintIsTheError) {
-  if (!smelt::graphviz_available()) GTEST_SKIP() << "graphviz's `dot` is not installed (Debian: apt-get install graphviz)";
+  ASSERT_TRUE(smelt::graphviz_available()) << "graphviz is a dependency (scripts/bootstrap installs it)";
   const std::string message = message_of("digraph { a -> }");
   EXPECT_EQ(message.rfind("graphviz's dot failed (exit 1): ", 0), 0u) << message;
   EXPECT_NE(message.find("syntax error"), std::string::npos) << message;

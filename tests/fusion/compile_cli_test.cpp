@@ -252,8 +252,9 @@ TEST_F(CompileCli, BadInputExitsOneAndUsageTwo) {
 TEST_F(CompileCli, DotAndSvgDrawTheFusedProgram) {
   const fs::path dot = dir_ / "program.dot", svg = dir_ / "program.svg";
   const Result plain = smelt("compile " + example("luminal_fusion"));
-  const Result drawn = smelt("compile " + example("luminal_fusion") + " --dot '" + dot.string() + "'" +
-                             (smelt::graphviz_available() ? " --svg '" + svg.string() + "'" : std::string()));
+  ASSERT_TRUE(smelt::graphviz_available()) << "graphviz is a dependency (scripts/bootstrap installs it)";
+  const Result drawn =
+      smelt("compile " + example("luminal_fusion") + " --dot '" + dot.string() + "' --svg '" + svg.string() + "'");
   ASSERT_EQ(drawn.exit_code, 0) << drawn.err;
   EXPECT_EQ(drawn.out, plain.out);
   const std::string text = smelt_testing::read_text_file(dot);
@@ -261,7 +262,6 @@ TEST_F(CompileCli, DotAndSvgDrawTheFusedProgram) {
   for (const char* buffer : {"label=\"a\\nf32[10]\\ninput\"", "label=\"y\\nf32[10]\\noutput\""})
     EXPECT_NE(text.find(buffer), std::string::npos) << text;
   EXPECT_NE(text.find("label=\"kernel "), std::string::npos) << text;
-  if (!smelt::graphviz_available()) GTEST_SKIP() << "graphviz's `dot` is not installed: --svg not tried";
   const std::string picture = smelt_testing::read_text_file(svg);
   EXPECT_EQ(picture.rfind("<?xml", 0), 0u) << picture.substr(0, 200);
   EXPECT_NE(picture.find("f32[10]"), std::string::npos);

@@ -1,4 +1,4 @@
-#include "ir/kernel_dot.h"
+#include "smelt/kernel_dot.h"
 
 #include <cstdio>
 #include <map>
@@ -6,56 +6,15 @@
 #include <utility>
 #include <vector>
 
+#include "egraph/serialize.h"
 #include "ir/dtype.h"
 
-namespace ir {
+namespace smelt {
 namespace {
 
-// Length of the well-formed UTF-8 sequence at text[i], or 0 (graphviz warns
-// about invalid UTF-8; ONNX names may hold any bytes).
-size_t utf8_sequence_length(std::string_view text, size_t i) {
-  const auto lead = static_cast<unsigned char>(text[i]);
-  const size_t length = lead >= 0xC2 && lead <= 0xDF ? 2 : lead >= 0xE0 && lead <= 0xEF ? 3
-                        : lead >= 0xF0 && lead <= 0xF4                                 ? 4
-                                                                                       : 0;
-  if (length == 0 || i + length > text.size()) return 0;
-  for (size_t k = 1; k < length; ++k)
-    if ((static_cast<unsigned char>(text[i + k]) & 0xC0) != 0x80) return 0;
-  return length;
-}
+using namespace ir;
 
-// Text for inside a DOT quoted string that draws exactly `text`: quotes and
-// backslashes escaped (a backslash would otherwise start a label escape such
-// as \N), newlines as line breaks, other control characters and invalid
-// UTF-8 as '?'. Inside quotes < and > are plain characters.
-std::string dot_escaped(std::string_view text) {
-  std::string out;
-  for (size_t i = 0; i < text.size();) {
-    const char c = text[i];
-    const auto byte = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (byte < 0x20 || byte == 0x7F) {
-      out += '?';
-    } else if (byte >= 0x80) {
-      const size_t length = utf8_sequence_length(text, i);
-      if (length == 0) {
-        out += '?';
-      } else {
-        out.append(text.substr(i, length));
-        i += length;
-        continue;
-      }
-    } else {
-      out += c;
-    }
-    ++i;
-  }
-  return out;
-}
+using egraph::dot_escaped;
 
 std::string quoted(std::string_view text) { return "\"" + dot_escaped(text) + "\""; }
 
@@ -188,4 +147,4 @@ std::string kernel_program_dot(const KernelProgram& program) {
   return out;
 }
 
-}  // namespace ir
+}  // namespace smelt

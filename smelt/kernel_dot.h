@@ -4,7 +4,7 @@
 
 #include "ir/kernel.h"
 
-namespace ir {
+namespace smelt {
 
 // DOT text: each buffer an ellipse (name, type, kind; inputs, outputs,
 // temporaries and constants in different colors), each kernel a box with its
@@ -12,6 +12,6 @@ namespace ir {
 // reductions, elementwise ops; long lists truncated); an edge buffer -> kernel
 // for each buffer a kernel loads (labeled ×N when loaded N > 1 times) and
 // kernel -> buffer for each store.
-std::string kernel_program_dot(const KernelProgram& program);
+std::string kernel_program_dot(const ir::KernelProgram& program);
 
-}  // namespace ir
+}  // namespace smelt
