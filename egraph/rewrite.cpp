@@ -173,10 +173,7 @@ std::size_t PatternRewrite::apply(EGraph& graph, std::span<const Id> matches, st
   return unions + context.unions();
 }
 
-namespace {
 using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
-}  // namespace
 
 RuleStep PatternRewrite::step(EGraph& graph, const StepControl& control) const {
   RuleStep step;

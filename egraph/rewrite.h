@@ -49,6 +49,11 @@ class ApplyContext {
   std::size_t unions_ = 0;
 };
 
+// Seconds since `start` on the steady clock: how the Runner and every Rewrite time themselves.
+inline double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 // What one rule did in one iteration of a run (Rewrite::step).
 struct RuleStep {
   std::size_t found = 0;    // matches the search found

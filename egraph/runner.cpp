@@ -7,14 +7,7 @@
 
 namespace smelt::egraph {
 
-namespace {
-
 using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-}  // namespace
 
 std::string_view to_string(StopReason reason) {
   switch (reason) {

@@ -11,11 +11,9 @@
 namespace rules {
 
 using smelt::egraph::EGraph;
-using smelt::egraph::IterationStats;
 using smelt::egraph::RunnerLimits;
 using smelt::egraph::RunReport;
 using smelt::egraph::Scheduler;
-using smelt::egraph::StopReason;
 
 namespace {
 

@@ -15,10 +15,8 @@ using smelt::egraph::RuleStep;
 using smelt::egraph::Scheduler;
 using smelt::egraph::StepControl;
 
-namespace {
 using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
-}  // namespace
+using smelt::egraph::seconds_since;
 
 std::string rule_location(const CompiledRule& rule) {
   return rule.file + ":" + std::to_string(rule.pos.line) + ":" + std::to_string(rule.pos.col) + ": rule " + rule.name;

@@ -3,7 +3,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <functional>
 #include <unordered_map>
 
 #include "cost/calibrate.h"
@@ -64,18 +63,23 @@ PickedTerm read_term(const egraph::EGraph& graph, const rules::TermChoice& choic
 }
 
 // The sub-expression of `expr` rooted at `root`, as a RecExpr of its own.
+// Children come before parents in a RecExpr: one backward pass marks what the
+// root reaches, one forward pass copies it (no recursion: terms may be deep).
 egraph::RecExpr subterm(const egraph::RecExpr& expr, Id root) {
-  std::unordered_map<Id, Id> moved;
+  const std::vector<egraph::ENode>& nodes = expr.nodes();
+  std::vector<bool> reached(nodes.size(), false);
+  reached[root] = true;
+  for (size_t i = root + 1; i-- > 0;)
+    if (reached[i])
+      for (Id child : nodes[i].children) reached[child] = true;
+  std::vector<Id> moved(nodes.size(), egraph::kNoId);
   egraph::RecExpr out;
-  std::function<Id(Id)> copy = [&](Id at) -> Id {
-    if (auto it = moved.find(at); it != moved.end()) return it->second;
-    egraph::ENode e = expr.nodes()[at];
-    for (Id& child : e.children) child = copy(child);
-    const Id added = out.add(std::move(e));
-    moved.emplace(at, added);
-    return added;
-  };
-  copy(root);
+  for (size_t i = 0; i <= root; ++i) {
+    if (!reached[i]) continue;
+    egraph::ENode e = nodes[i];
+    for (Id& child : e.children) child = moved[child];
+    moved[i] = out.add(std::move(e));
+  }
   return out;
 }
 
