@@ -1,10 +1,26 @@
 #include "egraph/pattern.h"
 
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
 #include "egraph/node_store.h"
 #include "egraph/parse_error.h"
 #include "egraph/term_syntax.h"
 
 namespace smelt::egraph {
+
+namespace {
+
+std::uint32_t intern(std::vector<std::string>& names, const std::string& name) {
+  const auto at = std::find(names.begin(), names.end(), name);
+  if (at != names.end()) return static_cast<std::uint32_t>(at - names.begin());
+  names.push_back(name);
+  return static_cast<std::uint32_t>(names.size() - 1);
+}
+
+}  // namespace
 
 Pattern Pattern::parse(std::string_view text, SymbolTable& symbols, std::string_view source) {
   return from_sexpr(parse_sexpr(text, source), symbols, source);
@@ -26,10 +42,7 @@ std::uint32_t Pattern::add(const SExpr& sexpr, SymbolTable& symbols, std::string
     if (sexpr.atom.size() == 1) fail(sexpr, "expected a variable name after '?'");
     node.is_var = true;
     ground = false;
-    std::uint32_t index = 0;
-    while (index < vars_.size() && vars_[index] != sexpr.atom) ++index;
-    if (index == vars_.size()) vars_.push_back(sexpr.atom);
-    node.var = index;
+    node.var = intern(vars_, sexpr.atom);
   } else if (!sexpr.is_list) {
     const OpAndPayload leaf = parse_operator_atom(sexpr, symbols, source, false);
     node.op = leaf.op;
@@ -43,15 +56,46 @@ std::uint32_t Pattern::add(const SExpr& sexpr, SymbolTable& symbols, std::string
     if (sexpr.items.size() - 1 > NodeStore::kMaxArity) fail(sexpr, "more than " + std::to_string(NodeStore::kMaxArity) + " children");
     node.op = op.op;
     node.payload = op.payload;
-    for (std::size_t i = 1; i < sexpr.items.size(); ++i) {
-      const std::uint32_t child = add(sexpr.items[i], symbols, source);
-      ground = ground && ground_[child];
-      node.children.push_back(child);
-    }
+    for (std::size_t i = 1; i < sexpr.items.size(); ++i) node.children.push_back(add(sexpr.items[i], symbols, source));
   }
+  return push(std::move(node), ground);
+}
+
+std::uint32_t Pattern::push(Node node, bool ground) {
+  if (nodes_.size() >= std::numeric_limits<std::uint32_t>::max()) throw std::length_error("pattern: too many nodes");
+  for (std::uint32_t child : node.children) {
+    if (child >= nodes_.size()) throw std::invalid_argument("pattern: a child must be added before its parent");
+    ground = ground && ground_[child];
+  }
+  if (node.children.size() > NodeStore::kMaxArity)
+    throw std::invalid_argument("pattern: more than " + std::to_string(NodeStore::kMaxArity) + " children");
   nodes_.push_back(std::move(node));
   ground_.push_back(ground ? 1 : 0);
   return static_cast<std::uint32_t>(nodes_.size() - 1);
+}
+
+std::uint32_t Pattern::add_var(const std::string& name) {
+  Node node;
+  node.is_var = true;
+  node.var = intern(vars_, name);
+  return push(std::move(node), false);
+}
+
+std::uint32_t Pattern::add_op(Op op, std::optional<std::uint64_t> payload, std::vector<std::uint32_t> children) {
+  Node node;
+  node.op = op;
+  node.any_payload = !payload;
+  node.payload = payload.value_or(0);
+  node.children = std::move(children);
+  return push(std::move(node), payload.has_value());
+}
+
+std::uint32_t Pattern::add_op_var(const std::string& name, std::vector<std::uint32_t> children) {
+  Node node;
+  node.is_op_var = true;
+  node.var = intern(op_vars_, name);
+  node.children = std::move(children);
+  return push(std::move(node), false);
 }
 
 namespace {
@@ -62,7 +106,10 @@ void print(const Pattern& pattern, std::uint32_t at, const SymbolTable& symbols,
     out += pattern.vars()[node.var];
     return;
   }
-  const std::string op = format_operator(node.op, node.payload, symbols);
+  // An op variable prints as its name, an operator with any payload as "op#_".
+  const std::string op = node.is_op_var     ? pattern.op_vars()[node.var]
+                         : node.any_payload ? symbols.name(node.op) + "#_"
+                                            : format_operator(node.op, node.payload, symbols);
   if (node.children.empty()) {
     out += op;
     return;

@@ -29,7 +29,6 @@ class Compiler {
     try {
       for (const Term& root : rule_.lhs) out_.roots.push_back(add_pattern(root));
       out_.lhs_tensors = out_.vars.tensors;
-      out_.checks_at.resize(out_.pattern.size());
       for (const auto& [hidden, expr] : attr_checks_) {
         CExpr eq;
         eq.fn = Fn::kEq;
@@ -126,16 +125,16 @@ class Compiler {
     schedule(compile_expr(c, out_.vars), c.pos);
   }
 
+  // A condition may read only what the left side binds (the matcher checks
+  // it as soon as that is bound: rules/rule_query.h).
   void schedule(CExpr condition, SourcePos pos) {
     std::vector<VarIndex::Slot> used;
     collect_vars(condition, used);
-    uint32_t at = 0;
     try {
-      for (const VarIndex::Slot& slot : used) at = std::max(at, bound_at(slot));
+      for (const VarIndex::Slot& slot : used) bound_at(slot);
     } catch (const std::logic_error& e) {
       fail(pos, e.what());
     }
-    out_.checks_at[at].push_back(static_cast<uint32_t>(out_.conditions.size()));
     out_.conditions.push_back(std::move(condition));
   }
 

@@ -2,9 +2,9 @@
 // A rule (rule_ast.h) compiled for the e-graph: the left side flattened into
 // pattern nodes in matching order, variables resolved to indices, every
 // attribute of the left side turned into a variable binding (plus an equality
-// condition where the attribute is an expression), each condition scheduled at
-// the first point of the match where all its variables are bound, and the
-// right side / :let terms as templates.
+// condition where the attribute is an expression), the conditions split into
+// conjuncts (rules/rule_query.h checks each as soon as its variables are
+// bound), and the right side / :let terms as templates.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -76,10 +76,9 @@ struct CompiledRule {
   // Left side in matching order: each root followed by its subterms, preorder.
   std::vector<PatternNode> pattern;
   std::vector<uint32_t> roots;  // pattern index of each left root
+  // Each a conjunct of the rule's conditions (or an attribute's expression
+  // equality), reading only variables the left side binds.
   std::vector<CExpr> conditions;
-  // By pattern index: the conditions whose variables are all bound once that
-  // node (and everything before it) has matched.
-  std::vector<std::vector<uint32_t>> checks_at;
 
   std::vector<TemplateNode> templates;
   std::vector<std::pair<int, uint32_t>> lets;  // (tensor variable, template root), in order

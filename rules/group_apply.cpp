@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "rules/matcher.h"
+#include "rules/rule_query.h"
 #include "rules/rhs_builder.h"
 #include "rules/tensor_analysis.h"
 

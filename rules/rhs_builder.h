@@ -7,7 +7,7 @@
 
 #include "egraph/egraph.h"
 #include "rules/compiled_rule.h"
-#include "rules/matcher.h"
+#include "rules/rule_query.h"
 
 namespace rules {
 

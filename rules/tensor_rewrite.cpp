@@ -4,7 +4,7 @@
 #include <stdexcept>
 
 #include "rules/group_apply.h"
-#include "rules/matcher.h"
+#include "rules/rule_query.h"
 #include "rules/rhs_builder.h"
 
 namespace rules {

@@ -1,8 +1,8 @@
 #pragma once
 // The tensor rules as egraph::Rewrites, run by the one egraph::Runner: a
-// compiled .rules rule (rules/matcher.h searches, binding attributes and op
-// variables; rules/rhs_builder.h applies), and a group template's instances
-// applied together (rules/group_apply.h).
+// compiled .rules rule (rules/rule_query.h searches with egraph::Query,
+// binding attributes and op variables; rules/rhs_builder.h applies), and a
+// group template's instances applied together (rules/group_apply.h).
 #include <cstddef>
 #include <memory>
 #include <span>

@@ -131,5 +131,117 @@ TEST(Query, PayloadsDistinguishLiterals) {
   EXPECT_EQ(matches_of(graph, Query::parse("(* ?a ?n)", graph.symbols())).size(), 2u);
 }
 
+// The e-node ids a node-yielding query hands out, by node slot.
+std::vector<std::vector<Id>> node_matches(const EGraph& graph, const Query& query) {
+  const std::vector<Id> flat = query.search_all(graph);
+  std::vector<std::vector<Id>> out;
+  for (std::size_t at = 0; at < flat.size(); at += query.match_width())
+    out.emplace_back(flat.begin() + static_cast<std::ptrdiff_t>(at + query.num_vars()),
+                     flat.begin() + static_cast<std::ptrdiff_t>(at + query.match_width()));
+  return out;
+}
+
+TEST(Query, AnOperatorWithAnyPayloadMatchesEveryPayload) {
+  EGraph graph;
+  add_term(graph, "(f#1 a)");
+  add_term(graph, "(f#2 b)");
+  add_term(graph, "(g a)");
+  graph.rebuild();
+  Pattern pattern;
+  pattern.add_op(graph.symbols().intern("f"), std::nullopt, {pattern.add_var("?x")});
+  const Query query = Query::from_patterns({pattern}, {}, /*yield_nodes=*/true);
+  ASSERT_EQ(query.num_node_slots(), 1u);
+  std::set<std::uint64_t> payloads;
+  for (const auto& nodes : node_matches(graph, query)) payloads.insert(graph.node(nodes[0]).payload);
+  EXPECT_EQ(payloads, (std::set<std::uint64_t>{1, 2}));
+}
+
+TEST(Query, AnOpVariableIsOneOperatorAndPayloadWhereverItRecurs) {
+  EGraph graph;
+  const Id same = add_term(graph, "(f#1 (f#1 a))");
+  add_term(graph, "(f#1 (f#2 a))");
+  add_term(graph, "(h (g a))");
+  const Id gg = add_term(graph, "(g (g b))");
+  graph.rebuild();
+  Pattern pattern;
+  const std::uint32_t inner = pattern.add_op_var("?op", {pattern.add_var("?x")});
+  pattern.add_op_var("?op", {inner});
+  const Query query = Query::from_patterns({pattern});
+  std::set<Id> roots;
+  const std::vector<Id> flat = query.search_all(graph);
+  for (std::size_t at = 0; at < flat.size(); at += query.match_width()) roots.insert(flat[at]);
+  EXPECT_EQ(roots, (std::set<Id>{graph.find(same), graph.find(gg)}));
+}
+
+// Records which guards ran; guard 0 rejects one class.
+class RecordingGuard final : public QueryGuard {
+ public:
+  RecordingGuard(std::uint32_t var, Id reject) : var_(var), reject_(reject) {}
+  bool holds(std::uint32_t guard, const PartialMatch& bound) override {
+    ++calls[guard];
+    return guard != 0 || bound.var(var_) != reject_;
+  }
+  std::size_t calls[2] = {0, 0};
+
+ private:
+  std::uint32_t var_;
+  Id reject_;
+};
+
+TEST(Query, GuardsRunAsSoonAsWhatTheyReadIsBoundAndPrune) {
+  EGraph graph;
+  add_term(graph, "(+ a (* b c))");
+  add_term(graph, "(+ d (* b c))");
+  add_term(graph, "(+ e f)");
+  graph.rebuild();
+  Query query = Query::parse("(+ ?x (* ?y ?z))", graph.symbols());
+  const std::uint32_t x = *query.var_index("?x");
+  const std::uint32_t y = *query.var_index("?y");
+  EXPECT_EQ(query.add_guard(std::vector<std::uint32_t>{x}, {}), 0u);
+  EXPECT_EQ(query.add_guard(std::vector<std::uint32_t>{y}, {}), 1u);
+  // The guard on ?x runs before the (* ?y ?z) node is looked for.
+  const auto& program = query.program();
+  std::size_t first_guard = 0, times_bind = 0;
+  for (std::size_t i = 0; i < program.size(); ++i) {
+    if (program[i].kind == Query::Instruction::Kind::kGuard && program[i].other == 0) first_guard = i;
+    if (program[i].kind == Query::Instruction::Kind::kBind) times_bind = i;
+  }
+  EXPECT_LT(first_guard, times_bind);
+  RecordingGuard guard(x, graph.find(add_term(graph, "a")));
+  std::size_t found = 0;
+  Query::SearchOptions options;
+  options.guard = &guard;
+  query.search(
+      graph,
+      [&](std::span<const Id> matches) {
+        found += matches.size() / query.match_width();
+        return true;
+      },
+      options);
+  EXPECT_EQ(found, 1u);           // (+ d (* b c)): the other two fail the guard or the pattern
+  EXPECT_EQ(guard.calls[0], 3u);  // once per + node
+  EXPECT_EQ(guard.calls[1], 1u);  // only where ?x passed and (* ?y ?z) matched
+  EXPECT_THROW(query.search_all(graph), std::invalid_argument);  // guards need a QueryGuard
+}
+
+TEST(Query, SearchStopsAtTheDeadline) {
+  EGraph graph;
+  for (int i = 0; i < 20000; ++i) add_term(graph, "(f c" + std::to_string(i) + ")");
+  graph.rebuild();
+  const Query query = Query::parse("(f ?x)", graph.symbols());
+  Query::SearchOptions options;
+  options.deadline = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+  std::size_t seen = 0;
+  const std::size_t produced = query.search(
+      graph,
+      [&](std::span<const Id> matches) {
+        seen += matches.size() / query.match_width();
+        return true;
+      },
+      options);
+  EXPECT_EQ(produced, seen);
+  EXPECT_LT(produced, 20000u);
+}
+
 }  // namespace
 }  // namespace smelt::egraph

@@ -10,7 +10,7 @@
 #include "egraph/explanation.h"
 #include "ir/builder.h"
 #include "ir/memory_limit.h"
-#include "rules/matcher.h"
+#include "rules/rule_query.h"
 #include "rules/rhs_builder.h"
 #include "rules/rule_library.h"
 #include "rules/rule_parser.h"

@@ -1,9 +1,11 @@
 #pragma once
-// E-matching of compiled rules on a tensor e-graph. egraph::Query binds classes
-// only; rules also bind attribute values and op variables, so this matcher
-// walks the e-graph's ClassIndex itself: backtracking, top-down, the roots of a
-// multi-pattern joined on their shared variables, each condition checked as
-// soon as its variables are bound.
+// A compiled rule's left side searched with egraph::Query, the e-graph's one
+// matcher: each pattern node becomes a query node (an operator with any
+// payload, or an op variable), and what the tensor rules add rides on query
+// guards run as soon as what they read is bound: attribute bindings read from
+// the matched e-node's payload (equal wherever an attribute variable recurs),
+// the roots of a multi-pattern being different tensors, and the rule's
+// conditions on the tensor analysis.
 #include <chrono>
 #include <cstddef>
 #include <vector>
@@ -26,8 +28,7 @@ struct RuleMatch {
 // Appends the matches of `rule` on the e-graph's ClassIndex snapshot (the
 // e-graph must be clean, or its snapshot frozen by an IndexReadGuard) to
 // `out`, stopping once `limit` were found or at `deadline` (so that one rule
-// cannot overrun a saturation's time limit). The roots of a multi-pattern
-// match different classes. Returns how many were found.
+// cannot overrun a saturation's time limit). Returns how many were found.
 size_t find_matches(const smelt::egraph::EGraph& graph, const CompiledRule& rule, size_t limit,
                     std::vector<RuleMatch>& out,
                     std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max());
