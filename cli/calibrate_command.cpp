@@ -16,7 +16,7 @@
 #include "smelt/calibrate.h"
 #include "smelt/smelt.h"
 
-namespace cli {
+namespace smelt::cli {
 namespace {
 
 namespace fs = std::filesystem;
@@ -150,4 +150,4 @@ int calibrate_command(const CalibrateOptions& options) {
   return kOk;
 }
 
-}  // namespace cli
+}  // namespace smelt::cli

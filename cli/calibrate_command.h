@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace cli {
+namespace smelt::cli {
 
 struct CalibrateOptions {
   std::string device = "host";
@@ -24,4 +24,4 @@ struct CalibrateOptions {
 
 int calibrate_command(const CalibrateOptions& options);
 
-}  // namespace cli
+}  // namespace smelt::cli

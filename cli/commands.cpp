@@ -10,7 +10,7 @@
 #include "cli/run_command.h"
 #include "smelt/smelt.h"
 
-namespace cli {
+namespace smelt::cli {
 namespace {
 
 using nlohmann::json;
@@ -103,4 +103,4 @@ int run_command(const RunOptions& options) {
   return kOk;
 }
 
-}  // namespace cli
+}  // namespace smelt::cli

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string>
 
-namespace cli {
+namespace smelt::cli {
 
 // Exit codes shared by every subcommand.
 enum ExitCode : int { kOk = 0, kBadInput = 1, kUsage = 2, kInternalError = 3 };
@@ -29,4 +29,4 @@ struct RunOptions {
 };
 int run_command(const RunOptions& options);
 
-}  // namespace cli
+}  // namespace smelt::cli

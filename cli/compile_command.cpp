@@ -11,7 +11,7 @@
 #include "smelt/kernel_dot.h"
 #include "smelt/smelt.h"
 
-namespace cli {
+namespace smelt::cli {
 namespace {
 
 std::string microseconds(double us) { return formatted("%.2f us", us); }
@@ -174,4 +174,4 @@ int compile_command(const CompileOptions& options) {
   return kOk;
 }
 
-}  // namespace cli
+}  // namespace smelt::cli

@@ -9,7 +9,7 @@
 
 #include "cli/picture_files.h"
 
-namespace cli {
+namespace smelt::cli {
 
 struct CompileOptions {
   std::string file;
@@ -34,4 +34,4 @@ struct CompileOptions {
 // or a picture that cannot be written, is bad input (exit 1, nothing on stdout).
 int compile_command(const CompileOptions& options);
 
-}  // namespace cli
+}  // namespace smelt::cli

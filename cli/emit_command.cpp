@@ -8,7 +8,7 @@
 #include "cli/commands.h"
 #include "smelt/compile.h"
 
-namespace cli {
+namespace smelt::cli {
 namespace {
 
 bool to_stdout(const CompileOptions& options) { return options.output.empty() || options.output == "-"; }
@@ -67,4 +67,4 @@ int emit_command(const smelt::FusionResult& fused, const CompileOptions& options
   return kOk;
 }
 
-}  // namespace cli
+}  // namespace smelt::cli

@@ -5,7 +5,7 @@
 #include "cli/compile_command.h"
 #include "smelt/smelt.h"
 
-namespace cli {
+namespace smelt::cli {
 
 // Usage errors found before any work: an emit kind the target lacks (ptx is
 // cuda's, hsaco hip's), -o without --emit, a binary bound for a terminal.
@@ -15,4 +15,4 @@ int check_emit_options(const CompileOptions& options);
 // Writes the artifact of `fused.after` to options.output (or stdout).
 int emit_command(const smelt::FusionResult& fused, const CompileOptions& options);
 
-}  // namespace cli
+}  // namespace smelt::cli

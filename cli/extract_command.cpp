@@ -6,7 +6,7 @@
 #include "cli/commands.h"
 #include "smelt/smelt.h"
 
-namespace cli {
+namespace smelt::cli {
 
 int extract_command(const ExtractOptions& options) {
   smelt::ExtractionReport report;
@@ -28,4 +28,4 @@ int extract_command(const ExtractOptions& options) {
   return kOk;
 }
 
-}  // namespace cli
+}  // namespace smelt::cli

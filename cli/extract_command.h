@@ -2,7 +2,7 @@
 // `smelt extract FILE.json --extractor NAME [--time-limit S]`.
 #include <string>
 
-namespace cli {
+namespace smelt::cli {
 
 struct ExtractOptions {
   std::string file;
@@ -15,4 +15,4 @@ struct ExtractOptions {
 // exact search stopped before proving optimality. Bad files: a message, exit 1.
 int extract_command(const ExtractOptions& options);
 
-}  // namespace cli
+}  // namespace smelt::cli

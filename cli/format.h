@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <string>
 
-namespace cli {
+namespace smelt::cli {
 
 // One number through a printf format, e.g. formatted("%.3f s", 0.25) = "0.250 s".
 inline std::string formatted(const char* format, double v) {
@@ -12,4 +12,4 @@ inline std::string formatted(const char* format, double v) {
   return buf;
 }
 
-}  // namespace cli
+}  // namespace smelt::cli

@@ -6,7 +6,7 @@
 #include "cli/commands.h"
 #include "smelt/smelt.h"
 
-namespace cli {
+namespace smelt::cli {
 
 int import_command(const ImportOptions& options) {
   importer::ImportOptions import_options;
@@ -27,4 +27,4 @@ int import_command(const ImportOptions& options) {
   return kOk;
 }
 
-}  // namespace cli
+}  // namespace smelt::cli

@@ -2,7 +2,7 @@
 // `smelt import MODEL.onnx -o MODEL.sg`: an ONNX model written as a .sg graph.
 #include <string>
 
-namespace cli {
+namespace smelt::cli {
 
 struct ImportOptions {
   std::string file, output;
@@ -10,4 +10,4 @@ struct ImportOptions {
 };
 int import_command(const ImportOptions& options);
 
-}  // namespace cli
+}  // namespace smelt::cli

@@ -30,11 +30,11 @@ void add_memory_limit_option(CLI::App* command, std::string& limit) {
       ->add_option("--memory-limit", limit,
                    "Most memory tensors and input files may take, in bytes or with a unit (K, M, G, T: binary): "
                    "a graph that needs more is an error before allocating (default: half the physical memory, " +
-                       ir::format_bytes(ir::default_memory_limit()) + " here)")
+                       smelt::ir::format_bytes(smelt::ir::default_memory_limit()) + " here)")
       ->type_name("BYTES")
       ->check(CLI::Validator(
           [](std::string& text) {
-            return ir::parse_byte_count(text) ? std::string() : "'" + text + "' is not a byte count (e.g. 8G, 512MiB)";
+            return smelt::ir::parse_byte_count(text) ? std::string() : "'" + text + "' is not a byte count (e.g. 8G, 512MiB)";
           },
           ""));
 }
@@ -47,15 +47,15 @@ int main(int argc, char** argv) {
   app.set_help_all_flag("--help-all", "Print help for every subcommand and exit");
   std::string memory_limit;
 
-  cli::CheckOptions check;
+  smelt::cli::CheckOptions check;
   CLI::App* check_cmd = app.add_subcommand(
       "check", "Parse and shape-check a .sg graph; print a one-line summary");
   check_cmd->add_option("file", check.file, "The graph (.sg)")->required();
   check_cmd->add_flag("--json", check.json, "Print one JSON object instead of text");
   add_memory_limit_option(check_cmd, memory_limit);
 
-  cli::RunOptions run;
-  cli::RunTimingOptions run_timing;
+  smelt::cli::RunOptions run;
+  smelt::cli::RunTimingOptions run_timing;
   CLI::App* run_cmd = app.add_subcommand(
       "run",
       "Compile a .sg graph and run it (default: on the host); print each output's type and checksum; "
@@ -97,7 +97,7 @@ int main(int argc, char** argv) {
                       "(default: the shipped host profile)");
   add_memory_limit_option(run_cmd, memory_limit);
 
-  cli::ExtractOptions extract;
+  smelt::cli::ExtractOptions extract;
   CLI::App* extract_cmd = app.add_subcommand(
       "extract", "Extract from a serialized e-graph (egraph-serialize JSON); print one JSON line of costs");
   extract_cmd->add_option("file", extract.file, "The e-graph (.json)")->required();
@@ -108,7 +108,7 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber)
       ->default_val(60);
 
-  cli::CompileOptions compile;
+  smelt::cli::CompileOptions compile;
   CLI::App* compile_cmd = app.add_subcommand(
       "compile", "Fuse a .sg graph into kernels; print kernel counts and predicted times before and after");
   compile_cmd->add_option("file", compile.file, "The graph (.sg)")->required();
@@ -147,7 +147,7 @@ int main(int argc, char** argv) {
       ->type_name("OUT.svg");
   add_memory_limit_option(compile_cmd, memory_limit);
 
-  cli::SaturateCommandOptions saturate;
+  smelt::cli::SaturateCommandOptions saturate;
   CLI::App* saturate_cmd = app.add_subcommand(
       "saturate",
       "Saturate a graph (.sg or .onnx) with rewrite rules; print a table per iteration, the stop reason, what each "
@@ -181,8 +181,8 @@ int main(int argc, char** argv) {
   saturate_cmd->add_option("--threads", saturate.threads, "Host threads the kernels are costed for (0: every core)");
   add_memory_limit_option(saturate_cmd, memory_limit);
 
-  cli::VerifyRulesOptions verify_rules;
-  cli::CalibrateOptions calibrate;
+  smelt::cli::VerifyRulesOptions verify_rules;
+  smelt::cli::CalibrateOptions calibrate;
   CLI::App* calibrate_cmd = app.add_subcommand(
       "calibrate",
       "Measure the cost model's device profile by running the kernels smelt emits; validate it on held-out "
@@ -220,7 +220,7 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber)
       ->default_val(10000);
 
-  cli::ImportOptions import_options;
+  smelt::cli::ImportOptions import_options;
   CLI::App* import_cmd = app.add_subcommand("import", "Import an ONNX model (opset 13+) and write it as a .sg graph");
   import_cmd->add_option("file", import_options.file, "The model (.onnx)")->required();
   import_cmd->add_option("-o,--output", import_options.output, "The .sg file to write (default: stdout)");
@@ -228,7 +228,7 @@ int main(int argc, char** argv) {
                        "Initializers become graph inputs instead of constants");
   add_memory_limit_option(import_cmd, memory_limit);
 
-  cli::OnnxTestCommandOptions onnx_test;
+  smelt::cli::OnnxTestCommandOptions onnx_test;
   CLI::App* test_cmd = app.add_subcommand(
       "test", "Run one ONNX backend test directory (model.onnx + test_data_set_*); per output the max errors");
   test_cmd->add_option("dir", onnx_test.dir, "The test directory")->required();
@@ -243,49 +243,49 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int code = app.exit(e);
-    return code == 0 ? cli::kOk : cli::kUsage;
+    return code == 0 ? smelt::cli::kOk : smelt::cli::kUsage;
   }
 
-  if (!memory_limit.empty()) ir::set_memory_limit(*ir::parse_byte_count(memory_limit));
+  if (!memory_limit.empty()) smelt::ir::set_memory_limit(*smelt::ir::parse_byte_count(memory_limit));
 
   try {
-    if (check_cmd->parsed()) return cli::check_command(check);
+    if (check_cmd->parsed()) return smelt::cli::check_command(check);
     if (run_cmd->parsed()) {
       run_timing.reps_given = reps_option->count() > 0;
       run_timing.warmup_given = warmup_option->count() > 0;
-      return cli::run_subcommand(run, run_timing);
+      return smelt::cli::run_subcommand(run, run_timing);
     }
-    if (extract_cmd->parsed()) return cli::extract_command(extract);
-    if (compile_cmd->parsed()) return cli::compile_command(compile);
-    if (saturate_cmd->parsed()) return cli::saturate_command(saturate);
-    if (verify_cmd->parsed()) return cli::verify_rules_command(verify_rules);
-    if (calibrate_cmd->parsed()) return cli::calibrate_command(calibrate);
-    if (import_cmd->parsed()) return cli::import_command(import_options);
-    if (test_cmd->parsed()) return cli::onnx_test_command(onnx_test);
-  } catch (const ir::ParseError& e) {
+    if (extract_cmd->parsed()) return smelt::cli::extract_command(extract);
+    if (compile_cmd->parsed()) return smelt::cli::compile_command(compile);
+    if (saturate_cmd->parsed()) return smelt::cli::saturate_command(saturate);
+    if (verify_cmd->parsed()) return smelt::cli::verify_rules_command(verify_rules);
+    if (calibrate_cmd->parsed()) return smelt::cli::calibrate_command(calibrate);
+    if (import_cmd->parsed()) return smelt::cli::import_command(import_options);
+    if (test_cmd->parsed()) return smelt::cli::onnx_test_command(onnx_test);
+  } catch (const smelt::ir::ParseError& e) {
     std::cerr << e.what() << "\n";
-    return cli::kBadInput;
-  } catch (const ir::InterpretError& e) {
+    return smelt::cli::kBadInput;
+  } catch (const smelt::ir::InterpretError& e) {
     std::cerr << "error: " << e.what() << "\n";
-    return cli::kBadInput;
-  } catch (const cli::NpyError& e) {
+    return smelt::cli::kBadInput;
+  } catch (const smelt::cli::NpyError& e) {
     std::cerr << "error: " << e.what() << "\n";
-    return cli::kBadInput;
-  } catch (const runtime::DeviceUnavailable& e) {
+    return smelt::cli::kBadInput;
+  } catch (const smelt::runtime::DeviceUnavailable& e) {
     std::cerr << "error: " << e.what() << "\n";
-    return cli::kBadInput;
-  } catch (const importer::ImportError& e) {
+    return smelt::cli::kBadInput;
+  } catch (const smelt::importer::ImportError& e) {
     std::cerr << "error: " << e.what() << "\n";
-    return cli::kBadInput;
-  } catch (const ir::MemoryLimitError& e) {
+    return smelt::cli::kBadInput;
+  } catch (const smelt::ir::MemoryLimitError& e) {
     std::cerr << "error: " << e.what() << " (--memory-limit sets the limit)\n";
-    return cli::kBadInput;
-  } catch (const ir::InputFileError& e) {
+    return smelt::cli::kBadInput;
+  } catch (const smelt::ir::InputFileError& e) {
     std::cerr << "error: " << e.what() << "\n";
-    return cli::kBadInput;
+    return smelt::cli::kBadInput;
   } catch (const std::exception& e) {
     std::cerr << "internal error: " << e.what() << "\n";
-    return cli::kInternalError;
+    return smelt::cli::kInternalError;
   }
-  return cli::kUsage;
+  return smelt::cli::kUsage;
 }

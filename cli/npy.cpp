@@ -11,7 +11,7 @@
 #include "ir/input_file.h"
 #include "smelt/compile.h"
 
-namespace cli {
+namespace smelt::cli {
 namespace {
 
 std::string shape_text(const ir::Shape& shape) {
@@ -133,4 +133,4 @@ std::string npy_file_name(const std::string& value_name) {
   return name + ".npy";
 }
 
-}  // namespace cli
+}  // namespace smelt::cli

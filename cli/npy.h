@@ -6,14 +6,16 @@
 #include <stdexcept>
 #include <string>
 
+
+#include "error/error.h"
 #include "ir/host_tensor.h"
 
-namespace cli {
+namespace smelt::cli {
 
 // A file that cannot be read as the tensor asked for; the message starts with the path.
-class NpyError : public std::runtime_error {
+class NpyError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit NpyError(const std::string& message) : Error(ErrorKind::kInputFile, message) {}
 };
 
 // The descr string that stands for `dtype` ("<f4", ...).
@@ -31,4 +33,4 @@ void write_npy(const std::string& path, const ir::HostTensor& tensor);
 // and ".npy" (ONNX value names may hold '/' and ':').
 std::string npy_file_name(const std::string& value_name);
 
-}  // namespace cli
+}  // namespace smelt::cli

@@ -7,7 +7,7 @@
 #include "cli/format.h"
 #include "smelt/smelt.h"
 
-namespace cli {
+namespace smelt::cli {
 
 int onnx_test_command(const OnnxTestCommandOptions& options) {
   smelt::OnnxTestOptions test_options;
@@ -42,4 +42,4 @@ int onnx_test_command(const OnnxTestCommandOptions& options) {
   return kBadInput;
 }
 
-}  // namespace cli
+}  // namespace smelt::cli

@@ -3,7 +3,7 @@
 // its shipped outputs; per output the max absolute and relative error.
 #include <string>
 
-namespace cli {
+namespace smelt::cli {
 
 struct OnnxTestCommandOptions {
   std::string dir;
@@ -12,4 +12,4 @@ struct OnnxTestCommandOptions {
 };
 int onnx_test_command(const OnnxTestCommandOptions& options);
 
-}  // namespace cli
+}  // namespace smelt::cli

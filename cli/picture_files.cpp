@@ -11,7 +11,7 @@
 
 #include "smelt/picture.h"
 
-namespace cli {
+namespace smelt::cli {
 namespace {
 
 namespace fs = std::filesystem;
@@ -75,4 +75,4 @@ std::string write_picture_files(const PictureFiles& files, const std::string& do
   return "";
 }
 
-}  // namespace cli
+}  // namespace smelt::cli

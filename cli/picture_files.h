@@ -2,7 +2,7 @@
 // --dot OUT.dot / --svg OUT.svg: a picture written whole or not at all.
 #include <string>
 
-namespace cli {
+namespace smelt::cli {
 
 struct PictureFiles {
   std::string dot;  // "" = none
@@ -20,4 +20,4 @@ std::string picture_files_problem(const PictureFiles& files);
 // cannot render writes neither. Returns "" or the one-line error (without "error: ").
 std::string write_picture_files(const PictureFiles& files, const std::string& dot);
 
-}  // namespace cli
+}  // namespace smelt::cli

@@ -18,7 +18,7 @@
 #include "smelt/compile.h"
 #include "smelt/smelt.h"
 
-namespace cli {
+namespace smelt::cli {
 namespace {
 
 using nlohmann::ordered_json;
@@ -288,4 +288,4 @@ int run_subcommand(const RunOptions& options, const RunTimingOptions& timing) {
   return run_compiled_command(options, timing);
 }
 
-}  // namespace cli
+}  // namespace smelt::cli

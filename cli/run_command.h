@@ -9,7 +9,7 @@
 #include "ir/graph.h"
 #include "ir/host_tensor.h"
 
-namespace cli {
+namespace smelt::cli {
 
 // The options of `smelt run` that only a compiled target takes.
 struct RunTimingOptions {
@@ -40,4 +40,4 @@ int run_compiled_command(const RunOptions& options, const RunTimingOptions& timi
 // the interpreter (run_command), the others run_compiled_command.
 int run_subcommand(const RunOptions& options, const RunTimingOptions& timing);
 
-}  // namespace cli
+}  // namespace smelt::cli

@@ -14,7 +14,7 @@
 #include "smelt/saturate.h"
 #include "smelt/smelt.h"
 
-namespace cli {
+namespace smelt::cli {
 namespace {
 
 using smelt::egraph::IterationStats;
@@ -225,4 +225,4 @@ int saturate_command(const SaturateCommandOptions& options) {
   return kOk;
 }
 
-}  // namespace cli
+}  // namespace smelt::cli

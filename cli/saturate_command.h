@@ -10,7 +10,7 @@
 
 #include "cli/picture_files.h"
 
-namespace cli {
+namespace smelt::cli {
 
 struct SaturateCommandOptions {
   std::string file;
@@ -28,4 +28,4 @@ struct SaturateCommandOptions {
 
 int saturate_command(const SaturateCommandOptions& options);
 
-}  // namespace cli
+}  // namespace smelt::cli

@@ -12,7 +12,7 @@
 #include "rules/rule_parser.h"
 #include "smelt/smelt.h"
 
-namespace cli {
+namespace smelt::cli {
 namespace {
 
 std::string seconds_text(double s) { return formatted("%.2f s", s); }
@@ -92,4 +92,4 @@ int verify_rules_command(const VerifyRulesOptions& options) {
   return proved == results.size() ? kOk : kBadInput;
 }
 
-}  // namespace cli
+}  // namespace smelt::cli

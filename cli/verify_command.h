@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-namespace cli {
+namespace smelt::cli {
 
 struct VerifyRulesOptions {
   std::vector<std::string> files;  // empty: every shipped rule file (embedded at build time)
@@ -18,4 +18,4 @@ struct VerifyRulesOptions {
 // otherwise (and for a rule file that cannot be read or parsed).
 int verify_rules_command(const VerifyRulesOptions& options);
 
-}  // namespace cli
+}  // namespace smelt::cli

@@ -15,7 +15,7 @@
 #include "runtime/host_device.h"
 #include "runtime/thread_pool.h"
 
-namespace cost {
+namespace smelt::cost {
 namespace {
 
 using ir::DType;
@@ -569,4 +569,4 @@ Calibration calibrate_host(const CalibrationOptions& options) {
   return std::move(c.result);
 }
 
-}  // namespace cost
+}  // namespace smelt::cost

@@ -12,7 +12,7 @@
 #include "ir/host_tensor.h"
 #include "ir/kernel.h"
 
-namespace cost {
+namespace smelt::cost {
 
 // Called before each step: steps done, steps in all, what runs next.
 using CalibrationProgress = std::function<void(size_t done, size_t total, const std::string& what)>;
@@ -65,4 +65,4 @@ std::vector<Timing> time_host_programs(const std::vector<const ir::KernelProgram
 // This machine's processor model (from /proc/cpuinfo), "unknown" if unreadable.
 std::string cpu_model();
 
-}  // namespace cost
+}  // namespace smelt::cost

@@ -10,7 +10,7 @@
 
 #include "ir/input_file.h"
 
-namespace cost {
+namespace smelt::cost {
 
 extern const char* const kHostProfileJson;  // generated from cost/profiles/host.json
 
@@ -344,4 +344,4 @@ const DeviceProfile& default_host_profile() {
   return profile;
 }
 
-}  // namespace cost
+}  // namespace smelt::cost

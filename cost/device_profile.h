@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace cost {
+namespace smelt::cost {
 
 // How a load walks its buffer as the innermost loop variable advances.
 enum class AccessKind {
@@ -114,4 +114,4 @@ std::string profile_to_json(const DeviceProfile& profile);
 // project's machine kind, embedded at build time from cost/profiles/host.json).
 const DeviceProfile& default_host_profile();
 
-}  // namespace cost
+}  // namespace smelt::cost

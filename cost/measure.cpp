@@ -4,7 +4,7 @@
 #include <chrono>
 #include <cmath>
 
-namespace cost {
+namespace smelt::cost {
 namespace {
 
 double quantile(const std::vector<double>& sorted, double q) {
@@ -66,4 +66,4 @@ std::vector<Timing> measure_until_stable(const std::vector<RunFn>& runs, double 
 
 Timing measure_until_stable(const RunFn& run, double budget_s) { return measure_until_stable(std::vector<RunFn>{run}, budget_s)[0]; }
 
-}  // namespace cost
+}  // namespace smelt::cost

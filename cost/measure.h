@@ -4,7 +4,7 @@
 #include <functional>
 #include <vector>
 
-namespace cost {
+namespace smelt::cost {
 
 struct Timing {
   double median_us = 0;
@@ -31,4 +31,4 @@ std::vector<Timing> measure_until_stable(const std::vector<RunFn>& runs, double 
 // Median and spread of samples in seconds, as a Timing in microseconds.
 Timing summarize(std::vector<double> seconds);
 
-}  // namespace cost
+}  // namespace smelt::cost

@@ -9,7 +9,7 @@
 #include "ir/host_split.h"
 #include "ir/kernel_branches.h"
 
-namespace cost {
+namespace smelt::cost {
 namespace {
 
 using VarMask = uint64_t;  // bit v: depends on iteration variable v
@@ -441,4 +441,4 @@ double matmul_work_ns(const DeviceProfile& profile, long batch, long m, long n, 
   return 2.0 * static_cast<double>(batch) * m * n * k / matmul_gflops(profile.at(profile.threads()), batch, m, n, k);
 }
 
-}  // namespace cost
+}  // namespace smelt::cost

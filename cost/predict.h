@@ -18,7 +18,7 @@
 #include "cost/device_profile.h"
 #include "ir/kernel.h"
 
-namespace cost {
+namespace smelt::cost {
 
 struct KernelCost {
   double fixed_us = 0;  // inline call + dispatch
@@ -50,4 +50,4 @@ double elementwise_work_ns(const DeviceProfile& profile, const std::string& op, 
 double reduction_work_ns(const DeviceProfile& profile, double reduced_elements);
 double matmul_work_ns(const DeviceProfile& profile, long batch, long m, long n, long k);
 
-}  // namespace cost
+}  // namespace smelt::cost

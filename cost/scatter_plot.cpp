@@ -14,7 +14,7 @@
 #include <filesystem>
 #include <stdexcept>
 
-namespace cost {
+namespace smelt::cost {
 namespace {
 
 // The classic 5x7 ASCII font, characters 0x20..0x7E. Five columns per glyph,
@@ -387,4 +387,4 @@ void write_scatter_png(const std::string& path, const ScatterPlot& plot) {
   }
 }
 
-}  // namespace cost
+}  // namespace smelt::cost

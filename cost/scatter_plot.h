@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace cost {
+namespace smelt::cost {
 
 struct ScatterPoint {
   double x = 0, y = 0;  // both > 0 (log axes)
@@ -40,4 +40,4 @@ struct ScatterLayout {
 };
 ScatterLayout scatter_layout(const ScatterPlot& plot);
 
-}  // namespace cost
+}  // namespace smelt::cost

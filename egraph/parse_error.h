@@ -1,25 +1,21 @@
 #pragma once
-#include <stdexcept>
 #include <string>
+#include <utility>
+
+#include "error/error.h"
 
 namespace smelt::egraph {
 
 // Malformed text (pattern, term, JSON). what() reads "SOURCE:LINE:COL: MESSAGE",
 // e.g. "pattern:1:7: expected ')'"; line and column are 1-based.
-class ParseError : public std::runtime_error {
+class ParseError : public Error {
  public:
-  ParseError(std::string source, int line, int column, const std::string& message);
+  ParseError(std::string source, int line, int column, const std::string& message)
+      : Error(ErrorKind::kParse, message, {std::move(source), line, column}) {}
 
-  const std::string& source() const { return source_; }
-  int line() const { return line_; }
-  int column() const { return column_; }
-  const std::string& message() const { return message_; }
-
- private:
-  std::string source_;
-  int line_;
-  int column_;
-  std::string message_;
+  const std::string& source() const { return location().file; }
+  int line() const { return location().line; }
+  int column() const { return location().col; }
 };
 
 }  // namespace smelt::egraph

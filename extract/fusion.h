@@ -1,7 +1,7 @@
 #pragma once
 // The fusion-aware extractor (DESIGN.md, "Extraction"): chooses one e-node per
 // needed class AND which values are materialized, minimizing the predicted
-// time of the kernels (ir::lower_graph, cost::predict_program_us).
+// time of the kernels (smelt::ir::lower_graph, smelt::cost::predict_program_us).
 //
 // Heuristic, for e-graphs of any size:
 //  1. starting terms: the graph as given (when known), the term of least

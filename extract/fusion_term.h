@@ -1,8 +1,8 @@
 #pragma once
 // The pieces every fusion-aware extractor shares: a candidate (one e-node per
-// class and the classes to materialize), reading it back as an ir::Graph with
+// class and the classes to materialize), reading it back as an smelt::ir::Graph with
 // each value's class, and its objective: the predicted time of the kernels
-// ir::lower_graph makes of it (cost::predict_program_us).
+// smelt::ir::lower_graph makes of it (smelt::cost::predict_program_us).
 #include <chrono>
 #include <cstddef>
 #include <cstdint>

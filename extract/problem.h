@@ -8,8 +8,10 @@
 #include <string>
 #include <vector>
 
+
 #include "egraph/egraph.h"
 #include "egraph/serialize.h"
+#include "error/error.h"
 
 namespace smelt::extract {
 
@@ -19,9 +21,9 @@ inline constexpr std::uint32_t kNone = UINT32_MAX;
 
 // A file or graph that cannot be extracted from (negative cost, a root with no
 // acyclic term, ...). what() names the problem.
-class ProblemError : public std::runtime_error {
+class ProblemError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit ProblemError(const std::string& message) : Error(ErrorKind::kExtractInput, message) {}
 };
 
 class Problem {

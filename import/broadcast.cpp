@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace importer {
+namespace smelt::importer {
 
 ir::Shape broadcast_shapes(const Context& ctx, const ir::Shape& a, const ir::Shape& b) {
   const size_t rank = std::max(a.size(), b.size());
@@ -29,4 +29,4 @@ std::vector<ir::Tensor> broadcast_together(const Context& ctx, std::vector<ir::T
   return xs;
 }
 
-}  // namespace importer
+}  // namespace smelt::importer

@@ -5,7 +5,7 @@
 
 #include "import/context.h"
 
-namespace importer {
+namespace smelt::importer {
 
 // The numpy broadcast of two shapes; a mismatch is an error of the current node.
 ir::Shape broadcast_shapes(const Context& ctx, const ir::Shape& a, const ir::Shape& b);
@@ -14,4 +14,4 @@ ir::Tensor broadcast_to(ir::Tensor x, const ir::Shape& shape);
 // Every operand broadcast to their common shape.
 std::vector<ir::Tensor> broadcast_together(const Context& ctx, std::vector<ir::Tensor> xs);
 
-}  // namespace importer
+}  // namespace smelt::importer

@@ -2,7 +2,7 @@
 
 #include "ir/graph.h"
 
-namespace importer {
+namespace smelt::importer {
 
 ir::Tensor permute_folding_constants(ir::Tensor x, const std::vector<int64_t>& perm) {
   // ir::permute checks perm and gives the shape; where x is a constant the
@@ -30,4 +30,4 @@ ir::Tensor permute_folding_constants(ir::Tensor x, const std::vector<int64_t>& p
   return ir::constant(*x.graph, std::move(values), x.dtype(), out_shape);
 }
 
-}  // namespace importer
+}  // namespace smelt::importer

@@ -8,10 +8,10 @@
 
 #include "ir/builder.h"
 
-namespace importer {
+namespace smelt::importer {
 
 // permute(x, perm): a new constant holding x's values permuted when x is a
 // constant with a value per element; ir::permute otherwise.
 ir::Tensor permute_folding_constants(ir::Tensor x, const std::vector<int64_t>& perm);
 
-}  // namespace importer
+}  // namespace smelt::importer

@@ -6,7 +6,7 @@
 #include "import/tensor_proto.h"
 #include "ir/interpreter.h"
 
-namespace importer {
+namespace smelt::importer {
 namespace {
 
 constexpr int64_t kMaxExactInt = int64_t{1} << 53;  // ir literals: i64 values up to 2^53
@@ -218,4 +218,4 @@ int64_t Context::normalize_axis(int64_t axis, int64_t rank, const std::string& w
   return axis < 0 ? axis + rank : axis;
 }
 
-}  // namespace importer
+}  // namespace smelt::importer

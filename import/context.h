@@ -15,7 +15,7 @@
 #include "ir/builder.h"
 #include "onnx/onnx_pb.h"
 
-namespace importer {
+namespace smelt::importer {
 
 struct Value {
   std::optional<ir::HostTensor> constant;  // known at import time
@@ -110,4 +110,4 @@ void add_index_converters(ConverterTable& table);
 ir::Tensor gather_by_data(Context& ctx, ir::Tensor data, ir::Tensor index, int64_t axis);
 void add_loss_converters(ConverterTable& table);
 
-}  // namespace importer
+}  // namespace smelt::importer

@@ -8,7 +8,7 @@
 #include "import/dtype_checks.h"
 #include "import/tensor_proto.h"
 
-namespace importer {
+namespace smelt::importer {
 namespace {
 
 using ir::Tensor;
@@ -236,4 +236,4 @@ void add_elementwise_converters(ConverterTable& table) {
   add_cast_ops(table);
 }
 
-}  // namespace importer
+}  // namespace smelt::importer

@@ -10,7 +10,7 @@
 #include "import/dtype_checks.h"
 #include "import/tensor_proto.h"
 
-namespace importer {
+namespace smelt::importer {
 namespace {
 
 using ir::Tensor;
@@ -218,4 +218,4 @@ void add_index_converters(ConverterTable& t) {
   t["Shrink"] = convert_shrink;
 }
 
-}  // namespace importer
+}  // namespace smelt::importer

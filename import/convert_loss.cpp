@@ -5,7 +5,7 @@
 #include "import/context.h"
 #include "import/dtype_checks.h"
 
-namespace importer {
+namespace smelt::importer {
 namespace {
 
 using ir::Tensor;
@@ -101,4 +101,4 @@ void add_loss_converters(ConverterTable& t) {
   t["SoftmaxCrossEntropyLoss"] = convert_softmax_cross_entropy;
 }
 
-}  // namespace importer
+}  // namespace smelt::importer

@@ -5,7 +5,7 @@
 #include "import/context.h"
 #include "import/dtype_checks.h"
 
-namespace importer {
+namespace smelt::importer {
 namespace {
 
 using ir::Tensor;
@@ -162,4 +162,4 @@ void add_nn_converters(ConverterTable& t) {
   t["LayerNormalization"] = convert_layer_norm;
 }
 
-}  // namespace importer
+}  // namespace smelt::importer

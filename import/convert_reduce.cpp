@@ -7,7 +7,7 @@
 #include "import/context.h"
 #include "import/dtype_checks.h"
 
-namespace importer {
+namespace smelt::importer {
 namespace {
 
 using ir::Tensor;
@@ -82,4 +82,4 @@ void add_reduction_converters(ConverterTable& t) {
             [](C&, Tensor x, const R& r) { return ir::log(sum(ir::exp(x), r)); });
 }
 
-}  // namespace importer
+}  // namespace smelt::importer

@@ -13,7 +13,7 @@
 #include "import/dtype_checks.h"
 #include "import/tensor_proto.h"
 
-namespace importer {
+namespace smelt::importer {
 namespace {
 
 using ir::Tensor;
@@ -415,4 +415,4 @@ void add_shape_converters(ConverterTable& t) {
   t["Dropout"] = convert_dropout;
 }
 
-}  // namespace importer
+}  // namespace smelt::importer

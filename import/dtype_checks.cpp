@@ -1,6 +1,6 @@
 #include "import/dtype_checks.h"
 
-namespace importer {
+namespace smelt::importer {
 namespace {
 
 bool in_class(ir::DType t, DTypeClass cls) {
@@ -45,4 +45,4 @@ void require_dtypes(Context& ctx, int first, int last, DTypeClass cls) {
   for (int i = first; i <= last; ++i) require_dtype(ctx, i, cls);
 }
 
-}  // namespace importer
+}  // namespace smelt::importer

@@ -4,7 +4,7 @@
 // unsupported, naming the input, instead of failing deep in the graph builder.
 #include "import/context.h"
 
-namespace importer {
+namespace smelt::importer {
 
 enum class DTypeClass { Float, Numeric, Bool, Any };
 
@@ -13,4 +13,4 @@ void require_dtype(Context& ctx, int i, DTypeClass cls);
 // All present inputs in [first, last].
 void require_dtypes(Context& ctx, int first, int last, DTypeClass cls);
 
-}  // namespace importer
+}  // namespace smelt::importer

@@ -1,6 +1,6 @@
 #include "import/graph_prune.h"
 
-namespace importer {
+namespace smelt::importer {
 
 ir::Graph prune_dead_values(const ir::Graph& g, const std::vector<ir::ValueId>& outputs,
                             const std::vector<std::string>& output_names) {
@@ -34,4 +34,4 @@ ir::Graph prune_dead_values(const ir::Graph& g, const std::vector<ir::ValueId>& 
   return pruned;
 }
 
-}  // namespace importer
+}  // namespace smelt::importer

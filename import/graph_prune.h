@@ -6,7 +6,7 @@
 
 #include "ir/graph.h"
 
-namespace importer {
+namespace smelt::importer {
 
 // A copy of `g` holding its inputs and the cone of `outputs`, which become its
 // outputs in order. An output value without a name gets the matching `output_names` entry
@@ -14,4 +14,4 @@ namespace importer {
 ir::Graph prune_dead_values(const ir::Graph& g, const std::vector<ir::ValueId>& outputs,
                             const std::vector<std::string>& output_names);
 
-}  // namespace importer
+}  // namespace smelt::importer

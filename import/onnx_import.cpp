@@ -11,7 +11,7 @@
 #include "ir/input_file.h"
 #include "ir/memory_limit.h"
 
-namespace importer {
+namespace smelt::importer {
 namespace {
 
 const ConverterTable& converters() {
@@ -260,4 +260,4 @@ ModelSummary summarize_model(const std::string& path) {
   return summary;
 }
 
-}  // namespace importer
+}  // namespace smelt::importer

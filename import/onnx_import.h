@@ -1,5 +1,5 @@
 #pragma once
-// ONNX model (opset 13 and later) -> ir::Graph. Initializers become constants (or
+// ONNX model (opset 13 and later) -> smelt::ir::Graph. Initializers become constants (or
 // inputs), Constant / ConstantOfShape / Shape / Range and anything computed only from
 // them are folded at import, numpy broadcasting becomes explicit `broadcast` ops, and
 // the ops smelt lacks (Softmax, LayerNormalization, Gemm's alpha/beta/trans, ...) are
@@ -12,7 +12,7 @@
 #include "ir/graph.h"
 #include "ir/host_tensor.h"
 
-namespace importer {
+namespace smelt::importer {
 
 struct ImportOptions {
   // Initializers become graph inputs (after the model's own inputs) instead of constants.
@@ -46,4 +46,4 @@ struct ModelSummary {
 // Reads the model without importing it; throws ImportError for an unreadable file.
 ModelSummary summarize_model(const std::string& path);
 
-}  // namespace importer
+}  // namespace smelt::importer

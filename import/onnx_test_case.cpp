@@ -6,7 +6,7 @@
 #include "import/import_error.h"
 #include "import/tensor_proto.h"
 
-namespace importer {
+namespace smelt::importer {
 namespace fs = std::filesystem;
 namespace {
 
@@ -48,4 +48,4 @@ OnnxTestCase load_test_case(const std::string& dir) {
   return test;
 }
 
-}  // namespace importer
+}  // namespace smelt::importer

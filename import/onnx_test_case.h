@@ -6,7 +6,7 @@
 
 #include "ir/host_tensor.h"
 
-namespace importer {
+namespace smelt::importer {
 
 struct OnnxDataSet {
   std::string dir;
@@ -22,4 +22,4 @@ struct OnnxTestCase {
 // and reads every tensor: UnsupportedError for a dtype smelt lacks.
 OnnxTestCase load_test_case(const std::string& dir);
 
-}  // namespace importer
+}  // namespace smelt::importer

@@ -2,7 +2,7 @@
 
 #include <unordered_map>
 
-namespace importer {
+namespace smelt::importer {
 
 int min_opset_for(const std::string& op_type) {
   // Later versions that only added dtypes or turned an attribute into an input
@@ -115,4 +115,4 @@ int min_opset_for(const std::string& op_type) {
   return it == table.end() ? 13 : it->second;
 }
 
-}  // namespace importer
+}  // namespace smelt::importer

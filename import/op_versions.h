@@ -5,7 +5,7 @@
 // Add before 7 had no numpy broadcasting, ...) is rejected rather than mis-imported.
 #include <string>
 
-namespace importer {
+namespace smelt::importer {
 
 // The newest opset of the default domain the converters know (ONNX 1.18): a
 // later one may redefine any op, so a model naming it is rejected, not guessed at.
@@ -14,4 +14,4 @@ inline constexpr int kNewestOpset = 23;
 // The default for an op missing from the table is 13, the importer's baseline.
 int min_opset_for(const std::string& op_type);
 
-}  // namespace importer
+}  // namespace smelt::importer

@@ -7,7 +7,7 @@
 #include "ir/memory_limit.h"
 #include "onnx/onnx_pb.h"
 
-namespace importer {
+namespace smelt::importer {
 namespace {
 
 using onnx::TensorProto;
@@ -153,4 +153,4 @@ ir::HostTensor read_tensor_file(const std::string& path) {
   return tensor_from_proto(proto, path);
 }
 
-}  // namespace importer
+}  // namespace smelt::importer

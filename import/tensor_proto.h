@@ -10,7 +10,7 @@ namespace onnx {
 class TensorProto;
 }
 
-namespace importer {
+namespace smelt::importer {
 
 // The smelt dtype of an ONNX TensorProto::DataType, or nothing where smelt has none
 // (f64, u8, i8, i16, u16, u32, u64, string, complex).
@@ -26,4 +26,4 @@ ir::HostTensor tensor_from_proto(const onnx::TensorProto& proto, const std::stri
 // Reads a serialized TensorProto (the test_data_set_*/input_*.pb files).
 ir::HostTensor read_tensor_file(const std::string& path);
 
-}  // namespace importer
+}  // namespace smelt::importer

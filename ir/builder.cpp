@@ -1,6 +1,6 @@
 #include "ir/builder.h"
 
-namespace ir {
+namespace smelt::ir {
 
 Tensor apply(Op op, std::vector<Tensor> operands, Attrs attrs, std::string name) {
   if (operands.empty() || operands[0].graph == nullptr)
@@ -151,4 +151,4 @@ Tensor reduce_max(Tensor x, std::vector<int64_t> axes, bool keepdims) {
 }
 Tensor matmul(Tensor a, Tensor b) { return apply(Op::Matmul, {a, b}); }
 
-}  // namespace ir
+}  // namespace smelt::ir

@@ -1,17 +1,17 @@
 #pragma once
 // A builder that reads like the math:
-//   ir::Graph g("silu");
-//   auto h = ir::input(g, "h", ir::DType::F32, {64, 256});
-//   auto s = ir::slice_axis(h, 1, 0, 128);
+//   smelt::ir::Graph g("silu");
+//   auto h = smelt::ir::input(g, "h", smelt::ir::DType::F32, {64, 256});
+//   auto s = smelt::ir::slice_axis(h, 1, 0, 128);
 //   g.add_output(mul(s, sigmoid(s)));
-// Every call shape-checks immediately and throws ir::ShapeError on a mismatch.
+// Every call shape-checks immediately and throws smelt::ir::ShapeError on a mismatch.
 #include <initializer_list>
 #include <string>
 #include <vector>
 
 #include "ir/graph.h"
 
-namespace ir {
+namespace smelt::ir {
 
 // A handle to one value of a graph.
 struct Tensor {
@@ -86,4 +86,4 @@ Tensor reduce_sum(Tensor x, std::vector<int64_t> axes, bool keepdims = false);
 Tensor reduce_max(Tensor x, std::vector<int64_t> axes, bool keepdims = false);
 Tensor matmul(Tensor a, Tensor b);
 
-}  // namespace ir
+}  // namespace smelt::ir

@@ -4,7 +4,7 @@
 #include <utility>
 #include <vector>
 
-namespace ir {
+namespace smelt::ir {
 
 Graph split_wide_concats(const Graph& g, size_t max_operands) {
   if (max_operands < 2) throw std::invalid_argument("split_wide_concats: max_operands below 2");
@@ -37,4 +37,4 @@ Graph split_wide_concats(const Graph& g, size_t max_operands) {
   return out;
 }
 
-}  // namespace ir
+}  // namespace smelt::ir

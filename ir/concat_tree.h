@@ -9,7 +9,7 @@
 
 #include "ir/graph.h"
 
-namespace ir {
+namespace smelt::ir {
 
 inline constexpr size_t kMaxConcatOperands = 16;
 
@@ -17,4 +17,4 @@ inline constexpr size_t kMaxConcatOperands = 16;
 // a tree whose root keeps the concat's name; `g` itself when there is none.
 Graph split_wide_concats(const Graph& g, size_t max_operands = kMaxConcatOperands);
 
-}  // namespace ir
+}  // namespace smelt::ir

@@ -6,7 +6,7 @@
 
 #include "ir/kernel_interpreter.h"
 
-namespace ir {
+namespace smelt::ir {
 
 bool folds_at_compile_time(const KernelProgram& program, const Kernel& kernel) {
   bool reads_constant = false;
@@ -102,4 +102,4 @@ KernelProgram fold_constant_kernels(KernelProgram program) {
   return program;
 }
 
-}  // namespace ir
+}  // namespace smelt::ir

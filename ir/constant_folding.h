@@ -3,12 +3,12 @@
 // three projections into one gemm, a transposed or cast weight) give the same
 // values on every run: they are evaluated once, at compile time, by the kernel
 // interpreter, and their outputs become constant buffers. The cost model
-// prices such a kernel at zero (cost::predict), so extraction sees the fold.
+// prices such a kernel at zero (smelt::cost::predict), so extraction sees the fold.
 #include <cstdint>
 
 #include "ir/kernel.h"
 
-namespace ir {
+namespace smelt::ir {
 
 // Elements a folded kernel may write (all its outputs together), which bounds
 // the constants a fold adds (16 MiB of f32), and evaluations it may take
@@ -28,4 +28,4 @@ bool folds_at_compile_time(const KernelProgram& program, const Kernel& kernel);
 // more. Other buffers keep their order.
 KernelProgram fold_constant_kernels(KernelProgram program);
 
-}  // namespace ir
+}  // namespace smelt::ir

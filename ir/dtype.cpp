@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstring>
 
-namespace ir {
+namespace smelt::ir {
 
 std::string_view dtype_name(DType t) {
   switch (t) {
@@ -99,4 +99,4 @@ int64_t wrap_to_int_dtype(int64_t v, DType t) {
   }
 }
 
-}  // namespace ir
+}  // namespace smelt::ir

@@ -4,7 +4,7 @@
 #include <optional>
 #include <string_view>
 
-namespace ir {
+namespace smelt::ir {
 
 enum class DType : uint8_t { F32, F16, BF16, I32, I64, Bool };
 
@@ -31,4 +31,4 @@ double round_to_float_dtype(double v, DType t);
 // Wraps an integer to the range of an integer dtype (two's complement); bool → 0/1.
 int64_t wrap_to_int_dtype(int64_t v, DType t);
 
-}  // namespace ir
+}  // namespace smelt::ir

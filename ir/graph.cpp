@@ -1,6 +1,6 @@
 #include "ir/graph.h"
 
-namespace ir {
+namespace smelt::ir {
 
 ValueId Graph::add(Op op, std::vector<ValueId> operands, Attrs attrs, std::string name) {
   const OpInfo& info = op_info(op);
@@ -48,4 +48,4 @@ ValueId Graph::find(std::string_view name) const {
   return it == by_name_.end() ? -1 : it->second;
 }
 
-}  // namespace ir
+}  // namespace smelt::ir

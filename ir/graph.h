@@ -1,5 +1,5 @@
 #pragma once
-// ir::Graph: an SSA list of tensor ops with static shapes and dtypes, checked as
+// smelt::ir::Graph: an SSA list of tensor ops with static shapes and dtypes, checked as
 // they are added (ShapeError names the op, its operands' types and what was expected).
 #include <cstdint>
 #include <stdexcept>
@@ -8,15 +8,17 @@
 #include <unordered_map>
 #include <vector>
 
+
+#include "error/error.h"
 #include "ir/ops.h"
 
-namespace ir {
+namespace smelt::ir {
 
 using ValueId = int32_t;
 
-class ShapeError : public std::runtime_error {
+class ShapeError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit ShapeError(const std::string& message) : Error(ErrorKind::kShape, message) {}
 };
 
 struct Node {
@@ -56,4 +58,4 @@ class Graph {
   std::unordered_map<std::string, ValueId> by_name_;
 };
 
-}  // namespace ir
+}  // namespace smelt::ir

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <set>
 
-namespace ir {
+namespace smelt::ir {
 
 namespace {
 bool is_contraction(const Kernel& kernel) {
@@ -82,4 +82,4 @@ bool host_masked_loads_as_branches(const Kernel& kernel) {
   return masked <= kHostMaxBranchedMaskedLoads || !host_column_cuts(kernel).empty();
 }
 
-}  // namespace ir
+}  // namespace smelt::ir

@@ -8,7 +8,7 @@
 
 #include "ir/kernel.h"
 
-namespace ir {
+namespace smelt::ir {
 
 // A rank-1 space is split into blocks of this many consecutive elements.
 inline constexpr int64_t kHostRank1Chunk = 4096;
@@ -60,4 +60,4 @@ std::vector<int64_t> host_column_cuts(const Kernel& kernel);
 inline constexpr int kHostMaxBranchedMaskedLoads = 4;
 bool host_masked_loads_as_branches(const Kernel& kernel);
 
-}  // namespace ir
+}  // namespace smelt::ir

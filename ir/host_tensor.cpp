@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-namespace ir {
+namespace smelt::ir {
 
 HostTensor HostTensor::zeros(TensorType type) {
   check_memory(host_tensor_bytes(type), "a host tensor " + type_str(type) + " (8 bytes per element)");
@@ -54,4 +54,4 @@ double checksum(const HostTensor& t) {
   return sum;
 }
 
-}  // namespace ir
+}  // namespace smelt::ir

@@ -8,7 +8,7 @@
 
 #include "ir/ops.h"
 
-namespace ir {
+namespace smelt::ir {
 
 struct HostTensor {
   TensorType type;
@@ -33,4 +33,4 @@ HostTensor random_tensor(const TensorType& type, std::mt19937_64& rng);
 // Sum of all elements, as a double: a quick fingerprint of a result.
 double checksum(const HostTensor& t);
 
-}  // namespace ir
+}  // namespace smelt::ir

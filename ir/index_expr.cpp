@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-namespace ir {
+namespace smelt::ir {
 
 size_t IndexPool::NodeHash::operator()(const Node& n) const {
   size_t h = static_cast<size_t>(n.kind) * 0x9e3779b97f4a7c15ull;
@@ -173,4 +173,4 @@ std::string IndexPool::str(IndexRef r, std::span<const std::string> var_names) c
   return "?";
 }
 
-}  // namespace ir
+}  // namespace smelt::ir

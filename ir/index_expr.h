@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace ir {
+namespace smelt::ir {
 
 using IndexRef = int32_t;  // a node of an IndexPool; kNoIndex where absent
 inline constexpr IndexRef kNoIndex = -1;
@@ -76,4 +76,4 @@ class IndexPool {
   std::unordered_map<Node, IndexRef, NodeHash> index_;
 };
 
-}  // namespace ir
+}  // namespace smelt::ir

@@ -6,7 +6,7 @@
 #include <numeric>
 #include <unordered_map>
 
-namespace ir {
+namespace smelt::ir {
 namespace {
 
 using Kind = IndexPool::Kind;
@@ -971,4 +971,4 @@ KernelProgram simplify_program(const KernelProgram& raw) {
   return out;
 }
 
-}  // namespace ir
+}  // namespace smelt::ir

@@ -26,7 +26,7 @@
 #include "ir/index_expr.h"
 #include "ir/kernel.h"
 
-namespace ir {
+namespace smelt::ir {
 
 // A closed range of integers; the int64 extremes stand for −∞ and +∞.
 struct IndexRange {
@@ -109,4 +109,4 @@ void for_each_assignment(const std::vector<IndexRange>& ranges, F f) {
   }
 }
 
-}  // namespace ir
+}  // namespace smelt::ir

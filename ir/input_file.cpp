@@ -9,7 +9,7 @@
 
 #include "ir/memory_limit.h"
 
-namespace ir {
+namespace smelt::ir {
 namespace {
 
 // Closes the descriptor on every path out.
@@ -21,9 +21,6 @@ struct FileDescriptor {
 };
 
 }  // namespace
-
-InputFileError::InputFileError(const std::string& path, const std::string& message)
-    : std::runtime_error(path + ": " + message), message_(message) {}
 
 std::string read_input_file(const std::string& path, uint64_t max_bytes) {
   // O_NONBLOCK: opening a FIFO must not wait for a writer before it is refused.
@@ -55,4 +52,4 @@ std::string read_input_file(const std::string& path, uint64_t max_bytes) {
   return bytes;
 }
 
-}  // namespace ir
+}  // namespace smelt::ir

@@ -7,22 +7,21 @@
 #include <stdexcept>
 #include <string>
 
-namespace ir {
+#include "error/error.h"
+
+namespace smelt::ir {
 
 // what() is "PATH: message": "is a directory, not a file", "is not a regular
 // file ...", "reading the file needs 5.0 GiB, more than the memory limit of
 // ...", "cannot read file: No such file or directory".
-class InputFileError : public std::runtime_error {
+class InputFileError : public Error {
  public:
-  InputFileError(const std::string& path, const std::string& message);
-  const std::string& message() const { return message_; }
-
- private:
-  std::string message_;
+  InputFileError(const std::string& path, const std::string& message)
+      : Error(ErrorKind::kInputFile, message, {path, 0, 0}) {}
 };
 
 // The file's bytes; InputFileError for a file that is not a regular one, or
 // larger than memory_limit() or `max_bytes`.
 std::string read_input_file(const std::string& path, uint64_t max_bytes = UINT64_MAX);
 
-}  // namespace ir
+}  // namespace smelt::ir

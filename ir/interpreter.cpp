@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-namespace ir {
+namespace smelt::ir {
 namespace {
 
 // ---- strided iteration -------------------------------------------------------
@@ -420,4 +420,4 @@ std::vector<HostTensor> interpret_all(const Graph& g, const std::vector<HostTens
   return evaluate(g, inputs, /*keep_all=*/true);
 }
 
-}  // namespace ir
+}  // namespace smelt::ir

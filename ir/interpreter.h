@@ -4,14 +4,16 @@
 #include <stdexcept>
 #include <vector>
 
+
+#include "error/error.h"
 #include "ir/graph.h"
 #include "ir/host_tensor.h"
 
-namespace ir {
+namespace smelt::ir {
 
-class InterpretError : public std::runtime_error {
+class InterpretError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit InterpretError(const std::string& message) : Error(ErrorKind::kInterpret, message) {}
 };
 
 // `inputs` match g.inputs() by position and must have exactly their types.
@@ -22,4 +24,4 @@ std::vector<HostTensor> interpret(const Graph& g, const std::vector<HostTensor>&
 // intermediate values.
 std::vector<HostTensor> interpret_all(const Graph& g, const std::vector<HostTensor>& inputs);
 
-}  // namespace ir
+}  // namespace smelt::ir

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-namespace ir {
+namespace smelt::ir {
 namespace {
 
 [[noreturn]] void invalid(const Kernel& k, const std::string& message) {
@@ -227,4 +227,4 @@ std::vector<bool> reduction_loop_nodes(const Kernel& k) {
   return inner;
 }
 
-}  // namespace ir
+}  // namespace smelt::ir

@@ -13,7 +13,7 @@
 #include "ir/index_expr.h"
 #include "ir/ops.h"
 
-namespace ir {
+namespace smelt::ir {
 
 // kConstant: a small literal baked into the program (`values`, row-major,
 // rounded to the dtype when read); read-only like an input.
@@ -99,4 +99,4 @@ std::vector<bool> reduction_loop_nodes(const Kernel& k);
 // and body.
 std::string print_program(const KernelProgram& program);
 
-}  // namespace ir
+}  // namespace smelt::ir

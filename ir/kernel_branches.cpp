@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace ir {
+namespace smelt::ir {
 namespace {
 
 bool has_contraction(const Kernel& kernel) {
@@ -162,4 +162,4 @@ BranchPlan plan_branches(const Kernel& kernel, size_t max_leaves) {
   return plan;
 }
 
-}  // namespace ir
+}  // namespace smelt::ir

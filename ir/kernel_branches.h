@@ -16,7 +16,7 @@
 
 #include "ir/kernel.h"
 
-namespace ir {
+namespace smelt::ir {
 
 // Bit v: kernel variable v. Uniform variables: a contraction kernel's batch
 // axes (the space but its last two); any other kernel's space but the
@@ -59,4 +59,4 @@ std::vector<bool> live_nodes(const Kernel& kernel, const std::vector<std::pair<I
 // (its condition operand a kIndex node); kNoIndex otherwise.
 IndexRef where_index_condition(const Kernel& kernel, int node);
 
-}  // namespace ir
+}  // namespace smelt::ir

@@ -1,6 +1,6 @@
 #include "ir/kernel_builder.h"
 
-namespace ir {
+namespace smelt::ir {
 
 int KernelBuilder::append(KernelExpr e) {
   k_.exprs.push_back(std::move(e));
@@ -39,4 +39,4 @@ int add_constant_buffer(KernelProgram& program, std::string name, TensorType typ
   return b;
 }
 
-}  // namespace ir
+}  // namespace smelt::ir

@@ -6,7 +6,7 @@
 
 #include "ir/kernel.h"
 
-namespace ir {
+namespace smelt::ir {
 
 class KernelBuilder {
  public:
@@ -34,4 +34,4 @@ int add_buffer(KernelProgram& program, std::string name, TensorType type, Buffer
 // Adds a kConstant buffer holding `values` (row-major, one per element).
 int add_constant_buffer(KernelProgram& program, std::string name, TensorType type, std::vector<double> values);
 
-}  // namespace ir
+}  // namespace smelt::ir

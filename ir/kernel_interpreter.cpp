@@ -8,7 +8,7 @@
 
 #include "ir/scalar.h"
 
-namespace ir {
+namespace smelt::ir {
 namespace {
 
 Scalar load(const Kernel& k, const KernelExpr& e, const HostTensor& buffer, std::span<const int64_t> vars) {
@@ -139,4 +139,4 @@ std::vector<HostTensor> run_kernels(const KernelProgram& program, const std::vec
   return result;
 }
 
-}  // namespace ir
+}  // namespace smelt::ir

@@ -6,11 +6,11 @@
 #include "ir/host_tensor.h"
 #include "ir/kernel.h"
 
-namespace ir {
+namespace smelt::ir {
 
 // `inputs` match the program's input buffers by io_index; returns the output
 // buffers ordered by io_index. Throws std::invalid_argument on a malformed
 // program or inputs of the wrong type.
 std::vector<HostTensor> run_kernels(const KernelProgram& program, const std::vector<HostTensor>& inputs);
 
-}  // namespace ir
+}  // namespace smelt::ir

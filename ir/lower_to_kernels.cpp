@@ -12,7 +12,7 @@
 
 #include "ir/kernel_builder.h"
 
-namespace ir {
+namespace smelt::ir {
 namespace {
 
 // Thrown while a kernel is emitted when an anchor would be inlined illegally
@@ -1211,4 +1211,4 @@ std::vector<bool> materialize_outputs(const Graph& g) {
   return mat;
 }
 
-}  // namespace ir
+}  // namespace smelt::ir

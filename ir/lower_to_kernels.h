@@ -31,7 +31,7 @@
 #include "ir/graph.h"
 #include "ir/kernel.h"
 
-namespace ir {
+namespace smelt::ir {
 
 struct LoweringOptions {
   // Merge kernels: independent kernels over the same iteration space and
@@ -121,4 +121,4 @@ std::vector<bool> materialize_everything(const Graph& g);
 // Only the graph's outputs: maximal fusion (anchors are added as needed).
 std::vector<bool> materialize_outputs(const Graph& g);
 
-}  // namespace ir
+}  // namespace smelt::ir

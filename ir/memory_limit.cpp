@@ -7,7 +7,7 @@
 #include <charconv>
 #include <cstdio>
 
-namespace ir {
+namespace smelt::ir {
 namespace {
 
 // 0 until set: memory_limit() then reads the default.
@@ -16,7 +16,7 @@ std::atomic<uint64_t> g_limit{0};
 }  // namespace
 
 MemoryLimitError::MemoryLimitError(const std::string& subject, uint64_t needed_bytes, uint64_t limit_bytes)
-    : std::runtime_error(subject + " needs " + format_bytes(needed_bytes) + ", more than the memory limit of " +
+    : Error(ErrorKind::kMemoryLimit, subject + " needs " + format_bytes(needed_bytes) + ", more than the memory limit of " +
                          format_bytes(limit_bytes)),
       subject_(subject),
       needed_(needed_bytes),
@@ -90,4 +90,4 @@ std::optional<uint64_t> parse_byte_count(std::string_view text) {
   return static_cast<uint64_t>(bytes);
 }
 
-}  // namespace ir
+}  // namespace smelt::ir

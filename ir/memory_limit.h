@@ -10,12 +10,13 @@
 #include <string>
 #include <string_view>
 
+#include "error/error.h"
 #include "ir/ops.h"
 
-namespace ir {
+namespace smelt::ir {
 
 // what() is "SUBJECT needs N GiB, more than the memory limit of M GiB".
-class MemoryLimitError : public std::runtime_error {
+class MemoryLimitError : public Error {
  public:
   MemoryLimitError(const std::string& subject, uint64_t needed_bytes, uint64_t limit_bytes);
   // What needs the memory; a caller may rethrow with more context before it.
@@ -51,4 +52,4 @@ std::string format_bytes(uint64_t bytes);
 // nullopt for anything else or zero.
 std::optional<uint64_t> parse_byte_count(std::string_view text);
 
-}  // namespace ir
+}  // namespace smelt::ir

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-namespace ir {
+namespace smelt::ir {
 namespace {
 
 using Operands = std::span<const TensorType>;
@@ -385,4 +385,4 @@ std::string type_str(const TensorType& t) {
   return std::string(dtype_name(t.dtype)) + shape_str(t.shape);
 }
 
-}  // namespace ir
+}  // namespace smelt::ir

@@ -12,7 +12,7 @@
 #include "ir/dtype.h"
 #include "ir/shape.h"
 
-namespace ir {
+namespace smelt::ir {
 
 enum class Op : uint8_t {
   // sources
@@ -105,4 +105,4 @@ inline std::string_view op_name(Op op) { return op_info(op).name; }
 inline OpClass op_class(Op op) { return op_info(op).cls; }
 std::optional<Op> parse_op(std::string_view name);
 
-}  // namespace ir
+}  // namespace smelt::ir

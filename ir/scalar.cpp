@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace ir {
+namespace smelt::ir {
 
 Scalar scalar_from_real(double v, DType t) {
   if (is_float(t)) return {round_to_float_dtype(v, t), 0};
@@ -46,4 +46,4 @@ Scalar eval_elementwise(Op op, DType result, std::span<const DType> operand_type
   return scalar_from_int(info.eval_int(x.data()), result);
 }
 
-}  // namespace ir
+}  // namespace smelt::ir

@@ -7,7 +7,7 @@
 
 #include "ir/ops.h"
 
-namespace ir {
+namespace smelt::ir {
 
 struct Scalar {
   double real = 0;      // when the dtype is a float dtype
@@ -28,4 +28,4 @@ double scalar_as_real(const Scalar& s, DType t);
 Scalar eval_elementwise(Op op, DType result, std::span<const DType> operand_types,
                         std::span<const Scalar> operands);
 
-}  // namespace ir
+}  // namespace smelt::ir

@@ -1,6 +1,6 @@
 #include "ir/shape.h"
 
-namespace ir {
+namespace smelt::ir {
 
 std::string shape_problem(const Shape& s) {
   int64_t elements = 1;
@@ -39,4 +39,4 @@ std::string ints_str(const std::vector<int64_t>& v) {
 
 std::string shape_str(const Shape& s) { return ints_str(s); }
 
-}  // namespace ir
+}  // namespace smelt::ir

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-namespace ir {
+namespace smelt::ir {
 
 using Shape = std::vector<int64_t>;
 
@@ -23,4 +23,4 @@ std::string shape_str(const Shape& s);
 // Any list of integers in the same bracketed form.
 std::string ints_str(const std::vector<int64_t>& v);
 
-}  // namespace ir
+}  // namespace smelt::ir

@@ -5,7 +5,7 @@
 #include <limits>
 #include <sstream>
 
-namespace ir {
+namespace smelt::ir {
 
 double default_tolerance(DType t) {
   if (t == DType::F32) return 1e-4;
@@ -55,4 +55,4 @@ std::string compare_outputs(const std::vector<HostTensor>& want, const std::vect
   return "";
 }
 
-}  // namespace ir
+}  // namespace smelt::ir

@@ -7,7 +7,7 @@
 
 #include "ir/host_tensor.h"
 
-namespace ir {
+namespace smelt::ir {
 
 // Relative tolerance: 1e-4 for f32, 1e-2 for f16 / bf16, 0 (exact) for
 // integers and bool.
@@ -33,4 +33,4 @@ OutputDifference compare_output(const HostTensor& want, const HostTensor& got);
 // which output, its worst element, the two values and the error.
 std::string compare_outputs(const std::vector<HostTensor>& want, const std::vector<HostTensor>& got);
 
-}  // namespace ir
+}  // namespace smelt::ir

@@ -1,28 +1,25 @@
 #pragma once
 // The .sg text format (docs/sg-format.md): parse and print. print(parse(print(g)))
 // == print(g) for every graph.
-#include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
+
+#include "error/error.h"
 
 #include "ir/graph.h"
 
-namespace ir {
+namespace smelt::ir {
 
 // A syntax, name, type or shape error at a position of a .sg text.
 // what() is "FILE:LINE:COL: message" (line and column count from 1).
-class ParseError : public std::runtime_error {
+class ParseError : public Error {
  public:
-  ParseError(std::string file, int line, int col, std::string message);
-  const std::string& file() const { return file_; }
-  int line() const { return line_; }
-  int col() const { return col_; }
-  const std::string& message() const { return message_; }
-
- private:
-  std::string file_;
-  int line_, col_;
-  std::string message_;
+  ParseError(std::string file, int line, int col, std::string message)
+      : Error(ErrorKind::kParse, std::move(message), {std::move(file), line, col}) {}
+  const std::string& file() const { return location().file; }
+  int line() const { return location().line; }
+  int col() const { return location().col; }
 };
 
 Graph parse_graph(std::string_view text, std::string_view filename = "<input>");
@@ -32,4 +29,4 @@ Graph parse_graph_file(const std::string& path);
 
 std::string print_graph(const Graph& g);
 
-}  // namespace ir
+}  // namespace smelt::ir

@@ -1,6 +1,6 @@
 // The .sg parser (docs/sg-format.md): a hand-written lexer that tracks lines and
 // columns, and a recursive-descent parser that builds the graph through
-// ir::Graph::add. Every error is a ParseError at the offending token; the input
+// smelt::ir::Graph::add. Every error is a ParseError at the offending token; the input
 // may be arbitrary bytes (the parser is fuzzed), so nothing here trusts it.
 #include <charconv>
 #include <cmath>
@@ -16,15 +16,7 @@
 #include "ir/input_file.h"
 #include "ir/text_format.h"
 
-namespace ir {
-
-ParseError::ParseError(std::string file, int line, int col, std::string message)
-    : std::runtime_error(file + ":" + std::to_string(line) + ":" + std::to_string(col) + ": " +
-                         message),
-      file_(std::move(file)),
-      line_(line),
-      col_(col),
-      message_(std::move(message)) {}
+namespace smelt::ir {
 
 namespace {
 
@@ -663,4 +655,4 @@ Graph parse_graph_file(const std::string& path) {
   return parse_graph(text, path);
 }
 
-}  // namespace ir
+}  // namespace smelt::ir

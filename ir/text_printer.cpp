@@ -8,7 +8,7 @@
 
 #include "ir/text_format.h"
 
-namespace ir {
+namespace smelt::ir {
 namespace {
 
 // Attributes are written in this order (for pad: lo, hi, value; for slice:
@@ -150,4 +150,4 @@ std::string print_graph(const Graph& g) {
   return out;
 }
 
-}  // namespace ir
+}  // namespace smelt::ir

@@ -22,7 +22,7 @@
 
 extern char** environ;
 
-namespace lower {
+namespace smelt::lower {
 namespace {
 
 namespace fs = std::filesystem;
@@ -170,4 +170,4 @@ std::vector<uint8_t> link_amdgpu_code_object(const std::vector<uint8_t>& object)
   return code_object;
 }
 
-}  // namespace lower
+}  // namespace smelt::lower

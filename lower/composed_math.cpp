@@ -4,7 +4,7 @@
 
 #include <llvm/IR/Intrinsics.h>
 
-namespace lower {
+namespace smelt::lower {
 
 llvm::Value* f32_constant(llvm::IRBuilder<>& b, double v) { return llvm::ConstantFP::get(b.getFloatTy(), v); }
 
@@ -110,4 +110,4 @@ llvm::Value* composed_exp2(llvm::IRBuilder<>& b, llvm::Value* x) {
   return b.CreateSelect(b.CreateFCmpUNO(x, x), x, times_power_of_two(b, e, n));
 }
 
-}  // namespace lower
+}  // namespace smelt::lower

@@ -12,7 +12,7 @@
 
 #include <llvm/IR/IRBuilder.h>
 
-namespace lower {
+namespace smelt::lower {
 
 llvm::Value* f32_constant(llvm::IRBuilder<>& b, double v);
 // Horner evaluation of c[0] + c[1]·t + c[2]·t² + ... in f32.
@@ -32,4 +32,4 @@ llvm::Value* composed_erf(llvm::IRBuilder<>& b, llvm::Value* x, ExpFunction exp 
 // it a lane at a time). Within 2 ulp of the C library.
 llvm::Value* composed_exp2(llvm::IRBuilder<>& b, llvm::Value* x);
 
-}  // namespace lower
+}  // namespace smelt::lower

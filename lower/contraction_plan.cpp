@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <utility>
 
-namespace lower {
+namespace smelt::lower {
 namespace {
 
 // Per expr node: the kernel variables its value depends on (through an index
@@ -61,4 +61,4 @@ std::optional<ContractionGroup> match_contraction_group(const ir::Kernel& kernel
   return group;
 }
 
-}  // namespace lower
+}  // namespace smelt::lower

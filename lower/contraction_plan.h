@@ -15,7 +15,7 @@
 
 #include "ir/kernel.h"
 
-namespace lower {
+namespace smelt::lower {
 
 // One Reduce node of the group and its two factor subtrees.
 struct ContractionTerm {
@@ -37,4 +37,4 @@ struct ContractionGroup {
 // nullopt otherwise. Extents are not checked (they may be zero).
 std::optional<ContractionGroup> match_contraction_group(const ir::Kernel& kernel);
 
-}  // namespace lower
+}  // namespace smelt::lower

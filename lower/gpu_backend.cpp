@@ -20,7 +20,7 @@
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Transforms/IPO/Internalize.h>
 
-namespace lower {
+namespace smelt::lower {
 namespace {
 
 constexpr const char* kNvptxTriple = "nvptx64-nvidia-cuda";
@@ -173,4 +173,4 @@ std::vector<uint8_t> emit_gpu_object(llvm::Module& module, llvm::TargetMachine& 
   return std::vector<uint8_t>(object.begin(), object.end());
 }
 
-}  // namespace lower
+}  // namespace smelt::lower

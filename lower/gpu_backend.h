@@ -28,7 +28,7 @@ class Module;
 class TargetMachine;
 }  // namespace llvm
 
-namespace lower {
+namespace smelt::lower {
 
 // The arch to compile for: "" gives the default, unknown archs a LowerError
 // listing the supported ones.
@@ -70,4 +70,4 @@ void nvptx_link_libdevice(llvm::Module& module, int sm_version);
 void amdgpu_link_device_libs(llvm::Module& module, const std::string& arch);
 void optimize_gpu_module(llvm::Module& module, llvm::TargetMachine& machine);
 
-}  // namespace lower
+}  // namespace smelt::lower

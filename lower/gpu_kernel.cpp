@@ -10,7 +10,7 @@
 #include "ir/shape.h"
 #include "lower/gpu_backend.h"
 
-namespace lower {
+namespace smelt::lower {
 namespace {
 
 constexpr unsigned kSharedAddressSpace = 3;  // NVPTX .shared and AMDGPU LDS alike
@@ -360,4 +360,4 @@ llvm::Function* emit_gpu_kernel(llvm::Module& module, const ir::KernelProgram& p
   return function;
 }
 
-}  // namespace lower
+}  // namespace smelt::lower

@@ -36,7 +36,7 @@
 #include "lower/kernel_emitter.h"
 #include "lower/lower.h"
 
-namespace lower {
+namespace smelt::lower {
 
 enum class GpuShape { kElementwise, kBlockReduce, kTiledMatmul };
 
@@ -94,4 +94,4 @@ class GpuBuilder {
 
 void emit_tiled_matmul(GpuBuilder& gpu, KernelEmitter& emitter);
 
-}  // namespace lower
+}  // namespace smelt::lower

@@ -1,4 +1,4 @@
-// The GPU targets' entry points: a module with one kernel per ir::Kernel,
+// The GPU targets' entry points: a module with one kernel per smelt::ir::Kernel,
 // finalized for the target, printed or emitted (gpu_lower.h).
 #include "lower/gpu_lower.h"
 
@@ -14,7 +14,7 @@
 #include "lower/gpu_math.h"
 #include "lower/host_target.h"
 
-namespace lower {
+namespace smelt::lower {
 namespace {
 
 void require_gpu(const TargetOptions& options) {
@@ -98,4 +98,4 @@ std::string gpu_emulation_llvm_ir(const ir::KernelProgram& program) {
   return text;
 }
 
-}  // namespace lower
+}  // namespace smelt::lower

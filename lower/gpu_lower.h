@@ -8,7 +8,7 @@
 #include "ir/kernel.h"
 #include "lower/lower.h"
 
-namespace lower {
+namespace smelt::lower {
 
 std::string gpu_emit_llvm_ir(const ir::KernelProgram& program, const TargetOptions& options);
 // PTX (cuda) or AMDGPU assembly (hip).
@@ -27,4 +27,4 @@ LaunchConfig gpu_launch_config(const ir::Kernel& kernel, const TargetOptions& op
 // void smelt_gpu_emu_barrier(). Optimized, textual; no triple or layout set.
 std::string gpu_emulation_llvm_ir(const ir::KernelProgram& program);
 
-}  // namespace lower
+}  // namespace smelt::lower

@@ -8,7 +8,7 @@
 #include "lower/composed_math.h"
 #include "lower/gpu_backend.h"
 
-namespace lower {
+namespace smelt::lower {
 namespace {
 
 llvm::Value* call_library(llvm::IRBuilder<>& b, const std::string& name, std::initializer_list<llvm::Value*> args) {
@@ -129,4 +129,4 @@ std::unique_ptr<MathHooks> gpu_math_hooks(Target target, const std::string& arch
 
 std::unique_ptr<MathHooks> amdgpu_fallback_math_hooks() { return std::make_unique<AmdgpuIntrinsicMath>(); }
 
-}  // namespace lower
+}  // namespace smelt::lower

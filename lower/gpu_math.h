@@ -21,14 +21,14 @@
 //      absolute error below ~3e-7;
 //    pow: exp2(y·log2|x|) with C's special cases (x < 0 with integral y,
 //      zeros, infinities, x = 1, y = 0): relative error ~|y·log2 x|·1e-7.
-//  Every fallback is within ir::compare_outputs' f32 tolerance (1e-4).
+//  Every fallback is within smelt::ir::compare_outputs' f32 tolerance (1e-4).
 #include <memory>
 #include <string>
 
 #include "lower/kernel_emitter.h"
 #include "lower/lower.h"
 
-namespace lower {
+namespace smelt::lower {
 
 // The hooks for `target` (cuda or hip) at `arch`; for hip they use ocml only
 // when amdgpu_device_libs_dir(arch) finds it.
@@ -37,4 +37,4 @@ std::unique_ptr<MathHooks> gpu_math_hooks(Target target, const std::string& arch
 // intrinsic it uses lowers on x86 too).
 std::unique_ptr<MathHooks> amdgpu_fallback_math_hooks();
 
-}  // namespace lower
+}  // namespace smelt::lower

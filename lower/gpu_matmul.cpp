@@ -5,7 +5,7 @@
 
 #include "lower/gpu_kernel.h"
 
-namespace lower {
+namespace smelt::lower {
 namespace {
 
 constexpr int64_t kThreadRows = 4, kThreadCols = 4;
@@ -187,4 +187,4 @@ void emit_tiled_matmul(GpuBuilder& gpu, KernelEmitter& emitter) {
   TiledMatmul(gpu, emitter, *plan).emit();
 }
 
-}  // namespace lower
+}  // namespace smelt::lower

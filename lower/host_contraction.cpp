@@ -1,7 +1,7 @@
 #include "lower/host_kernel.h"
 #include "lower/host_matmul.h"
 
-namespace lower {
+namespace smelt::lower {
 
 // The tiled, register-blocked contraction (lower/host_matmul.h) where its plan
 // accepts the kernel; otherwise the straightforward loop: per output element
@@ -17,4 +17,4 @@ void emit_host_contraction(llvm::IRBuilder<>& builder, const HostFunction& host,
   emit_host_rows(builder, host, emitter);
 }
 
-}  // namespace lower
+}  // namespace smelt::lower

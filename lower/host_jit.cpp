@@ -7,7 +7,7 @@
 #include "lower/host_target.h"
 #include "lower/lower.h"
 
-namespace lower {
+namespace smelt::lower {
 
 struct HostJit::State {
   std::unique_ptr<llvm::orc::LLJIT> jit;
@@ -60,4 +60,4 @@ HostJit::KernelFn HostJit::kernel(size_t i) const {
 
 size_t HostJit::num_kernels() const { return state_->kernels.size(); }
 
-}  // namespace lower
+}  // namespace smelt::lower

@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-namespace lower {
+namespace smelt::lower {
 
 bool has_contraction(const ir::Kernel& kernel) {
   for (const ir::KernelExpr& e : kernel.exprs)
@@ -141,4 +141,4 @@ llvm::Function* emit_host_kernel_call(llvm::Module& module, const ir::KernelProg
   return function;
 }
 
-}  // namespace lower
+}  // namespace smelt::lower

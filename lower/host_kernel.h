@@ -9,7 +9,7 @@
 #include "ir/kernel.h"
 #include "lower/kernel_emitter.h"
 
-namespace lower {
+namespace smelt::lower {
 
 // The function being emitted: its arguments and the buffer pointers loaded in
 // its entry block (null for buffers the kernel does not use).
@@ -47,4 +47,4 @@ void emit_host_contraction(llvm::IRBuilder<>& builder, const HostFunction& host,
 
 bool has_contraction(const ir::Kernel& kernel);
 
-}  // namespace lower
+}  // namespace smelt::lower

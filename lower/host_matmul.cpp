@@ -13,7 +13,7 @@
 #include "ir/host_split.h"
 #include "lower/lower.h"
 
-namespace lower {
+namespace smelt::lower {
 namespace {
 
 using llvm::BasicBlock;
@@ -646,4 +646,4 @@ void emit_tiled_contraction(KernelEmitter& emitter, const ContractionPlan& plan,
   TiledContraction(emitter, plan).emit(begin, end);
 }
 
-}  // namespace lower
+}  // namespace smelt::lower

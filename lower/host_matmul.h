@@ -19,8 +19,8 @@
 // accumulators go through the epilogue (KernelEmitter: the reduce values
 // preset, every output stored).
 //
-// Parallel units are lower::parallel_units' rows (batch × M), or for a kernel
-// of few rows (ir::host_column_blocks) rows of column blocks; a call
+// Parallel units are smelt::lower::parallel_units' rows (batch × M), or for a kernel
+// of few rows (smelt::ir::host_column_blocks) rows of column blocks; a call
 // f(buffers, begin, end) merges its consecutive rows into ranges — one per
 // batch element, or one across batch elements when no B side reads a batch
 // variable (x[b, s, d] @ w[d, f]) — and packs B once per range and chunk of
@@ -42,7 +42,7 @@
 #include "lower/contraction_plan.h"
 #include "lower/kernel_emitter.h"
 
-namespace lower {
+namespace smelt::lower {
 
 struct ContractionTiles {
   int mr = 12;    // rows of the micro-kernel (capped by the register budget)
@@ -72,4 +72,4 @@ std::optional<ContractionPlan> plan_host_contraction(const ir::Kernel& kernel, c
 void emit_tiled_contraction(KernelEmitter& emitter, const ContractionPlan& plan, llvm::Value* begin,
                            llvm::Value* end);
 
-}  // namespace lower
+}  // namespace smelt::lower

@@ -24,7 +24,7 @@
 #include "lower/host_vector_math.h"
 #include "lower/lower.h"
 
-namespace lower {
+namespace smelt::lower {
 
 void initialize_host_llvm() {
   static std::once_flag once;
@@ -169,4 +169,4 @@ std::unique_ptr<llvm::Module> build_host_module(llvm::LLVMContext& context, cons
   return module;
 }
 
-}  // namespace lower
+}  // namespace smelt::lower

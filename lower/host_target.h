@@ -10,7 +10,7 @@
 
 #include "ir/kernel.h"
 
-namespace lower {
+namespace smelt::lower {
 
 // Initializes LLVM's native target once (thread-safe).
 void initialize_host_llvm();
@@ -27,4 +27,4 @@ std::unique_ptr<llvm::TargetMachine> host_target_machine(const std::string& cpu)
 std::unique_ptr<llvm::Module> build_host_module(llvm::LLVMContext& context, const ir::KernelProgram& program,
                                                 llvm::TargetMachine& machine);
 
-}  // namespace lower
+}  // namespace smelt::lower

@@ -10,7 +10,7 @@
 
 #include "lower/lower.h"
 
-namespace lower {
+namespace smelt::lower {
 namespace {
 
 constexpr unsigned kLanes[] = {4, 8, 16};
@@ -140,4 +140,4 @@ void inline_host_math(llvm::Module& module) {
   }
 }
 
-}  // namespace lower
+}  // namespace smelt::lower

@@ -16,7 +16,7 @@
 
 #include "ir/ops.h"
 
-namespace lower {
+namespace smelt::lower {
 
 // op ∈ {Sin, Cos}: a call of the scalar function at the builder's insertion point.
 llvm::Value* host_range_reduced_math(llvm::IRBuilder<>& builder, ir::Op op, llvm::Value* x);
@@ -25,4 +25,4 @@ llvm::Value* host_range_reduced_math(llvm::IRBuilder<>& builder, ir::Op op, llvm
 // (run after the optimization pipeline).
 void inline_host_math(llvm::Module& module);
 
-}  // namespace lower
+}  // namespace smelt::lower

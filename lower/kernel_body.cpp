@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <stdexcept>
 
-namespace lower {
+namespace smelt::lower {
 namespace {
 
 class KeyWriter {
@@ -84,4 +84,4 @@ KernelBody kernel_body(const ir::KernelProgram& program, size_t kernel) {
   return body;
 }
 
-}  // namespace lower
+}  // namespace smelt::lower

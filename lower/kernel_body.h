@@ -10,7 +10,7 @@
 
 #include "ir/kernel.h"
 
-namespace lower {
+namespace smelt::lower {
 
 struct KernelBody {
   ir::KernelProgram program;  // the kernel alone, over the buffers it touches (in program order; no constant values)
@@ -24,4 +24,4 @@ struct KernelBody {
 
 KernelBody kernel_body(const ir::KernelProgram& program, size_t kernel);
 
-}  // namespace lower
+}  // namespace smelt::lower

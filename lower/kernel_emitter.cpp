@@ -12,7 +12,7 @@
 #include "lower/host_vector_math.h"
 #include "lower/lower.h"
 
-namespace lower {
+namespace smelt::lower {
 
 using ir::DType;
 using ir::IndexPool;
@@ -791,4 +791,4 @@ llvm::Value* KernelEmitter::emit_reduce_loop(int node, NodeValues& at) {
   return reduce_finish(node, b.CreateLoad(identity->getType(), slot));
 }
 
-}  // namespace lower
+}  // namespace smelt::lower

@@ -47,7 +47,7 @@
 #include "ir/kernel.h"
 #include "ir/kernel_branches.h"
 
-namespace lower {
+namespace smelt::lower {
 
 llvm::Type* register_type(llvm::LLVMContext& context, ir::DType dtype);
 llvm::Type* memory_type(llvm::LLVMContext& context, ir::DType dtype);
@@ -233,4 +233,4 @@ void emit_loop(llvm::IRBuilder<>& builder, llvm::Value* begin, llvm::Value* end,
 std::vector<llvm::Value*> load_kernel_buffers(llvm::IRBuilder<>& builder, const ir::KernelProgram& program,
                                               size_t kernel, llvm::Value* buffer_array);
 
-}  // namespace lower
+}  // namespace smelt::lower

@@ -10,7 +10,7 @@
 #include "lower/gpu_lower.h"
 #include "lower/host_target.h"
 
-namespace lower {
+namespace smelt::lower {
 
 std::string kernel_symbol(const ir::KernelProgram& program, size_t kernel) {
   if (kernel >= program.kernels.size())
@@ -66,4 +66,4 @@ std::vector<uint8_t> emit_binary(const ir::KernelProgram& program, const TargetO
   return host_code(program, options, llvm::CodeGenFileType::ObjectFile);
 }
 
-}  // namespace lower
+}  // namespace smelt::lower

@@ -1,5 +1,5 @@
 #pragma once
-// lower/: a verified ir::KernelProgram turned into code that runs (DESIGN.md,
+// lower/: a verified smelt::ir::KernelProgram turned into code that runs (DESIGN.md,
 // "Lowering and runtime"). Host code is compiled by LLVM's ORC JIT for this
 // CPU; CUDA and HIP targets produce PTX / an AMDGPU code object. No LLVM type
 // appears here: only lower/*.cpp compile LLVM headers.
@@ -10,10 +10,12 @@
 #include <string>
 #include <vector>
 
+
+#include "error/error.h"
 #include "ir/host_split.h"
 #include "ir/kernel.h"
 
-namespace lower {
+namespace smelt::lower {
 
 enum class Target { kHost, kCuda, kHip };
 
@@ -24,9 +26,9 @@ struct TargetOptions {
 
 // A program that cannot be lowered (an unknown target or arch, a malformed
 // kernel, an LLVM failure); the message says which kernel and why.
-class LowerError : public std::runtime_error {
+class LowerError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit LowerError(const std::string& message) : Error(ErrorKind::kLower, message) {}
 };
 
 // Memory layout of every buffer (all targets): dense row-major; f32 = float;
@@ -84,4 +86,4 @@ class HostJit {
   std::unique_ptr<State> state_;
 };
 
-}  // namespace lower
+}  // namespace smelt::lower

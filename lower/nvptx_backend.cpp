@@ -13,7 +13,7 @@
 
 #include "lower/gpu_backend.h"
 
-namespace lower {
+namespace smelt::lower {
 namespace {
 
 constexpr const char* kDefaultLibdevice = "/usr/local/cuda/nvvm/libdevice/libdevice.10.bc";
@@ -77,4 +77,4 @@ void nvptx_link_libdevice(llvm::Module& module, int sm_version) {
   answer_reflect_queries(module, sm_version);
 }
 
-}  // namespace lower
+}  // namespace smelt::lower

@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace rules {
+namespace smelt::rules {
 namespace {
 
 bool has_result_type(ir::Op op) {
@@ -135,4 +135,4 @@ ir::Attrs relevant_attrs(ir::Op op, const ir::Attrs& a) {
   return r;
 }
 
-}  // namespace rules
+}  // namespace smelt::rules

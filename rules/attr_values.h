@@ -8,7 +8,7 @@
 #include "ir/ops.h"
 #include "rules/value.h"
 
-namespace rules {
+namespace smelt::rules {
 
 // The value of attribute `key` of `op`, or nullopt when the op has no such key.
 // Lists (shape, perm, axes, start, stop, step, lo, hi) are integer lists;
@@ -23,4 +23,4 @@ void set_attr(ir::Op op, ir::Attrs& attrs, std::string_view key, const Value& va
 // (fields an op ignores are reset to their defaults).
 ir::Attrs relevant_attrs(ir::Op op, const ir::Attrs& attrs);
 
-}  // namespace rules
+}  // namespace smelt::rules

@@ -6,7 +6,7 @@
 #include "rules/group_template.h"
 #include "rules/rule_parser.h"
 
-namespace rules {
+namespace smelt::rules {
 namespace {
 
 // What every compiled rule carries of its rule: names, position, group.
@@ -193,4 +193,4 @@ const CompiledRule& OnDemandInstances::get(int n) {
   return *slot;
 }
 
-}  // namespace rules
+}  // namespace smelt::rules

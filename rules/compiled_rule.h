@@ -17,7 +17,7 @@
 #include "rules/expr_eval.h"
 #include "rules/rule_ast.h"
 
-namespace rules {
+namespace smelt::rules {
 
 struct AttrBinding {
   std::string key;  // .sg key ("start", ...; "shape"/"dtype" of factories)
@@ -89,4 +89,4 @@ struct CompiledRule {
 // run (the parser has already checked the language itself).
 CompiledRule compile_rule(const Rule& rule);
 
-}  // namespace rules
+}  // namespace smelt::rules

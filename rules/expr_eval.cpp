@@ -7,7 +7,7 @@
 
 #include "rules/scalar_eval.h"
 
-namespace rules {
+namespace smelt::rules {
 
 VarIndex::Slot VarIndex::declare(const std::string& name, Kind kind) {
   auto it = slots.find(name);
@@ -408,4 +408,4 @@ bool holds(const CExpr& e, const ExprEnv& env) {
   }
 }
 
-}  // namespace rules
+}  // namespace smelt::rules

@@ -13,7 +13,7 @@
 #include "rules/rule_ast.h"
 #include "rules/value.h"
 
-namespace rules {
+namespace smelt::rules {
 
 // Where the variables of a rule live: one index space per kind.
 struct VarIndex {
@@ -71,4 +71,4 @@ Value eval(const CExpr& e, const ExprEnv& env);
 // A condition: false when undefined; ExprTypeError when not a bool.
 bool holds(const CExpr& e, const ExprEnv& env);
 
-}  // namespace rules
+}  // namespace smelt::rules

@@ -1,6 +1,6 @@
 #include "rules/expr_functions.h"
 
-namespace rules {
+namespace smelt::rules {
 namespace {
 
 constexpr int kMany = kAnyNumberOfArgs;
@@ -55,4 +55,4 @@ const ExprFunction* find_expr_function(std::string_view name) {
   return nullptr;
 }
 
-}  // namespace rules
+}  // namespace smelt::rules

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string_view>
 
-namespace rules {
+namespace smelt::rules {
 
 enum class Fn : uint8_t {
   kLiteral,
@@ -66,4 +66,4 @@ struct ExprFunction {
 // Null for a name that is not a function of the language.
 const ExprFunction* find_expr_function(std::string_view name);
 
-}  // namespace rules
+}  // namespace smelt::rules

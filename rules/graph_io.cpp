@@ -5,7 +5,7 @@
 
 #include "rules/tensor_analysis.h"
 
-namespace rules {
+namespace smelt::rules {
 
 using smelt::egraph::EGraph;
 using smelt::egraph::Id;
@@ -80,4 +80,4 @@ ir::Graph read_graph(const EGraph& graph, std::span<const Id> roots, const TermC
   return g;
 }
 
-}  // namespace rules
+}  // namespace smelt::rules

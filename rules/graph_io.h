@@ -1,5 +1,5 @@
 #pragma once
-// ir::Graph ⇄ tensor e-graph: add a graph's values as e-nodes, and read a
+// smelt::ir::Graph ⇄ tensor e-graph: add a graph's values as e-nodes, and read a
 // chosen term per class back as a graph.
 #include <span>
 #include <string>
@@ -8,7 +8,7 @@
 #include "egraph/egraph.h"
 #include "ir/graph.h"
 
-namespace rules {
+namespace smelt::rules {
 
 struct GraphClasses {
   std::vector<smelt::egraph::Id> values;   // by ir::ValueId
@@ -30,4 +30,4 @@ using TermChoice = std::vector<smelt::egraph::Id>;
 ir::Graph read_graph(const smelt::egraph::EGraph& graph, std::span<const smelt::egraph::Id> roots,
                      const TermChoice& choice, std::string name = {});
 
-}  // namespace rules
+}  // namespace smelt::rules

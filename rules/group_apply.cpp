@@ -9,7 +9,7 @@
 #include "rules/rhs_builder.h"
 #include "rules/tensor_analysis.h"
 
-namespace rules {
+namespace smelt::rules {
 
 using smelt::egraph::EGraph;
 using smelt::egraph::Id;
@@ -301,4 +301,4 @@ GroupApplication apply_groups(EGraph& graph, std::span<const CompiledRule* const
   return out;
 }
 
-}  // namespace rules
+}  // namespace smelt::rules

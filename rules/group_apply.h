@@ -25,7 +25,7 @@
 #include "egraph/egraph.h"
 #include "rules/compiled_rule.h"
 
-namespace rules {
+namespace smelt::rules {
 
 inline constexpr std::size_t kMaxOnDemandMembers = 255;
 
@@ -44,4 +44,4 @@ GroupApplication apply_groups(smelt::egraph::EGraph& graph, std::span<const Comp
                               std::chrono::steady_clock::time_point deadline =
                                   std::chrono::steady_clock::time_point::max());
 
-}  // namespace rules
+}  // namespace smelt::rules

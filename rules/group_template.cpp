@@ -4,7 +4,7 @@
 #include <set>
 #include <stdexcept>
 
-namespace rules {
+namespace smelt::rules {
 namespace {
 
 void bound_by(const Term& t, std::set<std::string>& out) {
@@ -316,4 +316,4 @@ Rule group_member_rule(const Rule& instance) {
   return out;
 }
 
-}  // namespace rules
+}  // namespace smelt::rules

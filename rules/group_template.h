@@ -15,7 +15,7 @@
 
 #include "rules/rule_ast.h"
 
-namespace rules {
+namespace smelt::rules {
 
 // The member variable name `?member` and the splice suffix `...`.
 inline constexpr std::string_view kMemberIndexVar = "?member";
@@ -56,4 +56,4 @@ Rule lemma_instance(const GroupInfo& lemma, int n);
 // Its right side is the left side (it is only ever matched, never applied).
 Rule group_member_rule(const Rule& instance);
 
-}  // namespace rules
+}  // namespace smelt::rules

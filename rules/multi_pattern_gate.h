@@ -10,7 +10,7 @@
 
 #include "egraph/scheduler.h"
 
-namespace rules {
+namespace smelt::rules {
 
 class MultiPatternGate final : public smelt::egraph::Scheduler {
  public:
@@ -34,4 +34,4 @@ class MultiPatternGate final : public smelt::egraph::Scheduler {
   size_t iterations_;
 };
 
-}  // namespace rules
+}  // namespace smelt::rules

@@ -6,7 +6,7 @@
 #include "rules/attr_values.h"
 #include "rules/tensor_analysis.h"
 
-namespace rules {
+namespace smelt::rules {
 
 using smelt::egraph::EGraph;
 using smelt::egraph::Id;
@@ -148,4 +148,4 @@ size_t apply_match(EGraph& graph, const CompiledRule& rule, const RuleMatch& mat
   return RhsBuilder(graph, rule, match).apply(why);
 }
 
-}  // namespace rules
+}  // namespace smelt::rules

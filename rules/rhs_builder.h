@@ -6,16 +6,17 @@
 #include <stdexcept>
 
 #include "egraph/egraph.h"
+#include "error/error.h"
 #include "rules/compiled_rule.h"
 #include "rules/rule_query.h"
 
-namespace rules {
+namespace smelt::rules {
 
 // A rule whose right side does not type-check, or would unite tensors of
 // different types: a bug in the rule. what() names the rule and its position.
-class RuleApplicationError : public std::logic_error {
+class RuleApplicationError : public Error {
  public:
-  using std::logic_error::logic_error;
+  explicit RuleApplicationError(const std::string& message) : Error(ErrorKind::kRuleApplication, message) {}
 };
 
 // Returns how many unions changed the e-graph (0 when an expression of the
@@ -25,4 +26,4 @@ class RuleApplicationError : public std::logic_error {
 size_t apply_match(smelt::egraph::EGraph& graph, const CompiledRule& rule, const RuleMatch& match,
                    smelt::egraph::Justification why);
 
-}  // namespace rules
+}  // namespace smelt::rules

@@ -11,7 +11,7 @@
 
 #include "ir/ops.h"
 
-namespace rules {
+namespace smelt::rules {
 
 struct SourcePos {
   int line = 0;
@@ -123,4 +123,4 @@ inline std::vector<const Expr*> condition_facts(const Rule& rule) {
   return out;
 }
 
-}  // namespace rules
+}  // namespace smelt::rules

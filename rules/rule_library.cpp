@@ -4,7 +4,7 @@
 
 #include "rules/rule_parser.h"
 
-namespace rules {
+namespace smelt::rules {
 
 std::vector<Rule> all_rules() {
   std::vector<Rule> rules;
@@ -23,4 +23,4 @@ std::vector<Rule> default_rules() {
   return rules;
 }
 
-}  // namespace rules
+}  // namespace smelt::rules

@@ -7,7 +7,7 @@
 
 #include "rules/rule_ast.h"
 
-namespace rules {
+namespace smelt::rules {
 
 struct RuleFile {
   std::string_view name;  // "rules/elementwise.rules"
@@ -22,4 +22,4 @@ std::vector<Rule> all_rules();
 // The default set: every shipped rule that is exact in IEEE arithmetic (no :unsafe-fp).
 std::vector<Rule> default_rules();
 
-}  // namespace rules
+}  // namespace smelt::rules

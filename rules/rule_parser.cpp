@@ -18,16 +18,12 @@
 #include "rules/expr_functions.h"
 #include "rules/group_template.h"
 
-namespace rules {
+namespace smelt::rules {
 
 RuleError::RuleError(std::string file, int line, int col, std::string rule, std::string message)
-    : std::runtime_error(file + ":" + std::to_string(line) + ":" + std::to_string(col) + ": " +
-                         (rule.empty() ? "" : "rule " + rule + ": ") + message),
-      file_(std::move(file)),
-      line_(line),
-      col_(col),
+    : Error(ErrorKind::kRule, (rule.empty() ? "" : "rule " + rule + ": ") + message, {std::move(file), line, col}),
       rule_(std::move(rule)),
-      message_(std::move(message)) {}
+      problem_(std::move(message)) {}
 
 namespace {
 
@@ -671,4 +667,4 @@ void check_unique_names(std::span<const Rule> rules) {
   }
 }
 
-}  // namespace rules
+}  // namespace smelt::rules

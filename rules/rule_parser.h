@@ -1,5 +1,5 @@
 #pragma once
-// The .rules parser (docs/rules.md): text → rules::Rule (rule_ast.h), with every
+// The .rules parser (docs/rules.md): text → smelt::rules::Rule (rule_ast.h), with every
 // static check the language defines (known ops, attribute keys and functions,
 // matching left/right root counts, bound variables, one kind per variable).
 // The input may be arbitrary bytes; every problem is a RuleError, never a crash.
@@ -9,26 +9,26 @@
 #include <string_view>
 #include <vector>
 
+#include "error/error.h"
 #include "rules/rule_ast.h"
 
-namespace rules {
+namespace smelt::rules {
 
 // what() is "FILE:LINE:COL: rule NAME: message", or "FILE:LINE:COL: message"
 // for a problem outside a rule. Lines and columns count from 1 (columns in bytes).
-class RuleError : public std::runtime_error {
+class RuleError : public Error {
  public:
   RuleError(std::string file, int line, int col, std::string rule, std::string message);
-  const std::string& file() const { return file_; }
-  int line() const { return line_; }
-  int col() const { return col_; }
+  const std::string& file() const { return location().file; }
+  int line() const { return location().line; }
+  int col() const { return location().col; }
   const std::string& rule() const { return rule_; }  // "" outside a rule
-  const std::string& message() const { return message_; }
+  // Without the location and the rule's name (Error::message() has the name).
+  const std::string& problem() const { return problem_; }
 
  private:
-  std::string file_;
-  int line_, col_;
   std::string rule_;
-  std::string message_;
+  std::string problem_;
 };
 
 // Parses every rule of one file. `file` names it in errors and in Rule::file.
@@ -38,4 +38,4 @@ std::vector<Rule> parse_rules(std::string_view text, const std::string& file);
 // second rule of a name that occurs twice.
 void check_unique_names(std::span<const Rule> rules);
 
-}  // namespace rules
+}  // namespace smelt::rules

@@ -9,7 +9,7 @@
 #include "rules/attr_values.h"
 #include "rules/tensor_analysis.h"
 
-namespace rules {
+namespace smelt::rules {
 
 using smelt::egraph::EGraph;
 using smelt::egraph::Id;
@@ -247,4 +247,4 @@ size_t find_matches(const EGraph& graph, const CompiledRule& rule, size_t limit,
   return RuleQuery(graph, rule).find(limit, out, deadline);
 }
 
-}  // namespace rules
+}  // namespace smelt::rules

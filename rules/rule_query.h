@@ -14,7 +14,7 @@
 #include "rules/compiled_rule.h"
 #include "rules/value.h"
 
-namespace rules {
+namespace smelt::rules {
 
 class TensorAnalysis;
 
@@ -39,4 +39,4 @@ size_t find_matches(const smelt::egraph::EGraph& graph, const CompiledRule& rule
 TensorFacts class_facts(const smelt::egraph::EGraph& graph, const TensorAnalysis& analysis, smelt::egraph::Id cls);
 OpFacts node_facts(const smelt::egraph::EGraph& graph, const TensorAnalysis& analysis, smelt::egraph::Id node);
 
-}  // namespace rules
+}  // namespace smelt::rules

@@ -8,7 +8,7 @@
 #include "rules/tensor_analysis.h"
 #include "rules/tensor_rewrite.h"
 
-namespace rules {
+namespace smelt::rules {
 
 using smelt::egraph::EGraph;
 using smelt::egraph::RunnerLimits;
@@ -133,4 +133,4 @@ Saturation saturate(const ir::Graph& graph, std::span<const CompiledRule> rules,
   return s;
 }
 
-}  // namespace rules
+}  // namespace smelt::rules

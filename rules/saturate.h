@@ -15,7 +15,7 @@
 #include "rules/graph_io.h"
 #include "rules/rule_ast.h"
 
-namespace rules {
+namespace smelt::rules {
 
 // egraph::RunnerLimits' defaults (every example graph's saturation well under
 // a second), the memory at most the process's memory limit (ir/memory_limit.h).
@@ -60,4 +60,4 @@ Saturation saturate(const ir::Graph& graph, std::span<const CompiledRule> rules,
                     const smelt::egraph::RunnerLimits& limits = default_limits(),
                     SchedulerKind scheduler = SchedulerKind::kBackoff, bool explanations = false);
 
-}  // namespace rules
+}  // namespace smelt::rules

@@ -5,7 +5,7 @@
 
 #include "ir/scalar.h"
 
-namespace rules {
+namespace smelt::rules {
 
 double round_to_dtype(double v, ir::DType t) { return ir::scalar_as_real(ir::scalar_from_real(v, t), t); }
 
@@ -40,4 +40,4 @@ std::optional<ScalarResult> eval_scalar(ir::Op op, const ir::Attrs& attrs, std::
   return r;
 }
 
-}  // namespace rules
+}  // namespace smelt::rules

@@ -8,7 +8,7 @@
 
 #include "ir/ops.h"
 
-namespace rules {
+namespace smelt::rules {
 
 struct ScalarResult {
   double value = 0;
@@ -27,4 +27,4 @@ double round_to_dtype(double v, ir::DType t);
 // True when `v` may be the value of a full/pad of dtype `t` (ir's literal rules).
 bool fits_literal(double v, ir::DType t);
 
-}  // namespace rules
+}  // namespace smelt::rules

@@ -8,7 +8,7 @@
 
 #include "rules/scalar_eval.h"
 
-namespace rules {
+namespace smelt::rules {
 
 using smelt::egraph::EGraph;
 using smelt::egraph::Id;
@@ -192,4 +192,4 @@ const TensorAnalysis& tensor_analysis(const EGraph& graph) {
   return *a;
 }
 
-}  // namespace rules
+}  // namespace smelt::rules

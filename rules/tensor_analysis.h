@@ -14,7 +14,7 @@
 #include "ir/ops.h"
 #include "rules/tensor_lang.h"
 
-namespace rules {
+namespace smelt::rules {
 
 struct TensorData {
   std::optional<ir::TensorType> type;  // empty only for a class with no node yet
@@ -46,4 +46,4 @@ smelt::egraph::EGraph make_tensor_egraph(smelt::egraph::EGraphOptions options = 
 TensorAnalysis& tensor_analysis(smelt::egraph::EGraph& graph);
 const TensorAnalysis& tensor_analysis(const smelt::egraph::EGraph& graph);
 
-}  // namespace rules
+}  // namespace smelt::rules

@@ -5,7 +5,7 @@
 
 #include "rules/attr_values.h"
 
-namespace rules {
+namespace smelt::rules {
 namespace {
 
 // A byte string that identifies a record exactly (floats by their bits, so
@@ -92,4 +92,4 @@ uint64_t TensorLang::payload(ir::Op op, const ir::Attrs& attrs, const std::strin
   return id;
 }
 
-}  // namespace rules
+}  // namespace smelt::rules

@@ -14,7 +14,7 @@
 #include "egraph/symbol_table.h"
 #include "ir/ops.h"
 
-namespace rules {
+namespace smelt::rules {
 
 struct AttrRecord {
   ir::Op op = ir::Op::Input;
@@ -48,4 +48,4 @@ class TensorLang {
   std::vector<uint64_t> inputs_;
 };
 
-}  // namespace rules
+}  // namespace smelt::rules

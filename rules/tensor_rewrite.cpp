@@ -7,7 +7,7 @@
 #include "rules/rule_query.h"
 #include "rules/rhs_builder.h"
 
-namespace rules {
+namespace smelt::rules {
 
 using smelt::egraph::EGraph;
 using smelt::egraph::Justification;
@@ -77,4 +77,4 @@ RuleStep GroupRewrite::step(EGraph& graph, const StepControl& control) const {
   return step;
 }
 
-}  // namespace rules
+}  // namespace smelt::rules

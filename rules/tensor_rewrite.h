@@ -12,7 +12,7 @@
 #include "egraph/rewrite.h"
 #include "rules/compiled_rule.h"
 
-namespace rules {
+namespace smelt::rules {
 
 // One compiled rule. A failure of its right side is a RuleApplicationError
 // naming the rule and its position.
@@ -48,4 +48,4 @@ class GroupRewrite final : public smelt::egraph::Rewrite {
 // "FILE:LINE:COL: rule NAME", where errors name a rule.
 std::string rule_location(const CompiledRule& rule);
 
-}  // namespace rules
+}  // namespace smelt::rules

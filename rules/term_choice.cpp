@@ -7,7 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace rules {
+namespace smelt::rules {
 
 using smelt::egraph::EGraph;
 using smelt::egraph::Id;
@@ -66,4 +66,4 @@ TermChoice random_terms(const EGraph& graph, uint64_t seed) {
   return cheapest_terms(graph, [&](Id node) { return costs.at(node); });
 }
 
-}  // namespace rules
+}  // namespace smelt::rules

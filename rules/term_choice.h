@@ -8,7 +8,7 @@
 #include "egraph/egraph.h"
 #include "rules/graph_io.h"
 
-namespace rules {
+namespace smelt::rules {
 
 // Per class the node minimizing node_cost(node) + Σ cost of its children's
 // classes. Costs must be positive, which makes every choice acyclic. The
@@ -22,4 +22,4 @@ TermChoice smallest_terms(const smelt::egraph::EGraph& graph);
 // A random acyclic choice: random node costs in [1, 16) drawn from `seed`.
 TermChoice random_terms(const smelt::egraph::EGraph& graph, uint64_t seed);
 
-}  // namespace rules
+}  // namespace smelt::rules

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <sstream>
 
-namespace rules {
+namespace smelt::rules {
 
 Value Value::integer(int64_t v) {
   Value r;
@@ -149,4 +149,4 @@ bool identical(const Value& a, const Value& b) {
   return std::bit_cast<uint64_t>(x) == std::bit_cast<uint64_t>(y);
 }
 
-}  // namespace rules
+}  // namespace smelt::rules

@@ -8,7 +8,7 @@
 
 #include "ir/dtype.h"
 
-namespace rules {
+namespace smelt::rules {
 
 struct Value {
   enum class Kind : uint8_t { kInt, kFloat, kBool, kDType, kList };
@@ -59,4 +59,4 @@ std::vector<int64_t> as_ints(const Value& v);
 // value. Kinds that cannot be compared (a dtype and a number) are an error.
 bool identical(const Value& a, const Value& b);
 
-}  // namespace rules
+}  // namespace smelt::rules

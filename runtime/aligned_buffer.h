@@ -8,7 +8,7 @@
 
 #include "runtime/buffer_plan.h"
 
-namespace runtime {
+namespace smelt::runtime {
 
 class AlignedBuffer {
  public:
@@ -32,4 +32,4 @@ class AlignedBuffer {
   size_t size_ = 0;
 };
 
-}  // namespace runtime
+}  // namespace smelt::runtime

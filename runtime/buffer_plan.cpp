@@ -6,7 +6,7 @@
 
 #include "runtime/tensor_bytes.h"
 
-namespace runtime {
+namespace smelt::runtime {
 namespace {
 
 size_t align_up(size_t n, size_t alignment) { return (n + alignment - 1) & ~(alignment - 1); }
@@ -79,4 +79,4 @@ BufferPlan plan_buffers(const ir::KernelProgram& program, size_t alignment) {
   return plan;
 }
 
-}  // namespace runtime
+}  // namespace smelt::runtime

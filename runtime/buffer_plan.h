@@ -8,7 +8,7 @@
 
 #include "ir/kernel.h"
 
-namespace runtime {
+namespace smelt::runtime {
 
 inline constexpr size_t kBufferAlignment = 64;
 
@@ -33,4 +33,4 @@ BufferPlan plan_buffers(const ir::KernelProgram& program, size_t alignment = kBu
 // Whether two pooled slots are live in a common kernel.
 bool lifetimes_overlap(const BufferSlot& a, const BufferSlot& b);
 
-}  // namespace runtime
+}  // namespace smelt::runtime

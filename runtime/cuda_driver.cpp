@@ -6,7 +6,7 @@
 #include "runtime/driver_api.h"
 #include "runtime/dynamic_library.h"
 
-namespace runtime {
+namespace smelt::runtime {
 namespace {
 
 // The driver's types, declared here (cuda.h is not needed): handles are
@@ -190,4 +190,4 @@ class CudaDriver : public GpuDriver {
 
 std::unique_ptr<GpuDriver> open_cuda_driver(const std::string& arch) { return std::make_unique<CudaDriver>(arch); }
 
-}  // namespace runtime
+}  // namespace smelt::runtime

@@ -6,7 +6,7 @@
 
 #include "runtime/gpu_driver.h"
 
-namespace runtime {
+namespace smelt::runtime {
 
 // Device 0 with its primary context. Throws DeviceUnavailable ("cuda: ...")
 // when the driver library, a device, or a supported architecture is missing.
@@ -14,4 +14,4 @@ namespace runtime {
 // else sm_80).
 std::unique_ptr<GpuDriver> open_cuda_driver(const std::string& arch = "");
 
-}  // namespace runtime
+}  // namespace smelt::runtime

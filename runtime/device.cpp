@@ -5,7 +5,7 @@
 #include "runtime/hip_driver.h"
 #include "runtime/host_device.h"
 
-namespace runtime {
+namespace smelt::runtime {
 
 std::string target_name(lower::Target target) {
   switch (target) {
@@ -25,4 +25,4 @@ std::unique_ptr<Device> open_device(lower::Target target, const DeviceOptions& o
   throw DeviceUnavailable("unknown target");
 }
 
-}  // namespace runtime
+}  // namespace smelt::runtime

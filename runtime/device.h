@@ -10,25 +10,27 @@
 #include <string>
 #include <vector>
 
+
+#include "error/error.h"
 #include "ir/kernel.h"
 #include "lower/lower.h"
 #include "runtime/buffer_plan.h"
 
-namespace runtime {
+namespace smelt::runtime {
 
 // The target cannot run here: no driver library, no device. The message is
 // one line naming the target, e.g. "cuda: libcuda.so.1 not found (no NVIDIA
 // driver on this machine)".
-class DeviceUnavailable : public std::runtime_error {
+class DeviceUnavailable : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit DeviceUnavailable(const std::string& message) : Error(ErrorKind::kDeviceUnavailable, message) {}
 };
 
 // A driver call failed on a device that is present; the message names the
 // call and the driver's error string.
-class DeviceError : public std::runtime_error {
+class DeviceError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit DeviceError(const std::string& message) : Error(ErrorKind::kDevice, message) {}
 };
 
 // One program's code and memory on a device. Buffers are raw bytes in the
@@ -78,4 +80,4 @@ std::unique_ptr<Device> open_device(lower::Target target, const DeviceOptions& o
 // "host", "cuda", "hip"
 std::string target_name(lower::Target target);
 
-}  // namespace runtime
+}  // namespace smelt::runtime

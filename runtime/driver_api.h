@@ -10,7 +10,7 @@
 #include "runtime/device.h"
 #include "runtime/dynamic_library.h"
 
-namespace runtime {
+namespace smelt::runtime {
 
 // Binds a driver library's symbols to function pointers; a missing one throws
 // DeviceUnavailable "<driver>: <library> lacks <name><missing_hint>".
@@ -51,4 +51,4 @@ const Api& load_once(std::unique_ptr<Api> (*load)()) {
   return *api;
 }
 
-}  // namespace runtime
+}  // namespace smelt::runtime

@@ -4,7 +4,7 @@
 
 #include <utility>
 
-namespace runtime {
+namespace smelt::runtime {
 
 DynamicLibrary DynamicLibrary::open(const std::vector<std::string>& names) {
   DynamicLibrary lib;
@@ -40,4 +40,4 @@ DynamicLibrary::~DynamicLibrary() {
 
 void* DynamicLibrary::symbol(const char* symbol) const { return handle_ ? ::dlsym(handle_, symbol) : nullptr; }
 
-}  // namespace runtime
+}  // namespace smelt::runtime

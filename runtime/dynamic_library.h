@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-namespace runtime {
+namespace smelt::runtime {
 
 class DynamicLibrary {
  public:
@@ -29,4 +29,4 @@ class DynamicLibrary {
   std::string name_, error_;
 };
 
-}  // namespace runtime
+}  // namespace smelt::runtime

@@ -7,7 +7,7 @@
 #include "ir/memory_limit.h"
 #include "runtime/tensor_bytes.h"
 
-namespace runtime {
+namespace smelt::runtime {
 namespace {
 
 // Buffer index of each io_index of `kind`; a program without a buffer for
@@ -150,4 +150,4 @@ std::vector<std::vector<double>> Executable::benchmark_each_kernel(const std::ve
   return seconds;
 }
 
-}  // namespace runtime
+}  // namespace smelt::runtime

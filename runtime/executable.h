@@ -1,6 +1,6 @@
 #pragma once
 // A KernelProgram ready to run on one device: its buffer plan, its compiled
-// code and its memory. Inputs and outputs are ir::HostTensors.
+// code and its memory. Inputs and outputs are smelt::ir::HostTensors.
 //
 // Thread safety: every member may be called from several threads at once.
 // Runs (run, run_into, benchmark, benchmark_each_kernel) of one executable
@@ -14,18 +14,20 @@
 #include <string>
 #include <vector>
 
+
+#include "error/error.h"
 #include "ir/host_tensor.h"
 #include "ir/kernel.h"
 #include "runtime/buffer_plan.h"
 #include "runtime/device.h"
 
-namespace runtime {
+namespace smelt::runtime {
 
 // Inputs that do not fit the program: a wrong count or type; the message says
 // which input and what was expected.
-class InputError : public std::invalid_argument {
+class InputError : public Error {
  public:
-  using std::invalid_argument::invalid_argument;
+  explicit InputError(const std::string& message) : Error(ErrorKind::kInput, message) {}
 };
 
 class Executable {
@@ -74,4 +76,4 @@ class Executable {
   std::vector<int> input_buffers_, output_buffers_;  // buffer index by io_index
 };
 
-}  // namespace runtime
+}  // namespace smelt::runtime

@@ -5,7 +5,7 @@
 
 #include "runtime/tensor_bytes.h"
 
-namespace runtime {
+namespace smelt::runtime {
 namespace {
 
 // Device memory owned by a program, freed when it goes (also on a failed load).
@@ -125,4 +125,4 @@ std::unique_ptr<LoadedProgram> GpuDevice::load(const ir::KernelProgram& program,
   return std::make_unique<GpuProgram>(program, plan, driver_, target_options());
 }
 
-}  // namespace runtime
+}  // namespace smelt::runtime

@@ -1,12 +1,12 @@
 #pragma once
-// A CUDA or HIP device: the program's code emitted by lower::emit_binary,
+// A CUDA or HIP device: the program's code emitted by smelt::lower::emit_binary,
 // loaded as a module, one launch per kernel, timed with events.
 #include <memory>
 
 #include "runtime/device.h"
 #include "runtime/gpu_driver.h"
 
-namespace runtime {
+namespace smelt::runtime {
 
 class GpuDevice : public Device {
  public:
@@ -21,4 +21,4 @@ class GpuDevice : public Device {
   std::shared_ptr<GpuDriver> driver_;
 };
 
-}  // namespace runtime
+}  // namespace smelt::runtime

@@ -9,7 +9,7 @@
 
 #include "lower/lower.h"
 
-namespace runtime {
+namespace smelt::runtime {
 
 using DevicePtr = uint64_t;
 
@@ -42,4 +42,4 @@ class GpuDriver {
   virtual float elapsed_ms(void* start, void* stop) = 0;
 };
 
-}  // namespace runtime
+}  // namespace smelt::runtime

@@ -4,7 +4,7 @@
 #include "runtime/driver_api.h"
 #include "runtime/dynamic_library.h"
 
-namespace runtime {
+namespace smelt::runtime {
 namespace {
 
 using hipError_t = int;
@@ -151,4 +151,4 @@ class HipDriver : public GpuDriver {
 
 std::unique_ptr<GpuDriver> open_hip_driver(const std::string& arch) { return std::make_unique<HipDriver>(arch); }
 
-}  // namespace runtime
+}  // namespace smelt::runtime

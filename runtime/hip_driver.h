@@ -5,11 +5,11 @@
 
 #include "runtime/gpu_driver.h"
 
-namespace runtime {
+namespace smelt::runtime {
 
 // Device 0. Throws DeviceUnavailable ("hip: ...") when the HIP runtime or a
 // device is missing. `arch`: "" = gfx90a (the code object's target; HIP's
 // device properties are not read, their layout changes between releases).
 std::unique_ptr<GpuDriver> open_hip_driver(const std::string& arch = "");
 
-}  // namespace runtime
+}  // namespace smelt::runtime

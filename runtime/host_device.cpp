@@ -9,7 +9,7 @@
 #include "runtime/aligned_buffer.h"
 #include "runtime/tensor_bytes.h"
 
-namespace runtime {
+namespace smelt::runtime {
 namespace {
 
 class HostProgram : public LoadedProgram {
@@ -110,4 +110,4 @@ std::unique_ptr<LoadedProgram> HostDevice::load(const ir::KernelProgram& program
   return std::make_unique<HostProgram>(program, plan, pool_);
 }
 
-}  // namespace runtime
+}  // namespace smelt::runtime

@@ -1,12 +1,12 @@
 #pragma once
-// The host: kernels compiled by lower::HostJit, each kernel's parallel units
+// The host: kernels compiled by smelt::lower::HostJit, each kernel's parallel units
 // split over a thread pool. Always available.
 #include <memory>
 
 #include "runtime/device.h"
 #include "runtime/thread_pool.h"
 
-namespace runtime {
+namespace smelt::runtime {
 
 class HostDevice : public Device {
  public:
@@ -26,4 +26,4 @@ class HostDevice : public Device {
 // kernel packs its B panels once per call, so it takes one chunk per thread.
 int64_t min_units_per_chunk(const ir::Kernel& kernel, int64_t units, unsigned threads);
 
-}  // namespace runtime
+}  // namespace smelt::runtime

@@ -6,7 +6,7 @@
 
 #include "ir/dtype.h"
 
-namespace runtime {
+namespace smelt::runtime {
 namespace {
 
 template <typename T>
@@ -75,4 +75,4 @@ ir::HostTensor from_bytes(const ir::TensorType& type, std::span<const uint8_t> b
   return t;
 }
 
-}  // namespace runtime
+}  // namespace smelt::runtime

@@ -1,5 +1,5 @@
 #pragma once
-// ir::HostTensor ⇄ raw bytes in the memory layout every target shares
+// smelt::ir::HostTensor ⇄ raw bytes in the memory layout every target shares
 // (lower/lower.h): dense row-major; f32 float; f16 IEEE binary16 bits; bf16
 // the upper 16 bits of an f32, rounded to nearest even; i32; i64; bool one
 // byte 0/1.
@@ -10,7 +10,7 @@
 
 #include "ir/host_tensor.h"
 
-namespace runtime {
+namespace smelt::runtime {
 
 // Bytes one tensor of `type` occupies.
 size_t storage_bytes(const ir::TensorType& type);
@@ -23,4 +23,4 @@ std::vector<uint8_t> to_bytes(const ir::HostTensor& tensor);
 // Throws std::invalid_argument on a size mismatch.
 ir::HostTensor from_bytes(const ir::TensorType& type, std::span<const uint8_t> bytes);
 
-}  // namespace runtime
+}  // namespace smelt::runtime

@@ -4,7 +4,7 @@
 #include <chrono>
 #include <utility>
 
-namespace runtime {
+namespace smelt::runtime {
 namespace {
 
 // How long a worker spins for the next job, and the caller for the last
@@ -128,4 +128,4 @@ void ThreadPool::worker_loop(unsigned self) {
   }
 }
 
-}  // namespace runtime
+}  // namespace smelt::runtime

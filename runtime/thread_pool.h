@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-namespace runtime {
+namespace smelt::runtime {
 
 class ThreadPool {
  public:
@@ -68,4 +68,4 @@ class ThreadPool {
   std::exception_ptr error_;
 };
 
-}  // namespace runtime
+}  // namespace smelt::runtime

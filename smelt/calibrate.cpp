@@ -1,4 +1,4 @@
-// smelt::calibrate: measure (cost::calibrate_host), then predict and time
+// smelt::calibrate: measure (smelt::cost::calibrate_host), then predict and time
 // kernels and programs the fit never saw.
 #include "smelt/calibrate.h"
 

@@ -1,8 +1,8 @@
 #pragma once
 // smelt::compile: a graph fused (smelt::fuse), lowered for a target and loaded
 // on its device, ready to run:
-//   smelt::Program prog = smelt::compile(graph, {.target = lower::Target::kHost});
-//   std::vector<ir::HostTensor> outputs = prog.run(inputs);
+//   smelt::Program prog = smelt::compile(graph, {.target = smelt::lower::Target::kHost});
+//   std::vector<smelt::ir::HostTensor> outputs = prog.run(inputs);
 #include <cstddef>
 #include <cstdint>
 #include <memory>

@@ -9,10 +9,12 @@
 #include <string>
 #include <vector>
 
+
 #include "cost/device_profile.h"
 #include "cost/measure.h"
 #include "cost/predict.h"
 #include "egraph/runner.h"
+#include "error/error.h"
 #include "ir/builder.h"
 #include "ir/graph.h"
 #include "ir/host_tensor.h"
@@ -40,9 +42,9 @@ std::vector<ir::HostTensor> run_reference(const ir::Graph& g,
 
 // A file that cannot be extracted from: unreadable, malformed (the message names the
 // place, "FILE:LINE:COL: ..."), a negative cost, a root with no acyclic term.
-class ExtractInputError : public std::runtime_error {
+class ExtractInputError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit ExtractInputError(const std::string& message) : Error(ErrorKind::kExtractInput, message) {}
 };
 
 struct ExtractionReport {

@@ -6,7 +6,7 @@
 #include <unordered_set>
 #include <z3.h>
 
-namespace verify {
+namespace smelt::verify {
 namespace {
 
 // Ground applications of uninterpreted functions, by function name.
@@ -125,4 +125,4 @@ z3::expr_vector ground_instances(const std::vector<Axiom>& axioms, const z3::exp
   return out;
 }
 
-}  // namespace verify
+}  // namespace smelt::verify

@@ -7,7 +7,7 @@
 
 #include <z3++.h>
 
-namespace verify {
+namespace smelt::verify {
 
 struct Axiom {
   std::vector<z3::expr> vars;  // constants standing for the bound variables
@@ -26,4 +26,4 @@ z3::expr quantify(const Axiom& a);
 z3::expr_vector ground_instances(const std::vector<Axiom>& axioms, const z3::expr_vector& formulas,
                                  int rounds);
 
-}  // namespace verify
+}  // namespace smelt::verify

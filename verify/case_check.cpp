@@ -10,7 +10,7 @@
 #include "verify/expr_eval.h"
 #include "verify/tensor_encoder.h"
 
-namespace verify {
+namespace smelt::verify {
 namespace {
 
 using Kind = CaseOutcome::Kind;
@@ -317,4 +317,4 @@ CaseOutcome check_case(z3::context& ctx, const CaseSetup& setup, const Case& c,
   return out;
 }
 
-}  // namespace verify
+}  // namespace smelt::verify

@@ -11,7 +11,7 @@
 #include "rules/rule_ast.h"
 #include "verify/encoding_state.h"
 
-namespace verify {
+namespace smelt::verify {
 
 struct CaseOutcome {
   enum class Kind { kProved, kVacuous, kFailed, kUnknown } kind = Kind::kProved;
@@ -39,4 +39,4 @@ struct CaseSetup {
 CaseOutcome check_case(z3::context& ctx, const CaseSetup& setup, const Case& c,
                        const std::set<std::string>& finite);
 
-}  // namespace verify
+}  // namespace smelt::verify

@@ -7,7 +7,7 @@
 #include "verify/expr_eval.h"
 #include "verify/int_arith.h"
 
-namespace verify {
+namespace smelt::verify {
 
 std::string dtype_text(int64_t code) {
   if (code < 0 || code > static_cast<int64_t>(ir::DType::Bool)) return std::to_string(code);
@@ -188,4 +188,4 @@ std::string describe_model(EncodingState& s, const z3::model& m,
   return out.str();
 }
 
-}  // namespace verify
+}  // namespace smelt::verify

@@ -11,7 +11,7 @@
 
 #include "verify/encoding_state.h"
 
-namespace verify {
+namespace smelt::verify {
 
 // A dtype encoded as its ir::DType number, by name ("f32"); other numbers as digits.
 std::string dtype_text(int64_t code);
@@ -27,4 +27,4 @@ std::string describe_model(EncodingState& s, const z3::model& m,
 // An element expression, readable: "cos(?x[0,2])", "reduce_sum1(k0 -> ...)".
 std::string pretty_value(const z3::expr& e);
 
-}  // namespace verify
+}  // namespace smelt::verify

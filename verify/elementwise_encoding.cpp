@@ -3,7 +3,7 @@
 #include "verify/row_major.h"
 #include "verify/term_attrs.h"
 
-namespace verify {
+namespace smelt::verify {
 
 z3::expr is_float_dtype(const z3::expr& d) {
   return d == static_cast<int>(ir::DType::F32) || d == static_cast<int>(ir::DType::F16) ||
@@ -169,4 +169,4 @@ SymTensor encode_factory(EncodingState& s, const rules::Term& t, Side side) {
           }};
 }
 
-}  // namespace verify
+}  // namespace smelt::verify

@@ -15,7 +15,7 @@
 #include "verify/params.h"
 #include "verify/value_domain.h"
 
-namespace verify {
+namespace smelt::verify {
 
 // A tensor as the prover sees it: symbolic extents, a dtype code (ir::DType),
 // and its element at any index tuple (meaningful inside the shape).
@@ -109,4 +109,4 @@ inline z3::expr op_var_is(z3::context& ctx, const std::string& op_var, ir::Op op
   return ctx.bool_const((op_var + " is " + std::string(ir::op_name(op))).c_str());
 }
 
-}  // namespace verify
+}  // namespace smelt::verify

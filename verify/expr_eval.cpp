@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace verify {
+namespace smelt::verify {
 namespace {
 
 using rules::Expr;
@@ -410,4 +410,4 @@ AttrValue eval_expr(EncodingState& s, const rules::Expr& e, z3::expr_vector& def
   return Evaluator(s, defined).eval(e);
 }
 
-}  // namespace verify
+}  // namespace smelt::verify

@@ -2,7 +2,7 @@
 // Attribute expressions and conditions of docs/rules.md, evaluated to Z3 terms.
 #include "verify/encoding_state.h"
 
-namespace verify {
+namespace smelt::verify {
 
 // Evaluates `e`. A partial operation (a division by a value that may be 0, an
 // index that may be out of range, a list length mismatch) adds the condition
@@ -18,4 +18,4 @@ z3::expr values_equal(EncodingState& s, const AttrValue& a, const AttrValue& b);
 // The element value every element of a (const ?x) tensor variable has.
 z3::expr const_value(EncodingState& s, const std::string& tensor_var);
 
-}  // namespace verify
+}  // namespace smelt::verify

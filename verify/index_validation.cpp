@@ -10,7 +10,7 @@
 
 #include <z3++.h>
 
-namespace verify {
+namespace smelt::verify {
 namespace {
 
 using ir::IndexPool;
@@ -431,4 +431,4 @@ ValidationReport validate_and_simplify(ir::KernelProgram& program, const IndexVa
   return report;
 }
 
-}  // namespace verify
+}  // namespace smelt::verify

@@ -19,7 +19,7 @@
 #include "ir/index_simplify.h"
 #include "ir/kernel.h"
 
-namespace verify {
+namespace smelt::verify {
 
 struct IndexValidationOptions {
   // Per query. The first, direct query of a slot gets a quarter of it; a slot
@@ -77,4 +77,4 @@ KernelValidation validate_kernel(const ir::Kernel& raw, ir::Kernel& simplified,
 // simplification against the raw form and keeps only the proved ones.
 ValidationReport validate_and_simplify(ir::KernelProgram& program, const IndexValidationOptions& options = {});
 
-}  // namespace verify
+}  // namespace smelt::verify

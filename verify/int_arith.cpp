@@ -4,7 +4,7 @@
 #include <functional>
 #include <unordered_set>
 
-namespace verify {
+namespace smelt::verify {
 namespace {
 
 // Enough for the joint range of three extents; beyond that the expansion would
@@ -234,4 +234,4 @@ z3::expr IntArith::mod(const z3::expr& a, const z3::expr& b, z3::expr_vector& de
   need_finite(a, b, "modulo");
 }
 
-}  // namespace verify
+}  // namespace smelt::verify

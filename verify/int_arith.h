@@ -14,7 +14,7 @@
 
 #include "verify/params.h"
 
-namespace verify {
+namespace smelt::verify {
 
 class IntArith {
  public:
@@ -105,4 +105,4 @@ std::vector<z3::expr> free_int_constants(const z3::expr& e);
 // Whether `e` mentions a variable of a binder (a lambda's or quantifier's).
 bool has_bound_variable(const z3::expr& e);
 
-}  // namespace verify
+}  // namespace smelt::verify

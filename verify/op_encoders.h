@@ -8,7 +8,7 @@
 
 #include "verify/encoding_state.h"
 
-namespace verify {
+namespace smelt::verify {
 
 using Operands = std::vector<SymTensor>;
 
@@ -36,4 +36,4 @@ z3::expr is_float_dtype(const z3::expr& d);
 z3::expr is_numeric_dtype(const z3::expr& d);
 z3::expr bool_dtype(z3::context& ctx);
 
-}  // namespace verify
+}  // namespace smelt::verify

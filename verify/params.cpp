@@ -1,6 +1,6 @@
 #include "verify/params.h"
 
-namespace verify {
+namespace smelt::verify {
 
 std::vector<int64_t> finite_range(ParamKind kind) {
   switch (kind) {
@@ -53,4 +53,4 @@ bool Params::is_param(const z3::expr& e) const {
   return e.is_const() && !e.is_numeral() && e.is_int() && kinds_.count(e.decl().name().str()) > 0;
 }
 
-}  // namespace verify
+}  // namespace smelt::verify

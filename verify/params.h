@@ -15,7 +15,7 @@
 
 #include <z3++.h>
 
-namespace verify {
+namespace smelt::verify {
 
 enum class ParamKind : uint8_t {
   kExtent,  // a shape extent: >= 0; finite range 0..4
@@ -86,4 +86,4 @@ class Params {
   std::vector<std::pair<std::string, z3::expr>> symbols_;
 };
 
-}  // namespace verify
+}  // namespace smelt::verify

@@ -6,7 +6,7 @@
 
 #include "verify/rule_prover.h"
 
-namespace verify {
+namespace smelt::verify {
 
 std::vector<RuleResult> prove_rules(std::span<const rules::Rule> rules, const ProverOptions& options,
                                     unsigned jobs, const ProgressFn& on_progress) {
@@ -31,4 +31,4 @@ std::vector<RuleResult> prove_rules(std::span<const rules::Rule> rules, const Pr
   return results;
 }
 
-}  // namespace verify
+}  // namespace smelt::verify

@@ -5,7 +5,7 @@
 #include "verify/op_encoders.h"
 #include "verify/term_attrs.h"
 
-namespace verify {
+namespace smelt::verify {
 namespace {
 
 // Every nonempty, increasing list of axes of a rank (the canonical form of `axes`).
@@ -109,4 +109,4 @@ SymTensor encode_matmul(EncodingState& s, const rules::Term& t, Side side, const
           }};
 }
 
-}  // namespace verify
+}  // namespace smelt::verify

@@ -4,7 +4,7 @@
 #include <functional>
 #include <unordered_set>
 
-namespace verify {
+namespace smelt::verify {
 namespace {
 
 // Products of the later extents.
@@ -96,4 +96,4 @@ z3::expr element_at_flat(IntArith& arith, const SymTensor& t, const z3::expr& fl
   return t.at(delinearize(arith, flat, t.shape));
 }
 
-}  // namespace verify
+}  // namespace smelt::verify

@@ -7,7 +7,7 @@
 #include "rules/group_template.h"
 #include "verify/case_check.h"
 
-namespace verify {
+namespace smelt::verify {
 namespace {
 
 using rules::Expr;
@@ -329,4 +329,4 @@ RuleResult prove_rule(const rules::Rule& rule, const ProverOptions& options) {
   return enumerated;
 }
 
-}  // namespace verify
+}  // namespace smelt::verify

@@ -18,7 +18,7 @@
 
 #include "rules/rule_ast.h"
 
-namespace verify {
+namespace smelt::verify {
 
 enum class Verdict { kProved, kFailed, kUnknown };
 std::string_view verdict_name(Verdict v);  // "proved", "FAILED", "UNKNOWN"
@@ -60,4 +60,4 @@ using ProgressFn = std::function<void(size_t done, size_t total)>;
 std::vector<RuleResult> prove_rules(std::span<const rules::Rule> rules, const ProverOptions& options = {},
                                     unsigned jobs = 0, const ProgressFn& on_progress = {});
 
-}  // namespace verify
+}  // namespace smelt::verify

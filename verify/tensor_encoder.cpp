@@ -4,7 +4,7 @@
 #include "verify/op_encoders.h"
 #include "verify/row_major.h"
 
-namespace verify {
+namespace smelt::verify {
 namespace {
 
 // A tensor whose elements are an uninterpreted function (of the flat index
@@ -100,4 +100,4 @@ SymTensor encode_term(EncodingState& s, const rules::Term& t, Side side) {
   throw Unsupported("op " + std::string(ir::op_name(t.op)));
 }
 
-}  // namespace verify
+}  // namespace smelt::verify

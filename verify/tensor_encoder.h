@@ -5,8 +5,8 @@
 // variables); on the right side variables and lets must already be encoded.
 #include "verify/encoding_state.h"
 
-namespace verify {
+namespace smelt::verify {
 
 SymTensor encode_term(EncodingState& s, const rules::Term& t, Side side);
 
-}  // namespace verify
+}  // namespace smelt::verify

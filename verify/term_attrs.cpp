@@ -2,7 +2,7 @@
 
 #include "verify/expr_eval.h"
 
-namespace verify {
+namespace smelt::verify {
 
 std::string pos_text(const rules::SourcePos& p) {
   return std::to_string(p.line) + ":" + std::to_string(p.col);
@@ -236,4 +236,4 @@ bool TermAttrs::structural_bool(const std::string& key, bool default_value) {
   return chosen;
 }
 
-}  // namespace verify
+}  // namespace smelt::verify

@@ -11,7 +11,7 @@
 
 #include "verify/encoding_state.h"
 
-namespace verify {
+namespace smelt::verify {
 
 class TermAttrs {
  public:
@@ -50,4 +50,4 @@ class TermAttrs {
   Side side_;
 };
 
-}  // namespace verify
+}  // namespace smelt::verify

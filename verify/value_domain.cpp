@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstring>
 
-namespace verify {
+namespace smelt::verify {
 namespace {
 
 // Shortest round-trip text of a double ("1", "-0", "2.5", "1e-05", "inf", "nan").
@@ -336,4 +336,4 @@ z3::expr_vector ValueDomain::literal_facts() {
   return out;
 }
 
-}  // namespace verify
+}  // namespace smelt::verify

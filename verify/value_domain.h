@@ -29,7 +29,7 @@
 #include "ir/ops.h"
 #include "verify/axioms.h"
 
-namespace verify {
+namespace smelt::verify {
 
 class ValueDomain {
  public:
@@ -96,4 +96,4 @@ class ValueDomain {
   std::vector<std::pair<double, z3::expr>> literals_;  // IEEE mode: one constant per double
 };
 
-}  // namespace verify
+}  // namespace smelt::verify

@@ -5,7 +5,7 @@
 #include "verify/row_major.h"
 #include "verify/term_attrs.h"
 
-namespace verify {
+namespace smelt::verify {
 namespace {
 
 z3::expr clamp(const z3::expr& v, const z3::expr& lo, const z3::expr& hi) {
@@ -189,4 +189,4 @@ SymTensor encode_concat(EncodingState& s, const rules::Term& t, Side side, const
           }};
 }
 
-}  // namespace verify
+}  // namespace smelt::verify

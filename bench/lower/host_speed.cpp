@@ -89,16 +89,16 @@ struct ProgramBuffers {
   std::vector<void*> pointers;
 };
 
-ProgramBuffers allocate(const ir::KernelProgram& program, uint64_t seed) {
+ProgramBuffers allocate(const smelt::ir::KernelProgram& program, uint64_t seed) {
   ProgramBuffers buffers;
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-  for (const ir::Buffer& b : program.buffers) {
-    if (b.type.dtype != ir::DType::F32) throw std::runtime_error("buffer " + b.name + " is not f32");
-    std::vector<float> data(static_cast<size_t>(ir::numel(b.type.shape)), 0.0f);
-    if (b.kind == ir::BufferKind::kInput)
+  for (const smelt::ir::Buffer& b : program.buffers) {
+    if (b.type.dtype != smelt::ir::DType::F32) throw std::runtime_error("buffer " + b.name + " is not f32");
+    std::vector<float> data(static_cast<size_t>(smelt::ir::numel(b.type.shape)), 0.0f);
+    if (b.kind == smelt::ir::BufferKind::kInput)
       for (float& v : data) v = uniform(rng);
-    if (b.kind == ir::BufferKind::kConstant)
+    if (b.kind == smelt::ir::BufferKind::kConstant)
       for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<float>(b.values.size() == 1 ? b.values[0] : b.values[i]);
     buffers.storage.push_back(std::move(data));
   }
@@ -108,30 +108,30 @@ ProgramBuffers allocate(const ir::KernelProgram& program, uint64_t seed) {
 
 // The one kernel of a graph lowered with maximal fusion, JIT-compiled.
 struct CompiledKernel {
-  ir::KernelProgram program;
-  std::unique_ptr<lower::HostJit> jit;
-  lower::HostJit::KernelFn fn = nullptr;
+  smelt::ir::KernelProgram program;
+  std::unique_ptr<smelt::lower::HostJit> jit;
+  smelt::lower::HostJit::KernelFn fn = nullptr;
   int64_t units = 0;
 };
 
-CompiledKernel compile_one_kernel(const ir::Graph& g) {
+CompiledKernel compile_one_kernel(const smelt::ir::Graph& g) {
   CompiledKernel k;
-  k.program = ir::lower_to_kernels(g, ir::materialize_outputs(g));
+  k.program = smelt::ir::lower_to_kernels(g, smelt::ir::materialize_outputs(g));
   if (k.program.kernels.size() != 1)
     throw std::runtime_error(g.name() + ": expected one fused kernel, got " + std::to_string(k.program.kernels.size()));
-  k.jit = lower::HostJit::compile(k.program);
+  k.jit = smelt::lower::HostJit::compile(k.program);
   k.fn = k.jit->kernel(0);
-  k.units = lower::parallel_units(k.program.kernels[0]);
+  k.units = smelt::lower::parallel_units(k.program.kernels[0]);
   return k;
 }
 
 void stream_vs_chain(const Options& o) {
   const int64_t n = o.elements;
-  ir::Graph g("relu_axpb");
-  auto x = ir::input(g, "x", ir::DType::F32, {n});
-  auto a = ir::input(g, "a", ir::DType::F32, {n});
-  auto b = ir::input(g, "b", ir::DType::F32, {n});
-  g.add_output(ir::relu(x * a + b));
+  smelt::ir::Graph g("relu_axpb");
+  auto x = smelt::ir::input(g, "x", smelt::ir::DType::F32, {n});
+  auto a = smelt::ir::input(g, "a", smelt::ir::DType::F32, {n});
+  auto b = smelt::ir::input(g, "b", smelt::ir::DType::F32, {n});
+  g.add_output(smelt::ir::relu(x * a + b));
   CompiledKernel chain = compile_one_kernel(g);
   ProgramBuffers buffers = allocate(chain.program, 1);
 
@@ -173,10 +173,10 @@ void stream_vs_chain(const Options& o) {
 
 void sgemm_vs_openblas(const Options& o) {
   const int64_t size = o.size;
-  ir::Graph g("matmul");
-  auto a = ir::input(g, "a", ir::DType::F32, {size, size});
-  auto b = ir::input(g, "b", ir::DType::F32, {size, size});
-  g.add_output(ir::matmul(a, b));
+  smelt::ir::Graph g("matmul");
+  auto a = smelt::ir::input(g, "a", smelt::ir::DType::F32, {size, size});
+  auto b = smelt::ir::input(g, "b", smelt::ir::DType::F32, {size, size});
+  g.add_output(smelt::ir::matmul(a, b));
   CompiledKernel mm = compile_one_kernel(g);
   ProgramBuffers buffers = allocate(mm.program, 2);
   const float* pa = static_cast<const float*>(buffers.pointers[0]);

@@ -46,15 +46,15 @@ int main(int argc, char** argv) {
   if (reps < 1) return usage();
 
   try {
-    const ir::Graph g = smelt::load_graph(file);
-    const std::vector<ir::HostTensor> inputs = smelt::random_inputs(g, 1);
-    const std::vector<ir::HostTensor> want = smelt::run_reference(g, inputs);
+    const smelt::ir::Graph g = smelt::load_graph(file);
+    const std::vector<smelt::ir::HostTensor> inputs = smelt::random_inputs(g, 1);
+    const std::vector<smelt::ir::HostTensor> want = smelt::run_reference(g, inputs);
     smelt::CompileOptions unfused_options = options;
     unfused_options.fusion = false;
     smelt::Program fused = smelt::compile(g, options);
     smelt::Program unfused = smelt::compile(g, unfused_options);
     for (auto* p : {&fused, &unfused}) {
-      const std::string mismatch = ir::compare_outputs(want, p->run(inputs));
+      const std::string mismatch = smelt::ir::compare_outputs(want, p->run(inputs));
       if (!mismatch.empty()) {
         std::fprintf(stderr, "%s: %s differs from the reference: %s\n", file.c_str(),
                      p == &fused ? "fused" : "unfused", mismatch.c_str());

@@ -24,19 +24,19 @@
 int main() {
   bool ok = true;
   ok &= rc::check("fused and unfused programs equal the reference interpreter", [] {
-    const ir::Graph g = *smelt::fuzz::gen_graph();
+    const smelt::ir::Graph g = *smelt::fuzz::gen_graph();
     smelt::FuseOptions options;
     options.time_limit_s = 0.2;
     smelt::FusionResult result = smelt::fuse(g, options);
     std::mt19937_64 rng(7);
-    std::vector<ir::HostTensor> inputs = smelt::fuzz::random_inputs(g, rng);
-    std::vector<ir::HostTensor> want = ir::interpret(g, inputs);
-    RC_LOG() << ir::print_graph(g) << "\n" << ir::print_program(result.after);
-    RC_ASSERT(ir::compare_outputs(want, ir::run_kernels(result.before, inputs)) == "");
-    RC_ASSERT(ir::compare_outputs(want, ir::run_kernels(result.after, inputs)) == "");
+    std::vector<smelt::ir::HostTensor> inputs = smelt::fuzz::random_inputs(g, rng);
+    std::vector<smelt::ir::HostTensor> want = smelt::ir::interpret(g, inputs);
+    RC_LOG() << smelt::ir::print_graph(g) << "\n" << smelt::ir::print_program(result.after);
+    RC_ASSERT(smelt::ir::compare_outputs(want, smelt::ir::run_kernels(result.before, inputs)) == "");
+    RC_ASSERT(smelt::ir::compare_outputs(want, smelt::ir::run_kernels(result.after, inputs)) == "");
   });
   ok &= rc::check("fusion is never predicted slower than one kernel per op", [] {
-    const ir::Graph g = *smelt::fuzz::gen_graph();
+    const smelt::ir::Graph g = *smelt::fuzz::gen_graph();
     smelt::FuseOptions options;
     options.time_limit_s = 0.2;
     smelt::FusionResult result = smelt::fuse(g, options);
@@ -46,16 +46,16 @@ int main() {
     // The local search with the evaluator's debug check on: every move it
     // prices incrementally is also lowered in full, and a difference throws.
     // Then a random walk of moves, compared the same way.
-    const ir::Graph g = *smelt::fuzz::gen_graph();
-    static const std::vector<rules::Rule> rule_set = rules::default_rules();
-    static const std::vector<rules::CompiledRule> compiled = rules::compile_rules(rule_set);
-    const rules::Saturation sat = rules::saturate(g, std::span<const rules::CompiledRule>(compiled));
-    smelt::extract::FusionEvaluator evaluator(sat.egraph, sat.classes.outputs, cost::default_host_profile());
+    const smelt::ir::Graph g = *smelt::fuzz::gen_graph();
+    static const std::vector<smelt::rules::Rule> rule_set = smelt::rules::default_rules();
+    static const std::vector<smelt::rules::CompiledRule> compiled = smelt::rules::compile_rules(rule_set);
+    const smelt::rules::Saturation sat = smelt::rules::saturate(g, std::span<const smelt::rules::CompiledRule>(compiled));
+    smelt::extract::FusionEvaluator evaluator(sat.egraph, sat.classes.outputs, smelt::cost::default_host_profile());
     evaluator.check_incremental(true);
     smelt::extract::FusionOptions options;
     options.time_limit_s = 0.2;
     options.original = smelt::extract::original_choice(sat.egraph, g, sat.classes);
-    RC_LOG() << ir::print_graph(g);
+    RC_LOG() << smelt::ir::print_graph(g);
     try {
       smelt::extract::extract_fusion(evaluator, options);
     } catch (const std::logic_error& e) {
@@ -63,7 +63,7 @@ int main() {
     }
     const uint64_t seed = *rc::gen::arbitrary<uint64_t>();
     std::mt19937_64 rng(seed);
-    smelt::extract::FusionCandidate candidate{rules::random_terms(sat.egraph, seed),
+    smelt::extract::FusionCandidate candidate{smelt::rules::random_terms(sat.egraph, seed),
                                               std::vector<bool>(sat.egraph.num_ids(), false)};
     for (int move = 0; move < 20; ++move) {
       const std::optional<smelt::extract::FusionTerm> term = evaluator.read(candidate.choice);

@@ -1,6 +1,6 @@
 // rapidcheck property: a random graph (graph_gen.h), fused by smelt::fuse and
-// compiled by the host JIT (lower::HostJit), gives the reference
-// interpreter's outputs within ir::compare_outputs' tolerance — the unfused
+// compiled by the host JIT (smelt::lower::HostJit), gives the reference
+// interpreter's outputs within smelt::ir::compare_outputs' tolerance — the unfused
 // program too. Run by ctest with a fixed seed (RC_PARAMS in CMakeLists.txt);
 // exit status 1 on any failure. The case count is set so a run stays < 60 s.
 #include <rapidcheck.h>
@@ -20,17 +20,17 @@ int main() {
   options.time_limit_s = 0.05;  // the extraction's search: any chosen program must be correct
   return rc::check("compiled host output of fuse(g).after and .before equals the reference interpreter's",
                    [&options] {
-                     const ir::Graph g = *smelt::fuzz::gen_graph();
+                     const smelt::ir::Graph g = *smelt::fuzz::gen_graph();
                      std::mt19937_64 rng(*rc::gen::arbitrary<uint64_t>());
-                     const std::vector<ir::HostTensor> inputs = smelt::fuzz::random_inputs(g, rng);
-                     const std::vector<ir::HostTensor> want = ir::interpret(g, inputs);
+                     const std::vector<smelt::ir::HostTensor> inputs = smelt::fuzz::random_inputs(g, rng);
+                     const std::vector<smelt::ir::HostTensor> want = smelt::ir::interpret(g, inputs);
                      const smelt::FusionResult fused = smelt::fuse(g, options);
                      const std::string after =
-                         ir::compare_outputs(want, smelt::testing::run_on_host_jit(fused.after, inputs));
-                     RC_LOG() << "fused program:\n" << ir::print_program(fused.after) << "\n";
+                         smelt::ir::compare_outputs(want, smelt::testing::run_on_host_jit(fused.after, inputs));
+                     RC_LOG() << "fused program:\n" << smelt::ir::print_program(fused.after) << "\n";
                      RC_ASSERT(after == std::string());
                      const std::string before =
-                         ir::compare_outputs(want, smelt::testing::run_on_host_jit(fused.before, inputs));
+                         smelt::ir::compare_outputs(want, smelt::testing::run_on_host_jit(fused.before, inputs));
                      RC_ASSERT(before == std::string());
                    })
              ? 0

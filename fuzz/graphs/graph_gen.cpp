@@ -510,6 +510,6 @@ void showValue(const GraphStep& step, std::ostream& os) {
 
 }  // namespace smelt::fuzz
 
-namespace ir {
+namespace smelt::ir {
 void showValue(const Graph& g, std::ostream& os) { os << "\n" << print_graph(g); }
-}  // namespace ir
+}  // namespace smelt::ir

@@ -1,5 +1,5 @@
 #pragma once
-// A rapidcheck generator of well-shaped random tensor graphs (ir::Graph).
+// A rapidcheck generator of well-shaped random tensor graphs (smelt::ir::Graph).
 //
 // rapidcheck generates a *recipe* — a list of steps, each an op kind and a few
 // raw choices — and build_graph() turns any recipe into a valid graph: the
@@ -64,7 +64,7 @@ void showValue(const GraphStep& step, std::ostream& os);
 
 }  // namespace smelt::fuzz
 
-namespace ir {
+namespace smelt::ir {
 // rapidcheck prints a failing graph in the .sg text format.
 void showValue(const Graph& g, std::ostream& os);
-}  // namespace ir
+}  // namespace smelt::ir

@@ -1,7 +1,7 @@
 // libFuzzer target for the whole compiler: a small .sg graph that parses and
 // that the reference interpreter runs is compiled for the host (saturation,
 // extraction, LLVM JIT) and must give the reference's outputs within
-// ir::compare_outputs' tolerance. Anything else — an exception from compile or
+// smelt::ir::compare_outputs' tolerance. Anything else — an exception from compile or
 // run, a mismatch, a crash — aborts.
 #include <cstddef>
 #include <cstdint>
@@ -23,9 +23,9 @@ namespace {
 constexpr size_t kMaxOps = 40;
 constexpr int64_t kMaxElements = 4096;
 
-bool small_enough(const ir::Graph& g) {
+bool small_enough(const smelt::ir::Graph& g) {
   if (g.size() > kMaxOps) return false;
-  for (const ir::Node& node : g.nodes()) {
+  for (const smelt::ir::Node& node : g.nodes()) {
     int64_t elements = 1;
     for (int64_t extent : node.type.shape) {
       if (extent > kMaxElements) return false;
@@ -40,18 +40,18 @@ bool small_enough(const ir::Graph& g) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
-  ir::Graph g;
+  smelt::ir::Graph g;
   try {
-    g = ir::parse_graph(text, "fuzz.sg");
-  } catch (const ir::ParseError&) {
+    g = smelt::ir::parse_graph(text, "fuzz.sg");
+  } catch (const smelt::ir::ParseError&) {
     return 0;
   }
   if (g.outputs().empty() || !small_enough(g)) return 0;
-  const std::vector<ir::HostTensor> inputs = smelt::random_inputs(g, /*seed=*/1);
-  std::vector<ir::HostTensor> want;
+  const std::vector<smelt::ir::HostTensor> inputs = smelt::random_inputs(g, /*seed=*/1);
+  std::vector<smelt::ir::HostTensor> want;
   try {
     want = smelt::run_reference(g, inputs);
-  } catch (const ir::InterpretError&) {
+  } catch (const smelt::ir::InterpretError&) {
     return 0;
   }
   // One thread and short searches: any program the optimizer picks must be right.
@@ -59,7 +59,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.threads = 1;
   options.limits = {.iterations = 4, .nodes = 2000, .saturation_s = 0.2, .extraction_s = 0.05};
   smelt::Program program = smelt::compile(g, options);
-  const std::string mismatch = ir::compare_outputs(want, program.run(inputs));
+  const std::string mismatch = smelt::ir::compare_outputs(want, program.run(inputs));
   if (!mismatch.empty()) {
     std::fprintf(stderr, "compiled output differs from the reference: %s\n", mismatch.c_str());
     std::abort();

@@ -10,16 +10,16 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
-  cost::DeviceProfile profile;
+  smelt::cost::DeviceProfile profile;
   try {
-    profile = cost::parse_profile(text, "fuzz.json");
+    profile = smelt::cost::parse_profile(text, "fuzz.json");
   } catch (const std::runtime_error&) {
     return 0;
   }
   // What the cost model reads of a profile it accepted.
-  const cost::ThreadRates& rates = profile.at(profile.threads());
-  cost::op_ns(rates, "add");
-  cost::matmul_gflops(rates, 1, 64, 64, 64);
-  cost::parse_profile(cost::profile_to_json(profile), "written.json");
+  const smelt::cost::ThreadRates& rates = profile.at(profile.threads());
+  smelt::cost::op_ns(rates, "add");
+  smelt::cost::matmul_gflops(rates, 1, 64, 64, 64);
+  smelt::cost::parse_profile(smelt::cost::profile_to_json(profile), "written.json");
   return 0;
 }

@@ -1,6 +1,6 @@
 // libFuzzer target for the ONNX importer: any bytes either import into a graph
 // whose .sg text parses back to the same text (the `smelt import -o` round
-// trip), or raise importer::ImportError — nothing else.
+// trip), or raise smelt::importer::ImportError — nothing else.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -12,13 +12,13 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string bytes(reinterpret_cast<const char*>(data), size);
-  ir::Graph graph;
+  smelt::ir::Graph graph;
   try {
-    graph = importer::import_model_bytes(bytes, "fuzz.onnx").graph;
-  } catch (const importer::ImportError&) {
+    graph = smelt::importer::import_model_bytes(bytes, "fuzz.onnx").graph;
+  } catch (const smelt::importer::ImportError&) {
     return 0;
   }
-  const std::string printed = ir::print_graph(graph);
-  if (ir::print_graph(ir::parse_graph(printed, "imported.sg")) != printed) std::abort();
+  const std::string printed = smelt::ir::print_graph(graph);
+  if (smelt::ir::print_graph(smelt::ir::parse_graph(printed, "imported.sg")) != printed) std::abort();
   return 0;
 }

@@ -1,5 +1,5 @@
 // libFuzzer target for the .sg parser: any bytes either parse into a graph that
-// round-trips through the printer, or raise ir::ParseError — nothing else.
+// round-trips through the printer, or raise smelt::ir::ParseError — nothing else.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -10,10 +10,10 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
   try {
-    ir::Graph g = ir::parse_graph(text, "fuzz.sg");
-    std::string printed = ir::print_graph(g);
-    if (ir::print_graph(ir::parse_graph(printed, "printed.sg")) != printed) std::abort();
-  } catch (const ir::ParseError&) {
+    smelt::ir::Graph g = smelt::ir::parse_graph(text, "fuzz.sg");
+    std::string printed = smelt::ir::print_graph(g);
+    if (smelt::ir::print_graph(smelt::ir::parse_graph(printed, "printed.sg")) != printed) std::abort();
+  } catch (const smelt::ir::ParseError&) {
   }
   return 0;
 }

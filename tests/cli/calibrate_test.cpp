@@ -17,9 +17,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using Result = smelt_testing::CliResult;
+using Result = smelt::smelt_testing::CliResult;
 
-class CalibrateTest : public smelt_testing::SmeltCliTest {
+class CalibrateTest : public smelt::smelt_testing::SmeltCliTest {
  protected:
   std::string last_line(const std::string& text) {
     std::string t = text;
@@ -37,12 +37,12 @@ TEST_F(CalibrateTest, QuickCalibrationWritesAProfileThePlotAndTheValidationLine)
   EXPECT_TRUE(std::regex_match(last_line(r.out),
                                std::regex(R"(spearman=-?[0-9.]+ median_abs_err=[0-9.]+ max_abs_err=[0-9.]+ kernels=[0-9]+)")))
       << last_line(r.out);
-  const cost::DeviceProfile p = cost::load_profile(profile.string(), "host");
+  const smelt::cost::DeviceProfile p = smelt::cost::load_profile(profile.string(), "host");
   ASSERT_EQ(p.rates.size(), 1u);
   EXPECT_EQ(p.rates[0].threads, 1u);
   EXPECT_FALSE(p.cpu.empty());
   EXPECT_GT(p.rates[0].matmul.size(), 4u);
-  EXPECT_LT(cost::op_ns(p.rates[0], "add"), cost::op_ns(p.rates[0], "exp")) << "a transcendental costs more than an add";
+  EXPECT_LT(smelt::cost::op_ns(p.rates[0], "add"), smelt::cost::op_ns(p.rates[0], "exp")) << "a transcendental costs more than an add";
   // The measurements keep their spread; the validation points are written too.
   std::ifstream in(profile);
   const nlohmann::json j = nlohmann::json::parse(in);

@@ -15,9 +15,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using Result = smelt_testing::CliResult;
+using Result = smelt::smelt_testing::CliResult;
 
-class CliTest : public smelt_testing::SmeltCliTest {};
+class CliTest : public smelt::smelt_testing::SmeltCliTest {};
 
 TEST_F(CliTest, HelpListsTheSubcommandsAndExitsZero) {
   Result r = smelt("--help");

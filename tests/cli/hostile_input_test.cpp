@@ -9,9 +9,9 @@
 namespace {
 
 namespace fs = std::filesystem;
-using smelt_testing::CliResult;
+using smelt::smelt_testing::CliResult;
 
-class HostileInputTest : public smelt_testing::SmeltCliTest {
+class HostileInputTest : public smelt::smelt_testing::SmeltCliTest {
  protected:
   void expect_bad_input(const CliResult& r, const std::string& message, const std::string& what) {
     EXPECT_EQ(r.exit_code, 1) << what << ": " << r.err;

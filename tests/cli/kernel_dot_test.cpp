@@ -16,7 +16,7 @@
 #include "ir/lower_to_kernels.h"
 #include "smelt/kernel_dot.h"
 
-namespace ir {
+namespace smelt::ir {
 namespace {
 
 using smelt::kernel_program_dot;
@@ -145,4 +145,4 @@ TEST(KernelDot, IsAcceptedByGraphviz) {
 }
 
 }  // namespace
-}  // namespace ir
+}  // namespace smelt::ir

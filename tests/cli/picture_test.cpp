@@ -32,7 +32,7 @@ class PathWithoutDot {
 
  private:
   fs::path folder_;
-  std::optional<smelt_testing::ScopedPath> path_;
+  std::optional<smelt::smelt_testing::ScopedPath> path_;
 };
 
 std::string message_of(const std::string& dot) {
@@ -81,7 +81,7 @@ TEST(Picture, ADotThatStopsReadingIsAnErrorNotASignal) {
   fs::permissions(folder / "dot", fs::perms::owner_all);
   std::string message;
   {
-    const smelt_testing::ScopedPath fake_dot(folder.string() + ":/usr/bin:/bin");
+    const smelt::smelt_testing::ScopedPath fake_dot(folder.string() + ":/usr/bin:/bin");
     message = message_of("digraph g {\n" + std::string(1 << 20, ' ') + "}\n");  // far more than a pipe holds
   }
   fs::remove_all(folder);

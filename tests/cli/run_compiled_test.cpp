@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using Result = smelt_testing::CliResult;
+using Result = smelt::smelt_testing::CliResult;
 
 bool library_opens(const char* name) {
   void* handle = ::dlopen(name, RTLD_NOW | RTLD_LOCAL);
@@ -25,7 +25,7 @@ bool library_opens(const char* name) {
   return handle != nullptr;
 }
 
-class RunCompiledTest : public smelt_testing::SmeltCliTest {
+class RunCompiledTest : public smelt::smelt_testing::SmeltCliTest {
  protected:
   // A .npy v1 file: header padded to a multiple of 64 bytes, then the raw data.
   void write_npy(const fs::path& path, const std::string& descr, const std::string& shape, const void* data,
@@ -76,15 +76,15 @@ TEST_F(RunCompiledTest, ReferenceTargetIsTheInterpreter) {
   EXPECT_EQ(nlohmann::json::parse(r.out)["target"], "reference");
 }
 
-// The llama examples run scaled down (fusion_testing::scaled_example): at full
+// The llama examples run scaled down (smelt::fusion_testing::scaled_example): at full
 // size, f32 sums through their chained gemms differ from the reference's double
 // sums by more than the f32 tolerance where outputs cancel (README, `smelt run`).
 TEST_F(RunCompiledTest, CheckPassesOnEveryExampleFusedAndPrintsTolerances) {
   int count = 0;
-  for (const std::string& name : fusion_testing::example_names()) {
+  for (const std::string& name : smelt::fusion_testing::example_names()) {
     ++count;
     std::string file = example(name + ".sg");
-    if (name.rfind("llama_", 0) == 0) file = write(name + "_scaled.sg", ir::print_graph(fusion_testing::scaled_example(name))).string();
+    if (name.rfind("llama_", 0) == 0) file = write(name + "_scaled.sg", smelt::ir::print_graph(smelt::fusion_testing::scaled_example(name))).string();
     Result r = smelt("run --check --threads 2 " + file);
     EXPECT_EQ(r.exit_code, 0) << file << "\n" << r.out << r.err;
     EXPECT_NE(r.out.find(", tolerance 0."), std::string::npos) << file << r.out;
@@ -272,7 +272,7 @@ TEST_F(RunCompiledTest, EmitPtxForCudaWithoutADriver) {
   const fs::path out = dir_ / "k.ptx";
   Result r = smelt("compile " + example("luminal_fusion.sg") + " --target cuda --emit ptx -o " + out.string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const std::string ptx = smelt_testing::read_text_file(out);
+  const std::string ptx = smelt::smelt_testing::read_text_file(out);
   EXPECT_NE(ptx.find(".entry"), std::string::npos);
   EXPECT_NE(ptx.find("sm_80"), std::string::npos);
   // asm on cuda is the PTX too.
@@ -285,7 +285,7 @@ TEST_F(RunCompiledTest, EmitHsacoToAFile) {
   const fs::path out = dir_ / "k.hsaco";
   Result r = smelt("compile " + example("luminal_fusion.sg") + " --target hip --emit hsaco -o " + out.string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const std::string bytes = smelt_testing::read_text_file(out);
+  const std::string bytes = smelt::smelt_testing::read_text_file(out);
   ASSERT_GE(bytes.size(), 4u);
   EXPECT_EQ(bytes.substr(0, 4), "\x7f" "ELF");
 }

@@ -14,9 +14,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using Result = smelt_testing::CliResult;
+using Result = smelt::smelt_testing::CliResult;
 
-class RunTimingTest : public smelt_testing::SmeltCliTest {
+class RunTimingTest : public smelt::smelt_testing::SmeltCliTest {
  protected:
   static std::string host_profile() { return std::string(SMELT_SOURCE_DIR) + "/cost/profiles/host.json"; }
 };
@@ -195,7 +195,7 @@ TEST_F(RunTimingTest, ProfileIsWhatThePredictionIsCostedWith) {
   const double predicted = nlohmann::json::parse(plain.out)["predicted_us"].get<double>();
   EXPECT_DOUBLE_EQ(nlohmann::json::parse(shipped.out)["predicted_us"].get<double>(), predicted);
 
-  nlohmann::json profile = nlohmann::json::parse(smelt_testing::read_text_file(host_profile()));
+  nlohmann::json profile = nlohmann::json::parse(smelt::smelt_testing::read_text_file(host_profile()));
   slow_fixed_costs(profile);
   const fs::path slow = write("slow.json", profile.dump());
   Result r = smelt("run --json --reps 1 --threads 1 --profile " + slow.string() + " " + file);

@@ -22,7 +22,7 @@
 #include "ir/kernel_builder.h"
 #include "ir/lower_to_kernels.h"
 
-namespace cost {
+namespace smelt::cost {
 namespace {
 
 using ir::BufferKind;
@@ -919,4 +919,4 @@ TEST(Predict, WorkEstimatesUseTheProfilesThreads) {
 }
 
 }  // namespace
-}  // namespace cost
+}  // namespace smelt::cost

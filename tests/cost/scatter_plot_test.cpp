@@ -17,7 +17,7 @@
 
 #include "cost/scatter_plot.h"
 
-namespace cost {
+namespace smelt::cost {
 namespace {
 
 namespace fs = std::filesystem;
@@ -220,4 +220,4 @@ TEST_F(ScatterPlotTest, OverwritesAnExistingPlotAndAcceptsNoPoints) {
 }
 
 }  // namespace
-}  // namespace cost
+}  // namespace smelt::cost

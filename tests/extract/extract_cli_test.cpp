@@ -14,9 +14,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-using Result = smelt_testing::CliResult;
+using Result = smelt::smelt_testing::CliResult;
 
-class ExtractCli : public smelt_testing::SmeltCliTest {
+class ExtractCli : public smelt::smelt_testing::SmeltCliTest {
  protected:
   std::string write(const std::string& text) { return SmeltCliTest::write("egraph.json", text).string(); }
 };

@@ -21,9 +21,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-using Result = smelt_testing::CliResult;
+using Result = smelt::smelt_testing::CliResult;
 
-class CompileCli : public smelt_testing::SmeltCliTest {
+class CompileCli : public smelt::smelt_testing::SmeltCliTest {
  protected:
   static std::string example(const std::string& name) { return SmeltCliTest::example(name + ".sg"); }
 };
@@ -72,7 +72,7 @@ TEST_F(CompileCli, NoFusionKeepsOneKernelPerOp) {
 
 nlohmann::json shipped_profile() {
   return nlohmann::json::parse(
-      smelt_testing::read_text_file(fs::path(SMELT_SOURCE_DIR) / "cost/profiles/host.json"));
+      smelt::smelt_testing::read_text_file(fs::path(SMELT_SOURCE_DIR) / "cost/profiles/host.json"));
 }
 
 // A profile whose kernels cost 1000 µs each, at every thread count: every
@@ -164,7 +164,7 @@ TEST_F(CompileCli, CorruptProfileExitsOneNamingTheField) {
 }
 
 // A profile measured on another device costs the host wrongly: the host
-// compile rejects it (cost::load_profile's expected_device).
+// compile rejects it (smelt::cost::load_profile's expected_device).
 TEST_F(CompileCli, ProfileForAnotherDeviceIsRejected) {
   nlohmann::json profile = shipped_profile();
   profile["device"] = "cuda";
@@ -257,12 +257,12 @@ TEST_F(CompileCli, DotAndSvgDrawTheFusedProgram) {
       smelt("compile " + example("luminal_fusion") + " --dot '" + dot.string() + "' --svg '" + svg.string() + "'");
   ASSERT_EQ(drawn.exit_code, 0) << drawn.err;
   EXPECT_EQ(drawn.out, plain.out);
-  const std::string text = smelt_testing::read_text_file(dot);
+  const std::string text = smelt::smelt_testing::read_text_file(dot);
   EXPECT_EQ(text.rfind("digraph kernels {", 0), 0u) << text;
   for (const char* buffer : {"label=\"a\\nf32[10]\\ninput\"", "label=\"y\\nf32[10]\\noutput\""})
     EXPECT_NE(text.find(buffer), std::string::npos) << text;
   EXPECT_NE(text.find("label=\"kernel "), std::string::npos) << text;
-  const std::string picture = smelt_testing::read_text_file(svg);
+  const std::string picture = smelt::smelt_testing::read_text_file(svg);
   EXPECT_EQ(picture.rfind("<?xml", 0), 0u) << picture.substr(0, 200);
   EXPECT_NE(picture.find("f32[10]"), std::string::npos);
   for (const fs::directory_entry& entry : fs::directory_iterator(dir_))
@@ -288,7 +288,7 @@ TEST_F(CompileCli, PictureErrorsExitOneWithoutAFile) {
   fs::create_directories(dir_ / "empty");
   const fs::path svg = dir_ / "p.svg", dot = dir_ / "p.dot";
   {
-    const smelt_testing::ScopedPath no_dot((dir_ / "empty").string());
+    const smelt::smelt_testing::ScopedPath no_dot((dir_ / "empty").string());
     expect_error("--dot '" + dot.string() + "' --svg '" + svg.string() + "'",
                  "graphviz's `dot` is not installed (Debian: apt-get install graphviz); write --dot instead", svg);
     EXPECT_FALSE(fs::exists(dot));
@@ -300,7 +300,7 @@ TEST_F(CompileCli, PictureErrorsExitOneWithoutAFile) {
   fs::create_directories(dir_ / "bin");
   const fs::path failing = write("bin/dot", "#!/bin/sh\necho 'Error: out of ink' >&2\nexit 3\n");
   fs::permissions(failing, fs::perms::owner_all);
-  const smelt_testing::ScopedPath fake_dot((dir_ / "bin").string() + ":/usr/bin:/bin");
+  const smelt::smelt_testing::ScopedPath fake_dot((dir_ / "bin").string() + ":/usr/bin:/bin");
   expect_error("--svg '" + svg.string() + "'", "graphviz's dot failed (exit 3): Error: out of ink", svg);
 }
 

@@ -27,7 +27,7 @@
 #include "smelt/smelt.h"
 #include "tests/fusion/fusion_test_util.h"
 
-namespace fusion_testing {
+namespace smelt::fusion_testing {
 namespace {
 
 using ir::KernelExpr;
@@ -394,4 +394,4 @@ TEST(FusionExamples, EveryExampleMatchesTheReferenceAndIsNeverSlower) {
 }
 
 }  // namespace
-}  // namespace fusion_testing
+}  // namespace smelt::fusion_testing

@@ -16,7 +16,7 @@
 #include "rules/tensor_analysis.h"
 #include "tests/fusion/fusion_test_util.h"
 
-namespace fusion_testing {
+namespace smelt::fusion_testing {
 namespace {
 
 using smelt::extract::FusionEvaluator;
@@ -183,4 +183,4 @@ TEST(FusionExtract, NodeWorkChargesComputeNotViews) {
 }
 
 }  // namespace
-}  // namespace fusion_testing
+}  // namespace smelt::fusion_testing

@@ -15,7 +15,7 @@
 #include "ir/kernel_interpreter.h"
 #include "ir/text_format.h"
 
-namespace fusion_testing {
+namespace smelt::fusion_testing {
 
 namespace {
 std::string example_path(const std::string& name) {
@@ -96,4 +96,4 @@ int count_ops(const ir::KernelProgram& program, ir::Op op) {
   return count;
 }
 
-}  // namespace fusion_testing
+}  // namespace smelt::fusion_testing

@@ -9,7 +9,7 @@
 #include "ir/host_tensor.h"
 #include "ir/kernel.h"
 
-namespace fusion_testing {
+namespace smelt::fusion_testing {
 
 // examples/NAME.sg, parsed.
 ir::Graph example(const std::string& name);
@@ -41,4 +41,4 @@ std::string check_program(const ir::Graph& g, const ir::KernelProgram& program, 
 // Kernels, nodes of op `op` in all kernels.
 int count_ops(const ir::KernelProgram& program, ir::Op op);
 
-}  // namespace fusion_testing
+}  // namespace smelt::fusion_testing

@@ -1,4 +1,4 @@
-// Incremental costing (ir::IncrementalLowering, FusionEvaluator::price) gives
+// Incremental costing (smelt::ir::IncrementalLowering, FusionEvaluator::price) gives
 // exactly what lowering the whole program and predicting every kernel gives:
 // the same predicted time, bit for bit, and the same legal materialization,
 // on random walks of local-search moves (one class re-chosen, one value's
@@ -16,7 +16,7 @@
 #include "smelt/smelt.h"
 #include "tests/fusion/fusion_test_util.h"
 
-namespace fusion_testing {
+namespace smelt::fusion_testing {
 namespace {
 
 using smelt::extract::FusionCandidate;
@@ -142,4 +142,4 @@ TEST(IncrementalCost, IncrementalLoweringEqualsLowerGraph) {
 }
 
 }  // namespace
-}  // namespace fusion_testing
+}  // namespace smelt::fusion_testing

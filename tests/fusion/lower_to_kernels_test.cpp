@@ -1,4 +1,4 @@
-// ir::lower_graph: a graph and a materialization become kernels whose
+// smelt::ir::lower_graph: a graph and a materialization become kernels whose
 // interpreter output equals the reference interpreter's, with views as index
 // maps, masks that keep pads and concats exact, anchors only where legal and
 // common subexpressions emitted once.
@@ -16,7 +16,7 @@
 #include "ir/text_format.h"
 #include "tests/fusion/fusion_test_util.h"
 
-namespace fusion_testing {
+namespace smelt::fusion_testing {
 namespace {
 
 using ir::DType;
@@ -366,4 +366,4 @@ TEST(LowerToKernels, AnOutputThatIsAnInputIsCopied) {
 }
 
 }  // namespace
-}  // namespace fusion_testing
+}  // namespace smelt::fusion_testing

@@ -8,7 +8,7 @@
 #include "smelt/smelt.h"
 #include "tests/fusion/fusion_test_util.h"
 
-namespace fusion_testing {
+namespace smelt::fusion_testing {
 namespace {
 
 smelt::FusionResult measured(const ir::Graph& g, size_t k) {
@@ -79,4 +79,4 @@ TEST(FusionMeasure, CompileOnAGpuTargetRefusesToMeasure) {
 }
 
 }  // namespace
-}  // namespace fusion_testing
+}  // namespace smelt::fusion_testing

@@ -11,9 +11,9 @@
 
 namespace {
 
-using Result = smelt_testing::CliResult;
+using Result = smelt::smelt_testing::CliResult;
 
-class SaturateCli : public smelt_testing::SmeltCliTest {
+class SaturateCli : public smelt::smelt_testing::SmeltCliTest {
  protected:
   static std::string example(const std::string& name) { return SmeltCliTest::example(name + ".sg"); }
 };
@@ -71,7 +71,7 @@ TEST_F(SaturateCli, DrawsTheEGraphWithBothTerms) {
   const std::string dot = (dir_ / "g.dot").string();
   const Result r = smelt("saturate " + example("mlir_dot_slice") + " --threads 2 --dot '" + dot + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const std::string text = smelt_testing::read_text_file(dot);
+  const std::string text = smelt::smelt_testing::read_text_file(dot);
   EXPECT_NE(text.find("subgraph cluster_"), std::string::npos);
   EXPECT_NE(text.find("lightblue"), std::string::npos);
   EXPECT_NE(text.find("gold"), std::string::npos);

@@ -18,7 +18,7 @@
 #include "smelt/smelt.h"
 #include "tests/fusion/fusion_test_util.h"
 
-namespace fusion_testing {
+namespace smelt::fusion_testing {
 namespace {
 
 // x, then `length` ops alternating neg with a transpose of the [2,4] value,
@@ -182,4 +182,4 @@ TEST(Scale, TheIndexProofsStopAtTheirTimeLimit) {
 }
 
 }  // namespace
-}  // namespace fusion_testing
+}  // namespace smelt::fusion_testing

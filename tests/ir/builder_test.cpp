@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace ir {
+namespace smelt::ir {
 namespace {
 
 // Runs `build`, which must throw ShapeError mentioning every fragment, and must
@@ -183,4 +183,4 @@ TEST(Builder, CanonicalizesAttributes) {
 }
 
 }  // namespace
-}  // namespace ir
+}  // namespace smelt::ir

@@ -1,4 +1,4 @@
-// ir::fold_constant_kernels: kernels computing only from constants are
+// smelt::ir::fold_constant_kernels: kernels computing only from constants are
 // evaluated at compile time; the program computes the same outputs.
 #include <gtest/gtest.h>
 
@@ -12,6 +12,7 @@
 #include "ir/lower_to_kernels.h"
 #include "ir/tensor_compare.h"
 
+namespace smelt {
 namespace {
 
 using ir::BufferKind;
@@ -113,3 +114,4 @@ TEST(ConstantFolding, AProductOfLargeConstantsIsNotFolded) {
 }
 
 }  // namespace
+}  // namespace smelt

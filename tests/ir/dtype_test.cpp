@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <limits>
 
-namespace ir {
+namespace smelt::ir {
 namespace {
 
 constexpr float kInfF = std::numeric_limits<float>::infinity();
@@ -206,4 +206,4 @@ TEST(WrapToIntDtype, TwosComplementAndBool) {
 }
 
 }  // namespace
-}  // namespace ir
+}  // namespace smelt::ir

@@ -26,6 +26,7 @@
 #include "ir/ops.h"
 #include "ir/text_format.h"
 
+namespace smelt {
 namespace {
 
 namespace fs = std::filesystem;
@@ -389,3 +390,4 @@ TEST(ExampleSemantics, LlamaAttentionSoftmaxIsCausalAndSumsToOne) {
 }
 
 }  // namespace
+}  // namespace smelt

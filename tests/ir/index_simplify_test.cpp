@@ -11,7 +11,7 @@
 #include "ir/index_simplify.h"
 #include "ir/kernel_builder.h"
 
-namespace ir {
+namespace smelt::ir {
 namespace {
 
 // Variables i, j, k with the given extents; raw expressions in `raw`,
@@ -358,4 +358,4 @@ TEST(IndexSimplifyBruteForce, EveryReshapeRoundTripVanishes) {
 }
 
 }  // namespace
-}  // namespace ir
+}  // namespace smelt::ir

@@ -15,7 +15,7 @@
 
 #include "ir/builder.h"
 
-namespace ir {
+namespace smelt::ir {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -866,4 +866,4 @@ TEST(InterpreterGraph, InterpretAllKeepsEveryValue) {
 }
 
 }  // namespace
-}  // namespace ir
+}  // namespace smelt::ir

@@ -8,7 +8,7 @@
 #include "ir/kernel_branches.h"
 #include "ir/lower_to_kernels.h"
 
-namespace ir {
+namespace smelt::ir {
 namespace {
 
 // The one fused kernel of `g` (only outputs materialized).
@@ -122,4 +122,4 @@ TEST(KernelBranches, LiveNodesFollowOnlyTheDecidedSide) {
 }
 
 }  // namespace
-}  // namespace ir
+}  // namespace smelt::ir

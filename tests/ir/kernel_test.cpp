@@ -11,7 +11,7 @@
 #include "ir/kernel_builder.h"
 #include "ir/kernel_interpreter.h"
 
-namespace ir {
+namespace smelt::ir {
 namespace {
 
 void expect_near_all(const HostTensor& a, const HostTensor& b, double tol = 1e-6) {
@@ -236,4 +236,4 @@ TEST(KernelInterpreter, OutOfBoundsLoadIsAnErrorNotGarbage) {
 }
 
 }  // namespace
-}  // namespace ir
+}  // namespace smelt::ir

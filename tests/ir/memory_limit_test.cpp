@@ -15,10 +15,10 @@
 #include "ir/interpreter.h"
 #include "tests/support/scoped_memory_limit.h"
 
-namespace ir {
+namespace smelt::ir {
 namespace {
 
-using smelt_testing::ScopedMemoryLimit;
+using smelt::smelt_testing::ScopedMemoryLimit;
 
 constexpr int64_t kHuge = int64_t{1} << 50;  // 8 PiB as a host tensor: above any machine's limit
 
@@ -155,4 +155,4 @@ TEST(InputFile, FileAboveTheMemoryLimitOrTheCallersBoundIsRefused) {
 }
 
 }  // namespace
-}  // namespace ir
+}  // namespace smelt::ir

@@ -12,7 +12,7 @@
 #include "ir/builder.h"
 #include "ir/text_format.h"
 
-namespace ir {
+namespace smelt::ir {
 namespace {
 
 std::string round_trip(const Graph& g) { return print_graph(parse_graph(print_graph(g))); }
@@ -470,4 +470,4 @@ TEST(TextFormat, MutatedValidFilesGiveAGraphOrAParseError) {
 }
 
 }  // namespace
-}  // namespace ir
+}  // namespace smelt::ir

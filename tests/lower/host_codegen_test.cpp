@@ -14,6 +14,7 @@
 #include "smelt/smelt.h"
 #include "tests/lower/jit_runner.h"
 
+namespace smelt {
 namespace {
 
 using ir::DType;
@@ -294,3 +295,4 @@ TEST(HostCodegen, BadInputsAreClearErrors) {
 }
 
 }  // namespace
+}  // namespace smelt

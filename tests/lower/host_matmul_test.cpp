@@ -18,6 +18,7 @@
 #include "lower/lower.h"
 #include "tests/lower/jit_runner.h"
 
+namespace smelt {
 namespace {
 
 using smelt::testing::run_on_host_jit;
@@ -286,3 +287,4 @@ TEST(TiledMatmul, FewRowsSplitByColumnBlocksMatchTheReference) {
 }
 
 }  // namespace
+}  // namespace smelt

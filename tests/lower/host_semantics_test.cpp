@@ -17,6 +17,7 @@
 #include "lower/lower.h"
 #include "tests/lower/jit_runner.h"
 
+namespace smelt {
 namespace {
 
 using ir::DType;
@@ -492,3 +493,4 @@ TEST(HostSemantics, IotaValues) {
 }
 
 }  // namespace
+}  // namespace smelt

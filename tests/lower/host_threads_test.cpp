@@ -10,6 +10,7 @@
 #include "lower/lower.h"
 #include "tests/lower/jit_runner.h"
 
+namespace smelt {
 namespace {
 
 using ir::DType;
@@ -66,3 +67,4 @@ TEST(HostThreads, ProgramsCompileConcurrently) {
 }
 
 }  // namespace
+}  // namespace smelt

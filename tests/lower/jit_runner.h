@@ -1,5 +1,5 @@
 #pragma once
-// Runs a KernelProgram through lower::HostJit on this thread, the way the
+// Runs a KernelProgram through smelt::lower::HostJit on this thread, the way the
 // runtime will: buffers allocated in lower.h's memory layout, every kernel
 // called over all its parallel units in order. For tests and properties only
 // (runtime/ has the real executor).
@@ -13,8 +13,8 @@
 namespace smelt::testing {
 
 // A tensor's elements in lower.h's memory layout, and back (runtime/tensor_bytes.h).
-using ::runtime::from_bytes;
-using ::runtime::to_bytes;
+using ::smelt::runtime::from_bytes;
+using ::smelt::runtime::to_bytes;
 
 // Compiles `program`, runs it on `inputs` (by io_index) and returns the
 // outputs in io_index order. `units_per_call` > 0 splits each kernel's units

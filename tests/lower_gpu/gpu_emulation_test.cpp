@@ -1,4 +1,4 @@
-// The GPU kernels' semantics without a GPU: lower::gpu_emulation_llvm_ir (the
+// The GPU kernels' semantics without a GPU: smelt::lower::gpu_emulation_llvm_ir (the
 // same grid-stride loops, block reductions and tiled matmuls as the PTX and
 // the code objects) JIT-compiled for this CPU, each GPU thread a std::thread,
 // each block's barrier a std::barrier; every fused example must give the
@@ -28,6 +28,7 @@
 #include "smelt/smelt.h"
 #include "tests/lower/jit_runner.h"
 
+namespace smelt {
 namespace {
 
 // The emulated thread's coordinates; the block's barrier.
@@ -188,3 +189,4 @@ TEST(GpuEmulation, LongSumsErrNoMoreThanShortOnes) {
 }
 
 }  // namespace
+}  // namespace smelt

@@ -11,23 +11,23 @@
 
 namespace {
 
-using gpu_testing::example_programs;
-using gpu_testing::ExampleProgram;
-using gpu_testing::run_tool;
-using gpu_testing::ScratchDir;
+using smelt::gpu_testing::example_programs;
+using smelt::gpu_testing::ExampleProgram;
+using smelt::gpu_testing::run_tool;
+using smelt::gpu_testing::ScratchDir;
 
-std::string ptx_of(const ir::KernelProgram& program, const std::string& arch) {
-  const std::vector<uint8_t> bytes = lower::emit_binary(program, {lower::Target::kCuda, arch});
+std::string ptx_of(const smelt::ir::KernelProgram& program, const std::string& arch) {
+  const std::vector<uint8_t> bytes = smelt::lower::emit_binary(program, {smelt::lower::Target::kCuda, arch});
   return std::string(bytes.begin(), bytes.end());
 }
 
 TEST(GpuExamples, PtxOfEveryExamplePassesPtxasForSm80AndSm90) {
-  const std::string ptxas = gpu_testing::find_ptxas();
+  const std::string ptxas = smelt::gpu_testing::find_ptxas();
   if (ptxas.empty()) GTEST_SKIP() << "ptxas not installed";
   ScratchDir scratch;
   struct Check {
     std::string label;
-    std::future<gpu_testing::ToolResult> result;
+    std::future<smelt::gpu_testing::ToolResult> result;
   };
   std::vector<Check> checks;
   for (const ExampleProgram& example : example_programs()) {
@@ -35,7 +35,7 @@ TEST(GpuExamples, PtxOfEveryExamplePassesPtxasForSm80AndSm90) {
       const std::string ptx = ptx_of(example.program, arch);
       EXPECT_NE(ptx.find(".target " + arch), std::string::npos) << example.name;
       for (size_t k = 0; k < example.program.kernels.size(); ++k)
-        EXPECT_NE(ptx.find(".entry " + lower::kernel_symbol(example.program, k)), std::string::npos)
+        EXPECT_NE(ptx.find(".entry " + smelt::lower::kernel_symbol(example.program, k)), std::string::npos)
             << example.name << ": kernel " << k << " is not an entry";
       // libdevice is linked and inlined: no call leaves the module.
       EXPECT_EQ(ptx.find("__nv_"), std::string::npos) << example.name;
@@ -49,24 +49,24 @@ TEST(GpuExamples, PtxOfEveryExamplePassesPtxasForSm80AndSm90) {
   }
   ASSERT_EQ(checks.size(), example_programs().size() * 2);
   for (Check& check : checks) {
-    const gpu_testing::ToolResult result = check.result.get();
+    const smelt::gpu_testing::ToolResult result = check.result.get();
     EXPECT_EQ(result.exit_code, 0) << check.label << ": ptxas said\n" << result.output;
   }
 }
 
 TEST(GpuExamples, CodeObjectOfEveryExampleForGfx90aListsItsKernels) {
-  const std::string readelf = gpu_testing::find_readelf();
+  const std::string readelf = smelt::gpu_testing::find_readelf();
   if (readelf.empty()) GTEST_SKIP() << "llvm-readelf-19 not installed";
   ScratchDir scratch;
   for (const ExampleProgram& example : example_programs()) {
-    const std::vector<uint8_t> code = lower::emit_binary(example.program, {lower::Target::kHip, "gfx90a"});
+    const std::vector<uint8_t> code = smelt::lower::emit_binary(example.program, {smelt::lower::Target::kHip, "gfx90a"});
     const std::string file = scratch.write(example.name + ".hsaco", std::string(code.begin(), code.end())).string();
-    const gpu_testing::ToolResult notes = run_tool(readelf + " --notes " + file);
+    const smelt::gpu_testing::ToolResult notes = run_tool(readelf + " --notes " + file);
     ASSERT_EQ(notes.exit_code, 0) << example.name << ": " << notes.output;
     EXPECT_NE(notes.output.find("amdhsa.target:   amdgcn-amd-amdhsa--gfx90a"), std::string::npos)
         << example.name << ":\n" << notes.output;
     for (size_t k = 0; k < example.program.kernels.size(); ++k) {
-      const std::string symbol = lower::kernel_symbol(example.program, k);
+      const std::string symbol = smelt::lower::kernel_symbol(example.program, k);
       EXPECT_NE(notes.output.find(".name:           " + symbol + "\n"), std::string::npos)
           << example.name << ": kernel " << symbol << " missing from the notes";
       EXPECT_NE(notes.output.find(".symbol:         " + symbol + ".kd"), std::string::npos) << example.name;

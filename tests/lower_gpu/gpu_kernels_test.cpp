@@ -11,6 +11,7 @@
 #include "ir/text_format.h"
 #include "lower/lower.h"
 
+namespace smelt {
 namespace {
 
 using gpu_testing::run_tool;
@@ -310,3 +311,4 @@ TEST(GpuKernels, MissingLibdeviceIsAClearError) {
 }
 
 }  // namespace
+}  // namespace smelt

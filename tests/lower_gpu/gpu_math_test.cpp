@@ -21,7 +21,7 @@ using MathFn = float (*)(float, float);
 // float f(float x, float y) { return op == Pow ? pow(x, y) : op(x); } with the fallback hooks, JIT-compiled.
 class FallbackMath {
  public:
-  explicit FallbackMath(ir::Op op) {
+  explicit FallbackMath(smelt::ir::Op op) {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
     auto context = std::make_unique<llvm::LLVMContext>();
@@ -30,8 +30,8 @@ class FallbackMath {
     auto* type = llvm::FunctionType::get(b.getFloatTy(), {b.getFloatTy(), b.getFloatTy()}, false);
     llvm::Function* fn = llvm::Function::Create(type, llvm::Function::ExternalLinkage, "f", *module);
     b.SetInsertPoint(llvm::BasicBlock::Create(*context, "entry", fn));
-    const std::unique_ptr<lower::MathHooks> math = lower::amdgpu_fallback_math_hooks();
-    b.CreateRet(op == ir::Op::Pow ? math->pow(b, fn->getArg(0), fn->getArg(1)) : math->unary(b, op, fn->getArg(0)));
+    const std::unique_ptr<smelt::lower::MathHooks> math = smelt::lower::amdgpu_fallback_math_hooks();
+    b.CreateRet(op == smelt::ir::Op::Pow ? math->pow(b, fn->getArg(0), fn->getArg(1)) : math->unary(b, op, fn->getArg(0)));
 
     jit_ = cantFail(llvm::orc::LLJITBuilder().create());
     // The host lowers llvm.exp / llvm.sin / ... to libm calls: resolve them in this process.
@@ -70,21 +70,21 @@ std::vector<float> arguments() {
   return xs;
 }
 
-// ir::compare_outputs allows 1e-4 for f32; the fallback stays well inside.
+// smelt::ir::compare_outputs allows 1e-4 for f32; the fallback stays well inside.
 constexpr double kTolerance = 2e-6;  // tanh; erf and pow below
 
 TEST(GpuFallbackMath, TanhMatchesTheCLibrary) {
-  const FallbackMath tanh_fallback(ir::Op::Tanh);
+  const FallbackMath tanh_fallback(smelt::ir::Op::Tanh);
   for (float x : arguments()) EXPECT_TRUE(close(std::tanh(double{x}), tanh_fallback(x), kTolerance)) << "tanh(" << x << ")";
 }
 
 TEST(GpuFallbackMath, ErfMatchesTheCLibrary) {
-  const FallbackMath erf_fallback(ir::Op::Erf);
+  const FallbackMath erf_fallback(smelt::ir::Op::Erf);
   for (float x : arguments()) EXPECT_TRUE(close(std::erf(double{x}), erf_fallback(x), 5e-7)) << "erf(" << x << ")";
 }
 
 TEST(GpuFallbackMath, PowMatchesTheCLibraryIncludingSpecialCases) {
-  const FallbackMath pow_fallback(ir::Op::Pow);
+  const FallbackMath pow_fallback(smelt::ir::Op::Pow);
   const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
   const std::vector<float> xs = {-3.0f, -2.5f, -1.0f, -0.5f, -0.0f, 0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 7.25f, inf, -inf, nan};
   const std::vector<float> ys = {-3.0f, -2.0f, -1.5f, -1.0f, -0.5f, -0.0f, 0.0f, 0.5f, 1.0f, 2.0f,

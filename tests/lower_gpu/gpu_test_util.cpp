@@ -12,7 +12,7 @@
 
 #include "smelt/smelt.h"
 
-namespace gpu_testing {
+namespace smelt::gpu_testing {
 namespace fs = std::filesystem;
 
 const std::vector<ExampleProgram>& example_programs() {
@@ -84,4 +84,4 @@ fs::path ScratchDir::write(const std::string& name, const std::string& bytes) co
   return file;
 }
 
-}  // namespace gpu_testing
+}  // namespace smelt::gpu_testing

@@ -8,7 +8,7 @@
 
 #include "ir/kernel.h"
 
-namespace gpu_testing {
+namespace smelt::gpu_testing {
 
 struct ExampleProgram {
   std::string name;   // "luminal_fusion.after"
@@ -45,4 +45,4 @@ class ScratchDir {
   std::filesystem::path path_;
 };
 
-}  // namespace gpu_testing
+}  // namespace smelt::gpu_testing

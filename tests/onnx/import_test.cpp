@@ -15,6 +15,7 @@
 #include "tests/onnx/model_builder.h"
 #include "tests/support/scoped_memory_limit.h"
 
+namespace smelt {
 namespace {
 
 using importer::ImportError;
@@ -459,3 +460,4 @@ TEST(TensorProto, RawDataAndTypedFieldsReadTheSame) {
 }
 
 }  // namespace
+}  // namespace smelt

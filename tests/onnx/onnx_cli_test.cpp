@@ -8,7 +8,7 @@
 namespace {
 
 namespace fs = std::filesystem;
-using smelt_testing::SmeltCliTest;
+using smelt::smelt_testing::SmeltCliTest;
 
 const fs::path kNodeTests = "/usr/share/libonnx-testdata/data/node";
 
@@ -33,7 +33,7 @@ TEST_F(OnnxCliTest, ImportWritesAGraphThatChecksAndRuns) {
   auto checked = smelt("check " + sg.string());
   EXPECT_EQ(checked.exit_code, 0) << checked.err;
   EXPECT_NE(checked.out.find("f32[3,4,5]"), std::string::npos) << checked.out;
-  EXPECT_NE(smelt_testing::read_text_file(sg).find("reduce_max"), std::string::npos);
+  EXPECT_NE(smelt::smelt_testing::read_text_file(sg).find("reduce_max"), std::string::npos);
 }
 
 TEST_F(OnnxCliTest, CommandsTakingAGraphTakeOnnxModels) {

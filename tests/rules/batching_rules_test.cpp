@@ -3,7 +3,7 @@
 
 #include "tests/rules/rule_case.h"
 
-namespace rules::testing {
+namespace smelt::rules::testing {
 
 // The group rules (:members 2 *): the shipped instances 2..4 and those built
 // from the template as saturation builds them (their member lemma proves
@@ -185,4 +185,4 @@ INSTANTIATE_TEST_SUITE_P(Family5, BatchingRules, ::testing::Range<size_t>(0, bat
                          [](const auto& p) { return case_name(batching_cases()[p.param], p.param); });
 
 }  // namespace
-}  // namespace rules::testing
+}  // namespace smelt::rules::testing

@@ -6,7 +6,7 @@
 
 #include "tests/rules/rule_case.h"
 
-namespace rules::testing {
+namespace smelt::rules::testing {
 
 const std::string kXY = "x = input() : f32[4]\ny = input() : f32[4]\n";
 const std::string kIJ = "i = input() : i32[4]\nj = input() : i32[4]\n";
@@ -88,4 +88,4 @@ INSTANTIATE_TEST_SUITE_P(Family1, ElementwiseRules, ::testing::Range<size_t>(0, 
                          [](const auto& p) { return case_name(elementwise_cases()[p.param], p.param); });
 
 }  // namespace
-}  // namespace rules::testing
+}  // namespace smelt::rules::testing

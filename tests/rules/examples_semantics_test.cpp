@@ -12,7 +12,7 @@
 #include "rules/term_choice.h"
 #include "tests/rules/test_graphs.h"
 
-namespace rules::testing {
+namespace smelt::rules::testing {
 namespace {
 
 class ExampleSemantics : public ::testing::TestWithParam<std::string> {};
@@ -42,4 +42,4 @@ INSTANTIATE_TEST_SUITE_P(Examples, ExampleSemantics, ::testing::ValuesIn(example
                          [](const auto& p) { return p.param; });
 
 }  // namespace
-}  // namespace rules::testing
+}  // namespace smelt::rules::testing

@@ -9,7 +9,7 @@
 #include "rules/compiled_rule.h"
 #include "rules/rule_parser.h"
 
-namespace rules {
+namespace smelt::rules {
 namespace {
 
 // Variables of the rule below: ?f = exp of an f32 operand, ?x : f32[4,6]
@@ -143,4 +143,4 @@ TEST(ExprEval, WrongKindsAreErrors) {
 }
 
 }  // namespace
-}  // namespace rules
+}  // namespace smelt::rules

@@ -3,7 +3,7 @@
 
 #include "tests/rules/rule_case.h"
 
-namespace rules::testing {
+namespace smelt::rules::testing {
 
 std::span<const RuleCase> factory_cases() {
   static const std::vector<RuleCase> cases = {
@@ -59,4 +59,4 @@ INSTANTIATE_TEST_SUITE_P(Family6, FactoryRules, ::testing::Range<size_t>(0, fact
                          [](const auto& p) { return case_name(factory_cases()[p.param], p.param); });
 
 }  // namespace
-}  // namespace rules::testing
+}  // namespace smelt::rules::testing

@@ -3,7 +3,7 @@
 
 #include "tests/rules/rule_case.h"
 
-namespace rules::testing {
+namespace smelt::rules::testing {
 
 const std::string kAB = "a = input() : f32[4,3]\nb = input() : f32[3,6]\n";
 
@@ -107,4 +107,4 @@ INSTANTIATE_TEST_SUITE_P(Family4, GemmSplitRules, ::testing::Range<size_t>(0, ge
                          [](const auto& p) { return case_name(gemm_split_cases()[p.param], p.param); });
 
 }  // namespace
-}  // namespace rules::testing
+}  // namespace smelt::rules::testing

@@ -10,7 +10,7 @@
 #include "rules/saturate.h"
 #include "tests/rules/test_graphs.h"
 
-namespace rules::testing {
+namespace smelt::rules::testing {
 namespace {
 
 using smelt::egraph::Id;
@@ -217,4 +217,4 @@ TEST(GroupRules, DistinctMembersNeverShareTheirActivation) {
 }
 
 }  // namespace
-}  // namespace rules::testing
+}  // namespace smelt::rules::testing

@@ -10,7 +10,7 @@
 #include "rules/term_choice.h"
 #include "tests/rules/test_graphs.h"
 
-namespace rules::testing {
+namespace smelt::rules::testing {
 
 using smelt::egraph::EGraph;
 using smelt::egraph::Id;
@@ -98,4 +98,4 @@ std::string case_name(const RuleCase& c, size_t k) {
   return name;
 }
 
-}  // namespace rules::testing
+}  // namespace smelt::rules::testing

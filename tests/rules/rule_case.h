@@ -10,7 +10,7 @@
 
 #include "rules/rule_ast.h"
 
-namespace rules::testing {
+namespace smelt::rules::testing {
 
 struct RuleCase {
   std::string rule;                       // the rule under test
@@ -34,4 +34,4 @@ std::span<const RuleCase> view_elementwise_cases();
 std::span<const RuleCase> gemm_split_cases();
 std::span<const RuleCase> batching_cases();
 
-}  // namespace rules::testing
+}  // namespace smelt::rules::testing

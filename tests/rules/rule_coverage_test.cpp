@@ -7,7 +7,7 @@
 #include "rules/rule_library.h"
 #include "tests/rules/rule_case.h"
 
-namespace rules::testing {
+namespace smelt::rules::testing {
 namespace {
 
 TEST(RuleCoverage, EveryShippedRuleHasAFiringCase) {
@@ -34,4 +34,4 @@ TEST(RuleCoverage, EveryShippedRuleHasAFiringCase) {
 }
 
 }  // namespace
-}  // namespace rules::testing
+}  // namespace smelt::rules::testing

@@ -18,7 +18,7 @@
 #include "rules/tensor_analysis.h"
 #include "tests/rules/rule_case.h"
 
-namespace rules {
+namespace smelt::rules {
 namespace {
 
 using smelt::egraph::EGraph;
@@ -297,4 +297,4 @@ TEST(RuleLibrary, ShippedRulesParseCompileAndExcludeUnsafeByDefault) {
 }
 
 }  // namespace
-}  // namespace rules
+}  // namespace smelt::rules

@@ -6,7 +6,7 @@
 #include <random>
 #include <string>
 
-namespace rules {
+namespace smelt::rules {
 namespace {
 
 // The what() of the RuleError that parsing `text` throws ("" if none).
@@ -241,4 +241,4 @@ TEST(RuleParser, SurvivesArbitraryBytes) {
 }
 
 }  // namespace
-}  // namespace rules
+}  // namespace smelt::rules

@@ -16,7 +16,7 @@
 #include "rules/term_choice.h"
 #include "tests/rules/test_graphs.h"
 
-namespace rules::testing {
+namespace smelt::rules::testing {
 namespace {
 
 using smelt::egraph::Id;
@@ -227,4 +227,4 @@ TEST(Seeds, EveryExampleSaturatesFastAndSound) {
 }
 
 }  // namespace
-}  // namespace rules::testing
+}  // namespace smelt::rules::testing

@@ -13,7 +13,7 @@
 #include "rules/saturate.h"
 #include "tests/rules/test_graphs.h"
 
-namespace rules {
+namespace smelt::rules {
 namespace {
 
 using smelt::egraph::EGraph;
@@ -148,4 +148,4 @@ TEST(TensorAnalysis, UnitingDifferentTypesThrowsNamingBoth) {
 }
 
 }  // namespace
-}  // namespace rules
+}  // namespace smelt::rules

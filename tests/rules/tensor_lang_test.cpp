@@ -8,7 +8,7 @@
 #include "rules/term_choice.h"
 #include "tests/rules/test_graphs.h"
 
-namespace rules {
+namespace smelt::rules {
 namespace {
 
 using smelt::egraph::EGraph;
@@ -111,4 +111,4 @@ TEST(TensorLang, ReadGraphRejectsCyclicChoice) {
 }
 
 }  // namespace
-}  // namespace rules
+}  // namespace smelt::rules

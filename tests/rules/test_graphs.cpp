@@ -13,7 +13,7 @@
 #include "ir/text_format.h"
 #include "rules/tensor_analysis.h"
 
-namespace rules::testing {
+namespace smelt::rules::testing {
 
 using smelt::egraph::EGraph;
 using smelt::egraph::Id;
@@ -113,4 +113,4 @@ bool reaches(const EGraph& graph, Id from, Id to) {
   return false;
 }
 
-}  // namespace rules::testing
+}  // namespace smelt::rules::testing

@@ -11,7 +11,7 @@
 #include "ir/host_tensor.h"
 #include "rules/graph_io.h"
 
-namespace rules::testing {
+namespace smelt::rules::testing {
 
 // examples/NAME.sg, parsed.
 ir::Graph example(const std::string& name);
@@ -44,4 +44,4 @@ bool reaches(const smelt::egraph::EGraph& graph, smelt::egraph::Id from, smelt::
 std::string compare_values(const std::vector<ir::HostTensor>& want, const std::vector<ir::HostTensor>& got,
                            double tolerance);
 
-}  // namespace rules::testing
+}  // namespace smelt::rules::testing

@@ -3,7 +3,7 @@
 
 #include "tests/rules/rule_case.h"
 
-namespace rules::testing {
+namespace smelt::rules::testing {
 
 const std::string kX8 = "x = input() : f32[8]\n";
 const std::string kXY8 = "x = input() : f32[8]\ny = input() : f32[8]\n";
@@ -120,4 +120,4 @@ INSTANTIATE_TEST_SUITE_P(Family3, ViewElementwiseRules, ::testing::Range<size_t>
                          [](const auto& p) { return case_name(view_elementwise_cases()[p.param], p.param); });
 
 }  // namespace
-}  // namespace rules::testing
+}  // namespace smelt::rules::testing

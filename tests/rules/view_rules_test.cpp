@@ -3,7 +3,7 @@
 
 #include "tests/rules/rule_case.h"
 
-namespace rules::testing {
+namespace smelt::rules::testing {
 
 std::span<const RuleCase> view_cases() {
   static const std::vector<RuleCase> cases = {
@@ -195,4 +195,4 @@ INSTANTIATE_TEST_SUITE_P(Family2, ViewRules, ::testing::Range<size_t>(0, view_ca
                          [](const auto& p) { return case_name(view_cases()[p.param], p.param); });
 
 }  // namespace
-}  // namespace rules::testing
+}  // namespace smelt::rules::testing

@@ -7,6 +7,7 @@
 #include "ir/kernel_builder.h"
 #include "smelt/smelt.h"
 
+namespace smelt {
 namespace {
 
 using ir::BufferKind;
@@ -164,3 +165,4 @@ TEST(BufferPlan, EveryExamplePlansWithoutLiveOverlap) {
 }
 
 }  // namespace
+}  // namespace smelt

@@ -10,6 +10,7 @@
 #include "smelt/smelt.h"
 #include "tests/fusion/fusion_test_util.h"
 
+namespace smelt {
 namespace {
 
 bool library_opens(const char* name) {
@@ -88,3 +89,4 @@ TEST(Device, CudaRunsEveryExampleWhereAGpuIsPresent) { expect_examples_match_on(
 TEST(Device, HipRunsEveryExampleWhereAGpuIsPresent) { expect_examples_match_on(lower::Target::kHip); }
 
 }  // namespace
+}  // namespace smelt

@@ -13,6 +13,7 @@
 #include "smelt/smelt.h"
 #include "tests/fusion/fusion_test_util.h"
 
+namespace smelt {
 namespace {
 
 std::shared_ptr<runtime::Device> host(unsigned threads = 2) { return runtime::open_device(lower::Target::kHost, {.threads = threads}); }
@@ -212,3 +213,4 @@ TEST(HostDevice, ContractionKernelsTakeOneChunkPerThread) {
 }
 
 }  // namespace
+}  // namespace smelt

@@ -14,6 +14,7 @@
 #include "smelt/smelt.h"
 #include "tests/fusion/fusion_test_util.h"
 
+namespace smelt {
 namespace {
 
 class EmulatedDriver : public runtime::GpuDriver {
@@ -112,3 +113,4 @@ TEST(GpuProgram, RunsEveryExampleThroughAnEmulatedDriver) {
 }
 
 }  // namespace
+}  // namespace smelt

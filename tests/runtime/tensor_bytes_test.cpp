@@ -8,6 +8,7 @@
 
 #include "ir/dtype.h"
 
+namespace smelt {
 namespace {
 
 using ir::DType;
@@ -113,3 +114,4 @@ TEST(TensorBytes, WrongSizeIsAClearError) {
 }
 
 }  // namespace
+}  // namespace smelt

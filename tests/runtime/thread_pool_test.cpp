@@ -15,7 +15,7 @@ namespace {
 // Every unit is covered exactly once, whatever the thread count and grain.
 TEST(ThreadPool, CoversEveryUnitOnce) {
   for (unsigned threads : {1u, 2u, 4u}) {
-    runtime::ThreadPool pool(threads);
+    smelt::runtime::ThreadPool pool(threads);
     EXPECT_EQ(pool.threads(), threads);
     for (int64_t units : {0, 1, 7, 1000, 100003}) {
       for (int64_t grain : {1, 16, 5000}) {
@@ -33,7 +33,7 @@ TEST(ThreadPool, CoversEveryUnitOnce) {
 }
 
 TEST(ThreadPool, ChunksRespectTheMinimumAndUseSeveralThreads) {
-  runtime::ThreadPool pool(4);
+  smelt::runtime::ThreadPool pool(4);
   std::mutex mutex;
   std::set<std::thread::id> ids;
   std::vector<std::pair<int64_t, int64_t>> chunks;
@@ -59,7 +59,7 @@ TEST(ThreadPool, ChunksRespectTheMinimumAndUseSeveralThreads) {
 // 2 threads: the caller owns chunks 0-3, the worker 4-7; the caller could take
 // chunk 4 only after 70 ms, far beyond the worker's wake-up.
 TEST(ThreadPool, EachThreadStartsOnItsOwnBlock) {
-  runtime::ThreadPool pool(2);
+  smelt::runtime::ThreadPool pool(2);
   const std::thread::id caller = std::this_thread::get_id();
   std::mutex mutex;
   std::vector<std::thread::id> ran_on(8);
@@ -76,7 +76,7 @@ TEST(ThreadPool, EachThreadStartsOnItsOwnBlock) {
 // A thread that finishes its block helps with the others': one slow chunk in
 // the worker's block does not leave the caller idle.
 TEST(ThreadPool, IdleThreadsTakeChunksFromOthers) {
-  runtime::ThreadPool pool(2);
+  smelt::runtime::ThreadPool pool(2);
   const std::thread::id caller = std::this_thread::get_id();
   std::mutex mutex;
   std::vector<std::thread::id> ran_on(8);
@@ -89,7 +89,7 @@ TEST(ThreadPool, IdleThreadsTakeChunksFromOthers) {
 }
 
 TEST(ThreadPool, SmallRangesRunInlineOnTheCaller) {
-  runtime::ThreadPool pool(4);
+  smelt::runtime::ThreadPool pool(4);
   std::thread::id seen;
   int calls = 0;
   pool.parallel_for(100, 1000, [&](int64_t begin, int64_t end) {
@@ -103,7 +103,7 @@ TEST(ThreadPool, SmallRangesRunInlineOnTheCaller) {
 }
 
 TEST(ThreadPool, RethrowsTheFirstErrorAndStaysUsable) {
-  runtime::ThreadPool pool(2);
+  smelt::runtime::ThreadPool pool(2);
   EXPECT_THROW(pool.parallel_for(1000, 1,
                                  [](int64_t begin, int64_t) {
                                    if (begin == 0) throw std::runtime_error("boom");
@@ -117,7 +117,7 @@ TEST(ThreadPool, RethrowsTheFirstErrorAndStaysUsable) {
 // Callers on several threads share one pool (programs loaded on one device):
 // each call covers its own range exactly once.
 TEST(ThreadPool, CallsFromSeveralThreadsAtOnceEachCoverTheirRange) {
-  runtime::ThreadPool pool(2);
+  smelt::runtime::ThreadPool pool(2);
   constexpr int kCallers = 4, kCalls = 200;
   std::vector<int64_t> wrong(kCallers, 0);
   std::vector<std::thread> callers;
@@ -137,7 +137,7 @@ TEST(ThreadPool, CallsFromSeveralThreadsAtOnceEachCoverTheirRange) {
 }
 
 TEST(ThreadPool, ManyBackToBackCallsFinish) {
-  runtime::ThreadPool pool(3);
+  smelt::runtime::ThreadPool pool(3);
   std::atomic<int64_t> total = 0;
   for (int call = 0; call < 2000; ++call)
     pool.parallel_for(64, 1, [&](int64_t begin, int64_t end) { total += end - begin; });

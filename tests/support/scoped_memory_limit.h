@@ -5,7 +5,7 @@
 
 #include "ir/memory_limit.h"
 
-namespace smelt_testing {
+namespace smelt::smelt_testing {
 
 class ScopedMemoryLimit {
  public:
@@ -15,4 +15,4 @@ class ScopedMemoryLimit {
   ScopedMemoryLimit& operator=(const ScopedMemoryLimit&) = delete;
 };
 
-}  // namespace smelt_testing
+}  // namespace smelt::smelt_testing

@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-namespace smelt_testing {
+namespace smelt::smelt_testing {
 
 class ScopedPath {
  public:
@@ -24,4 +24,4 @@ class ScopedPath {
   std::optional<std::string> old_;
 };
 
-}  // namespace smelt_testing
+}  // namespace smelt::smelt_testing

@@ -12,7 +12,7 @@
 #include <sstream>
 #include <string>
 
-namespace smelt_testing {
+namespace smelt::smelt_testing {
 
 struct CliResult {
   int exit_code;
@@ -60,4 +60,4 @@ class SmeltCliTest : public ::testing::Test {
   std::filesystem::path dir_;
 };
 
-}  // namespace smelt_testing
+}  // namespace smelt::smelt_testing

@@ -10,7 +10,7 @@
 #include "rules/rule_parser.h"
 #include "tests/verify/prove_test_util.h"
 
-namespace verify {
+namespace smelt::verify {
 namespace {
 
 std::vector<rules::Rule> fixture_rules() {
@@ -76,4 +76,4 @@ TEST(Fixtures, EachWrongRuleFailsWithACounterexample) {
 }
 
 }  // namespace
-}  // namespace verify
+}  // namespace smelt::verify

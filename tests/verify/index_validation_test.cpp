@@ -10,7 +10,7 @@
 #include "ir/kernel_interpreter.h"
 #include "verify/index_validation.h"
 
-namespace verify {
+namespace smelt::verify {
 namespace {
 
 using ir::BufferKind;
@@ -333,4 +333,4 @@ TEST(IndexValidation, ViewChainsOfAProgramAreProved) {
 }
 
 }  // namespace
-}  // namespace verify
+}  // namespace smelt::verify

@@ -5,7 +5,7 @@
 #include "rules/rule_parser.h"
 #include "verify/rule_prover.h"
 
-namespace verify::testing {
+namespace smelt::verify::testing {
 
 // Parses `text` (one rule) and proves it.
 inline RuleResult prove_text(const std::string& text, const ProverOptions& options = {}) {
@@ -18,4 +18,4 @@ inline std::string explain(const RuleResult& r) {
   return r.name + ": " + std::string(verdict_name(r.verdict)) + " " + r.message + "\n" + r.counterexample;
 }
 
-}  // namespace verify::testing
+}  // namespace smelt::verify::testing

@@ -6,7 +6,7 @@
 #include "verify/int_arith.h"
 #include "verify/value_domain.h"
 
-namespace verify {
+namespace smelt::verify {
 namespace {
 
 TEST(IntArith, AProductOfSymbolicParametersAsksForFiniteOnes) {
@@ -96,4 +96,4 @@ TEST(ValueDomain, IntegerZerosAreOneElementFloatZerosTwo) {
 }
 
 }  // namespace
-}  // namespace verify
+}  // namespace smelt::verify

@@ -4,7 +4,7 @@
 
 #include "tests/verify/prove_test_util.h"
 
-namespace verify {
+namespace smelt::verify {
 namespace {
 
 using testing::explain;
@@ -307,4 +307,4 @@ TEST(RuleProver, ATimeoutIsUnknownNeverProved) {
 }
 
 }  // namespace
-}  // namespace verify
+}  // namespace smelt::verify

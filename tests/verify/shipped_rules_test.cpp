@@ -4,7 +4,7 @@
 #include "rules/rule_library.h"
 #include "tests/verify/prove_test_util.h"
 
-namespace verify {
+namespace smelt::verify {
 namespace {
 
 TEST(ShippedRules, EveryRuleIsProved) {
@@ -25,4 +25,4 @@ TEST(ShippedRules, EveryRuleIsProved) {
 }
 
 }  // namespace
-}  // namespace verify
+}  // namespace smelt::verify
