@@ -510,6 +510,19 @@ PyProgram compile_graph(const GraphBox& box, const std::string& target_name, uns
   return PyProgram(std::move(program), std::move(graph), box.source);
 }
 
+// Tensors of the graph `self`, each keeping the graph alive (a list cannot be
+// keep_alive's nurse: it takes no weak references).
+nb::list tensor_list(nb::handle self, const std::vector<ir::ValueId>& values) {
+  ir::Graph& graph = nb::cast<GraphBox&>(self).graph;
+  nb::list list;
+  for (ir::ValueId v : values) {
+    nb::object tensor = nb::cast(ir::Tensor{&graph, v});
+    nb::keep_alive_obj(tensor, self);
+    list.append(tensor);
+  }
+  return list;
+}
+
 std::string type_of(const ir::Tensor& t) { return ir::type_str(t.type()); }
 
 nb::tuple shape_tuple(const ir::Shape& shape) {
@@ -615,20 +628,10 @@ NB_MODULE(_smelt, m) {
              }
            },
            "Marks tensors as graph outputs, in order.")
-      .def_prop_ro("inputs",
-                   [](GraphBox& b) {
-                     std::vector<ir::Tensor> ts;
-                     for (ir::ValueId v : b.graph.inputs()) ts.push_back({&b.graph, v});
-                     return ts;
-                   },
-                   nb::keep_alive<0, 1>(), "The input tensors, in order.")
-      .def_prop_ro("outputs",
-                   [](GraphBox& b) {
-                     std::vector<ir::Tensor> ts;
-                     for (ir::ValueId v : b.graph.outputs()) ts.push_back({&b.graph, v});
-                     return ts;
-                   },
-                   nb::keep_alive<0, 1>(), "The output tensors, in order.")
+      .def_prop_ro("inputs", [](nb::handle self) { return tensor_list(self, nb::cast<GraphBox&>(self).graph.inputs()); },
+                   "The input tensors, in order.")
+      .def_prop_ro("outputs", [](nb::handle self) { return tensor_list(self, nb::cast<GraphBox&>(self).graph.outputs()); },
+                   "The output tensors, in order.")
       .def_prop_ro("input_names", [](const GraphBox& b) { return graph_input_names(b.graph); })
       .def_prop_ro("output_names", [](const GraphBox& b) { return graph_output_names(b.graph); },
                    "Output names: the value's name, or 'output<i>' where it has none.")
