@@ -69,11 +69,33 @@ from ._smelt import (
     where,
 )
 
+
+
+def bf16_bits_to_f32(bits):
+    """bfloat16 tensors travel as uint16 arrays of their bits (numpy has no bfloat16):
+    this widens such an array to float32 values, exactly."""
+    import numpy as np
+
+    return (np.asarray(bits, dtype=np.uint16).astype(np.uint32) << 16).view(np.float32)
+
+
+def f32_to_bf16_bits(values):
+    """float32 values rounded to the nearest bfloat16 (ties to even), as the uint16
+    bits smelt takes for a bf16 input. NaN stays NaN."""
+    import numpy as np
+
+    u = np.asarray(values, dtype=np.float32).view(np.uint32)
+    rounded = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+    nan = np.isnan(np.asarray(values, dtype=np.float32))
+    return np.where(nan, np.uint16(0x7FC0), rounded).astype(np.uint16)
+
+
 # abs, max, min, pow and slice are left out of `from smelt import *`: they would
 # shadow Python's builtins. Use them as smelt.max(...).
 __all__ = [
     "Error", "Graph", "Limits", "Program", "Tensor",
     "load", "parse", "compile", "reference", "random_inputs", "default_tolerance",
+    "bf16_bits_to_f32", "f32_to_bf16_bits",
     "add", "sub", "mul", "div", "lt", "le", "eq", "where", "neg", "exp", "exp2", "log", "log2",
     "sin", "cos", "tanh", "sqrt", "rsqrt", "recip", "relu", "sigmoid", "gelu", "erf", "cast",
     "reshape", "permute", "slice_axis", "pad", "broadcast", "concat",
