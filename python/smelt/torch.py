@@ -8,7 +8,7 @@
 How: TorchDynamo hands the backend an FX GraphModule and example inputs. The
 module is exported to ONNX with torch.onnx.export (its TorchScript exporter,
 dynamo=False: quicker than the dynamo exporter, and the GraphModule is already
-traced), loaded with smelt.load, compiled for the host, and run on the tensors'
+traced; the dynamo exporter where that one fails), loaded with smelt.load, compiled for the host, and run on the tensors'
 memory (CPU tensors become numpy arrays without a copy, and the outputs come
 back the same way).
 
@@ -25,6 +25,7 @@ from __future__ import annotations
 import logging
 import os
 import tempfile
+import warnings
 from typing import Any, Callable, Sequence
 
 import smelt
@@ -81,10 +82,7 @@ class _SmeltModule:
         names = [f"input{i}" for i in range(len(example_inputs))]
         with tempfile.TemporaryDirectory(prefix="smelt-torch-") as folder:
             path = os.path.join(folder, "graph.onnx")
-            try:
-                torch.onnx.export(gm, tuple(example_inputs), path, input_names=names, dynamo=False)
-            except Exception as error:  # the exporter raises many types; all mean "cannot export"
-                raise Unsupported(f"torch.onnx.export failed: {type(error).__name__}: {error}") from error
+            _export(torch, gm, tuple(example_inputs), path, names)
             graph = smelt.load(path)
         # The exporter drops inputs the graph does not use: pass only the ones it kept.
         self._used = [names.index(name) for name in graph.input_names]
@@ -105,6 +103,21 @@ class _SmeltModule:
         if len(self.program.output_names) == 1:
             outs = (outs,)
         return self._container(_to_torch(o, torch) for o in outs)
+
+
+def _export(torch: Any, gm: Any, args: tuple, path: str, names: list) -> None:
+    """The TorchScript exporter first (deprecated since PyTorch 2.9, but quick: the
+    module is already a traced graph), then the torch.export-based one."""
+    failures = []
+    for dynamo in (False, True):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)
+                torch.onnx.export(gm, args, path, input_names=names, dynamo=dynamo)
+            return
+        except Exception as error:  # the exporters raise many types; all mean "cannot export"
+            failures.append(f"torch.onnx.export(dynamo={dynamo}) failed: {type(error).__name__}: {error}")
+    raise Unsupported("; ".join(failures))
 
 
 def _output_node(gm: Any) -> Any:

@@ -1,0 +1,70 @@
+"""smelt.torch.backend with torch.compile, where torch is installed; the module
+itself must import without torch."""
+
+import logging
+import subprocess
+import sys
+
+import pytest
+
+
+def test_smelt_torch_imports_without_torch():
+    code = ("import sys; sys.modules['torch'] = None\n"  # makes `import torch` fail
+            "import smelt.torch\n"
+            "assert callable(smelt.torch.backend)\n"
+            "try:\n    import torch\nexcept ImportError:\n    print('no torch')\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "no torch"
+
+
+torch = pytest.importorskip("torch", reason="torch is not installed: the backend's tests need it")
+import smelt.torch  # noqa: E402
+
+
+class Mlp(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.up = torch.nn.Linear(32, 64)
+        self.down = torch.nn.Linear(64, 32)
+
+    def forward(self, x):
+        h = self.up(x)
+        return self.down(torch.nn.functional.gelu(h)) + x, torch.sigmoid(h)
+
+
+def test_backend_matches_eager(caplog):
+    torch._dynamo.reset()
+    model = Mlp().eval()
+    x = torch.randn(8, 32)
+    with torch.no_grad(), caplog.at_level(logging.INFO, logger="smelt.torch"):
+        got = torch.compile(model, backend=smelt.torch.backend)(x)
+        want = model(x)
+    assert "compiled" in caplog.text and "eagerly" not in caplog.text
+    assert isinstance(got, tuple) and len(got) == 2
+    for g, w in zip(got, want):
+        torch.testing.assert_close(g, w, rtol=1e-4, atol=1e-5)
+
+
+def test_autograd_falls_back_with_the_reason_logged(caplog):
+    torch._dynamo.reset()
+    model = Mlp()
+    x = torch.randn(8, 32)
+    with caplog.at_level(logging.WARNING, logger="smelt.torch"):
+        got, _ = torch.compile(model, backend=smelt.torch.backend)(x)
+    assert "running the graph eagerly" in caplog.text and "no backward" in caplog.text
+    assert got.requires_grad  # PyTorch ran it: gradients still flow
+    torch.testing.assert_close(got, model(x)[0])
+
+
+def test_unsupported_op_falls_back(caplog):
+    torch._dynamo.reset()
+
+    def f(x):
+        return torch.cumsum(x, dim=0) * 2
+
+    x = torch.randn(16)
+    with torch.no_grad(), caplog.at_level(logging.WARNING, logger="smelt.torch"):
+        got = torch.compile(f, backend=smelt.torch.backend)(x)
+    assert "running the graph eagerly" in caplog.text
+    torch.testing.assert_close(got, f(x))
