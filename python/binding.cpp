@@ -317,7 +317,9 @@ void check_same_graph(const std::vector<ir::Tensor>& operands) {
     if (t.graph != operands.front().graph) throw ir::ShapeError("operands belong to different graphs");
 }
 
-ir::Tensor scalar_like(const ir::Tensor& like, double value) { return ir::full(*like.graph, like.shape(), value, like.dtype()); }
+ir::Tensor scalar_like(const ir::Tensor& like, double value) {
+  return ir::full(*like.graph, like.shape(), value, like.dtype());
+}
 
 // A tensor or a Python number (a `full` of the other operand's shape and dtype).
 ir::Tensor operand_like(nb::handle value, const ir::Tensor& like) {
@@ -496,12 +498,18 @@ class PyProgram {
 
 PyProgram compile_graph(const GraphBox& box, const std::string& target_name, unsigned threads,
                         std::optional<std::filesystem::path> profile, bool fusion, bool rewrites, bool exact,
-                        const std::string& arch, size_t measure, const smelt::Limits& limits) {
+                        const std::string& arch, size_t measure, const std::optional<smelt::Limits>& limits) {
   const std::optional<lower::Target> target = smelt::parse_target(target_name);
   if (!target) throw std::invalid_argument("unknown target " + target_name + " (host, cuda, hip)");
   if (box.graph.outputs().empty()) throw ir::ShapeError("the graph has no outputs (Graph.output adds them)");
-  smelt::CompileOptions options{.target = *target, .arch = arch, .limits = limits, .fusion = fusion,
-                                .rewrites = rewrites, .exact = exact, .threads = threads, .measure = measure};
+  smelt::CompileOptions options{.target = *target,
+                                .arch = arch,
+                                .limits = limits.value_or(smelt::Limits{}),
+                                .fusion = fusion,
+                                .rewrites = rewrites,
+                                .exact = exact,
+                                .threads = threads,
+                                .measure = measure};
   // A copy: another Python thread may go on building the graph while this one compiles without the GIL.
   ir::Graph graph = box.graph;
   nb::gil_scoped_release release;
@@ -628,9 +636,11 @@ NB_MODULE(_smelt, m) {
              }
            },
            "Marks tensors as graph outputs, in order.")
-      .def_prop_ro("inputs", [](nb::handle self) { return tensor_list(self, nb::cast<GraphBox&>(self).graph.inputs()); },
-                   "The input tensors, in order.")
-      .def_prop_ro("outputs", [](nb::handle self) { return tensor_list(self, nb::cast<GraphBox&>(self).graph.outputs()); },
+      .def_prop_ro(
+          "inputs", [](nb::handle self) { return tensor_list(self, nb::cast<GraphBox&>(self).graph.inputs()); },
+          "The input tensors, in order.")
+      .def_prop_ro(
+          "outputs", [](nb::handle self) { return tensor_list(self, nb::cast<GraphBox&>(self).graph.outputs()); },
                    "The output tensors, in order.")
       .def_prop_ro("input_names", [](const GraphBox& b) { return graph_input_names(b.graph); })
       .def_prop_ro("output_names", [](const GraphBox& b) { return graph_output_names(b.graph); },
@@ -674,7 +684,8 @@ NB_MODULE(_smelt, m) {
         nb::keep_alive<0, 1>(), "Converts x's elements to `dtype`.");
   m.def("reshape", &ir::reshape, "x"_a, "shape"_a, nb::keep_alive<0, 1>(),
         "Same elements, row-major, in a new shape (one -1 is inferred).");
-  m.def("permute", &ir::permute, "x"_a, "perm"_a, nb::keep_alive<0, 1>(), "Axes reordered: result axis i is x's perm[i].");
+  m.def("permute", &ir::permute, "x"_a, "perm"_a, nb::keep_alive<0, 1>(),
+        "Axes reordered: result axis i is x's perm[i].");
   m.def("slice_axis", &ir::slice_axis, "x"_a, "axis"_a, "start"_a, "stop"_a, "step"_a = 1, nb::keep_alive<0, 1>(),
         "x[start:stop:step] along one axis; the other axes whole.");
   m.def("slice", &ir::slice, "x"_a, "start"_a, "stop"_a, "step"_a, nb::keep_alive<0, 1>(),
@@ -800,7 +811,7 @@ NB_MODULE(_smelt, m) {
 
   m.def("compile", &compile_graph, "graph"_a, "target"_a = "host", "threads"_a = 0, "profile"_a = nb::none(),
         "fusion"_a = true, "rewrites"_a = true, "exact"_a = false, "arch"_a = "", "measure"_a = 0,
-        "limits"_a = smelt::Limits{},
+        "limits"_a = nb::none(),
         "Fuses `graph` (equality saturation with smelt's proved rules, then the kernels the cost model "
         "predicts fastest), lowers it with LLVM for `target` ('host', 'cuda', 'hip') and loads it.\n\n"
         "threads: host threads the program runs on, the caller's included (0: every core).\n"
@@ -809,7 +820,7 @@ NB_MODULE(_smelt, m) {
         "fusion: False runs one kernel per op. rewrites: False fuses the graph as given, without "
         "saturation. exact: exhaustive extraction on small e-graphs. arch: GPU architecture (sm_80, "
         "gfx90a, ...; '' = the device's). measure: time the `measure` best candidates on the host and keep "
-        "the fastest. limits: smelt.Limits bounding the search.\n\n"
+        "the fastest. limits: smelt.Limits bounding the search; None: smelt's defaults.\n\n"
         "The GIL is released while compiling. Raises smelt.Error (kind 'device_unavailable' where the "
         "target cannot run here, 'lower', 'shape', ...).");
 }
