@@ -55,3 +55,33 @@ def test_unsupported_op_falls_back(caplog):
         got = torch.compile(f, backend=smelt.torch.backend)(x)
     assert "running the graph eagerly" in caplog.text
     torch.testing.assert_close(got, f(x))
+
+
+def _blocks():
+    """scripts/export_blocks.py: the GPT-2 and Llama blocks of examples/blocks, as PyTorch modules."""
+    import importlib.util
+    import pathlib
+
+    pytest.importorskip("onnx", reason="scripts/export_blocks.py imports onnx")
+    path = pathlib.Path(__file__).resolve().parents[2] / "scripts" / "export_blocks.py"
+    spec = importlib.util.spec_from_file_location("export_blocks", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("name", ["GPT2Block", "LlamaMLP"])
+def test_transformer_blocks_through_torch_compile_match_eager(name, caplog):
+    blocks = _blocks()
+    torch._dynamo.reset()
+    torch.manual_seed(3)
+    args = (blocks.HIDDEN, blocks.LLAMA_INTERMEDIATE) if name == "LlamaMLP" else ()
+    model = getattr(blocks, name)(*args)
+    blocks.randomize_norm_(model)
+    model.eval()
+    x = torch.randn(blocks.BATCH, blocks.SEQ, blocks.HIDDEN)
+    with torch.no_grad(), caplog.at_level(logging.INFO, logger="smelt.torch"):
+        got = torch.compile(model, backend=smelt.torch.backend)(x)
+        want = model(x)
+    assert "compiled" in caplog.text and "eagerly" not in caplog.text, caplog.text
+    torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-4)
