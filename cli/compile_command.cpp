@@ -9,6 +9,7 @@
 #include "cli/format.h"
 #include "cli/picture_files.h"
 #include "smelt/kernel_dot.h"
+#include "smelt/report.h"
 #include "smelt/smelt.h"
 
 namespace smelt::cli {
@@ -18,38 +19,6 @@ std::string microseconds(double us) { return formatted("%.2f us", us); }
 std::string seconds(double s) { return formatted("%.3f s", s); }
 
 std::string kernels(size_t n) { return std::to_string(n) + (n == 1 ? " kernel" : " kernels"); }
-
-void print_report(const smelt::FusionResult& r, const std::string& file) {
-  std::cout << file << ": graph " << (r.graph.name().empty() ? "(unnamed)" : r.graph.name()) << "\n";
-  if (r.extractor != "none") {
-    std::cout << "e-graph: " << r.egraph_nodes << " nodes, " << r.egraph_classes << " classes (" << r.stop_reason
-              << " after " << r.iterations << " iterations, " << seconds(r.saturation_s) << ")\n"
-              << "extraction: " << r.extractor << " from \"" << r.start << "\", " << r.evaluations
-              << " programs costed, " << (r.search_finished ? "finished" : "stopped at the time limit") << ", "
-              << seconds(r.extraction_s) << "\n";
-    std::cout << "rules that changed the e-graph:";
-    if (r.rules_fired.empty()) std::cout << " none";
-    for (size_t i = 0; i < r.rules_fired.size(); ++i)
-      std::cout << (i ? ", " : " ") << r.rules_fired[i].first << " (" << r.rules_fired[i].second << ")";
-    std::cout << "\n";
-  }
-  std::cout << "before (one kernel per op): " << kernels(r.kernels_before) << ", "
-            << microseconds(r.predicted_us_before) << " predicted\n"
-            << "after (fused):              " << kernels(r.kernels_after) << ", "
-            << microseconds(r.predicted_us_after) << " predicted";
-  if (r.predicted_us_after > 0) std::cout << formatted(" (%.2fx)", r.predicted_us_before / r.predicted_us_after);
-  std::cout << "\n\n";
-  for (size_t i = 0; i < r.after.kernels.size(); ++i) {
-    const cost::KernelCost& c = r.after_kernel_costs[i];
-    std::cout << "kernel " << r.after.kernels[i].name << ": " << microseconds(c.total_us) << " (fixed " << microseconds(c.fixed_us)
-              << ", memory " << microseconds(c.memory_us) << ", compute " << microseconds(c.compute_us) << ")\n";
-  }
-  std::cout << "\nindex maps and masks (simplified, each proved equal to the composed form by Z3"
-            << (r.index_validation.stopped_at_time_limit ? "; the proofs stopped at their time limit" : "")
-            << "):\n"
-            << r.index_validation.str() << "\n"
-            << ir::print_program(r.after);
-}
 
 // --measure: one line per candidate timed.
 void print_measured(const smelt::FusionResult& r) {
@@ -153,7 +122,7 @@ int compile_command(const CompileOptions& options) {
     }
     std::cout << out.dump() << "\n";
   } else if (options.report) {
-    print_report(r, options.file);
+    std::cout << smelt::fusion_report(r, options.file);
     if (options.measure > 0) {
       std::cout << "\n";
       print_measured(r);
