@@ -12,7 +12,6 @@
 
 #include "cli/commands.h"
 #include "cli/format.h"
-#include "cost/scatter_plot.h"
 #include "smelt/calibrate.h"
 #include "smelt/smelt.h"
 

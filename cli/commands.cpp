@@ -11,6 +11,27 @@
 #include "smelt/smelt.h"
 
 namespace smelt::cli {
+
+int report_error(const Error& e) {
+  switch (e.kind()) {
+    case ErrorKind::kLower:
+    case ErrorKind::kDevice:
+    case ErrorKind::kShape:
+      std::cerr << "internal error: " << e.what() << "\n";
+      return kInternalError;
+    default:
+      break;
+  }
+  if (e.location().line > 0) {
+    std::cerr << e.what() << "\n";
+  } else {
+    std::cerr << "error: " << e.what();
+    if (e.kind() == ErrorKind::kMemoryLimit) std::cerr << " (--memory-limit sets the limit)";
+    std::cerr << "\n";
+  }
+  return kBadInput;
+}
+
 namespace {
 
 using nlohmann::json;

@@ -3,10 +3,20 @@
 #include <cstdint>
 #include <string>
 
+#include "error/error.h"
+
 namespace smelt::cli {
 
 // Exit codes shared by every subcommand.
 enum ExitCode : int { kOk = 0, kBadInput = 1, kUsage = 2, kInternalError = 3 };
+
+// Prints an error the way every subcommand reports one, on stderr, and returns
+// its exit code: an error at a place in a file as "FILE:LINE:COL: message",
+// others as "error: message". Bad input (files, models, rules, run inputs, the
+// memory limit, a device this machine lacks) is kBadInput; a failure inside
+// smelt (code generation, a device fault, a shape error past the parser) is
+// kInternalError, printed as "internal error: ...".
+int report_error(const Error& e);
 
 struct CheckOptions {
   std::string file;

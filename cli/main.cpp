@@ -13,9 +13,8 @@
 #include "cli/import_command.h"
 #include "cli/onnx_test_command.h"
 #include "cli/verify_command.h"
-#include "ir/input_file.h"
-#include "ir/memory_limit.h"
 #include "smelt/compile.h"
+#include "smelt/memory.h"
 #include "smelt/smelt.h"
 
 namespace {
@@ -30,11 +29,11 @@ void add_memory_limit_option(CLI::App* command, std::string& limit) {
       ->add_option("--memory-limit", limit,
                    "Most memory tensors and input files may take, in bytes or with a unit (K, M, G, T: binary): "
                    "a graph that needs more is an error before allocating (default: half the physical memory, " +
-                       smelt::ir::format_bytes(smelt::ir::default_memory_limit()) + " here)")
+                       smelt::format_bytes(smelt::default_memory_limit()) + " here)")
       ->type_name("BYTES")
       ->check(CLI::Validator(
           [](std::string& text) {
-            return smelt::ir::parse_byte_count(text) ? std::string() : "'" + text + "' is not a byte count (e.g. 8G, 512MiB)";
+            return smelt::parse_byte_count(text) ? std::string() : "'" + text + "' is not a byte count (e.g. 8G, 512MiB)";
           },
           ""));
 }
@@ -246,7 +245,7 @@ int main(int argc, char** argv) {
     return code == 0 ? smelt::cli::kOk : smelt::cli::kUsage;
   }
 
-  if (!memory_limit.empty()) smelt::ir::set_memory_limit(*smelt::ir::parse_byte_count(memory_limit));
+  if (!memory_limit.empty()) smelt::set_memory_limit(*smelt::parse_byte_count(memory_limit));
 
   try {
     if (check_cmd->parsed()) return smelt::cli::check_command(check);
@@ -262,27 +261,8 @@ int main(int argc, char** argv) {
     if (calibrate_cmd->parsed()) return smelt::cli::calibrate_command(calibrate);
     if (import_cmd->parsed()) return smelt::cli::import_command(import_options);
     if (test_cmd->parsed()) return smelt::cli::onnx_test_command(onnx_test);
-  } catch (const smelt::ir::ParseError& e) {
-    std::cerr << e.what() << "\n";
-    return smelt::cli::kBadInput;
-  } catch (const smelt::ir::InterpretError& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return smelt::cli::kBadInput;
-  } catch (const smelt::cli::NpyError& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return smelt::cli::kBadInput;
-  } catch (const smelt::runtime::DeviceUnavailable& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return smelt::cli::kBadInput;
-  } catch (const smelt::importer::ImportError& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return smelt::cli::kBadInput;
-  } catch (const smelt::ir::MemoryLimitError& e) {
-    std::cerr << "error: " << e.what() << " (--memory-limit sets the limit)\n";
-    return smelt::cli::kBadInput;
-  } catch (const smelt::ir::InputFileError& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return smelt::cli::kBadInput;
+  } catch (const smelt::Error& e) {
+    return smelt::cli::report_error(e);
   } catch (const std::exception& e) {
     std::cerr << "internal error: " << e.what() << "\n";
     return smelt::cli::kInternalError;

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "ir/input_file.h"
+#include "smelt/memory.h"
 #include "smelt/compile.h"
 
 namespace smelt::cli {
@@ -65,8 +65,9 @@ std::string npy_descr(ir::DType dtype) {
 ir::HostTensor read_npy(const std::string& path, const ir::TensorType& expected, const std::string& what) {
   std::string bytes;
   try {
-    bytes = ir::read_input_file(path);
-  } catch (const ir::InputFileError& e) {
+    bytes = read_input_file(path);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::kInputFile) throw;
     throw NpyError(std::string(e.what()) + " (" + what + ")");
   }
   const std::span<const uint8_t> file(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());

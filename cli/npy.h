@@ -8,7 +8,7 @@
 
 
 #include "error/error.h"
-#include "ir/host_tensor.h"
+#include "smelt/smelt.h"
 
 namespace smelt::cli {
 

@@ -14,7 +14,6 @@
 
 #include "cli/format.h"
 #include "cli/npy.h"
-#include "ir/tensor_compare.h"
 #include "smelt/compile.h"
 #include "smelt/smelt.h"
 

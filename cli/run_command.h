@@ -6,8 +6,7 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "ir/graph.h"
-#include "ir/host_tensor.h"
+#include "smelt/smelt.h"
 
 namespace smelt::cli {
 

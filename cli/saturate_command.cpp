@@ -8,9 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/format.h"
-#include "ir/memory_limit.h"
-#include "rules/rule_parser.h"
-#include "rules/rhs_builder.h"
+#include "smelt/memory.h"
 #include "smelt/saturate.h"
 #include "smelt/smelt.h"
 
@@ -82,9 +80,9 @@ void print_text(const SaturateCommandOptions& options, const ir::Graph& graph, c
   std::cout << "\nstopped: " << smelt::egraph::to_string(report.stop_reason) << " after " << report.iterations.size()
             << " iterations, " << formatted("%.3f s", report.total_s) << " (limits: " << limits.iterations
             << " iterations, " << limits.nodes << " e-nodes, " << formatted("%g s", limits.seconds) << ", "
-            << ir::format_bytes(limits.memory_bytes) << ")\n";
+            << format_bytes(limits.memory_bytes) << ")\n";
   std::cout << "e-graph: " << r.saturation.egraph.num_nodes() << " e-nodes, " << r.saturation.egraph.num_classes()
-            << " e-classes, " << ir::format_bytes(r.saturation.egraph.memory_bytes()) << "\n\n";
+            << " e-classes, " << format_bytes(r.saturation.egraph.memory_bytes()) << "\n\n";
 
   std::cout << "rules by time (search + apply):\n";
   std::printf("  %-32s %8s %8s %8s %9s %9s %9s %8s\n", "rule", "found", "applied", "unions", "e-nodes+", "search_s",
@@ -195,16 +193,7 @@ int saturate_command(const SaturateCommandOptions& options) {
       return kBadInput;
     }
   }
-  smelt::SaturateResult result;
-  try {
-    result = smelt::saturate_graph(graph, settings);
-  } catch (const rules::RuleError& e) {
-    std::cerr << e.what() << "\n";
-    return kBadInput;
-  } catch (const rules::RuleApplicationError& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return kBadInput;
-  }
+  const smelt::SaturateResult result = smelt::saturate_graph(graph, settings);  // errors: main's report_error
   std::optional<smelt::SerializedSaturation> serialized;
   if (!options.serialize.empty()) {
     serialized = smelt::serialize_saturation(result, settings);

@@ -9,7 +9,6 @@
 
 #include "cli/commands.h"
 #include "cli/format.h"
-#include "rules/rule_parser.h"
 #include "smelt/smelt.h"
 
 namespace smelt::cli {
@@ -67,9 +66,9 @@ int verify_rules_command(const VerifyRulesOptions& options) {
         std::cerr << "\rproving rules: " << done << "/" << total << (done == total ? "\r\033[K" : "") << std::flush;
       };
     results = smelt::verify_rules(options.files, prover, options.jobs, progress);
-  } catch (const rules::RuleError& e) {
-    std::cerr << e.what() << "\n";
-    return kBadInput;
+  } catch (const Error& e) {
+    if (::isatty(STDERR_FILENO)) std::cerr << "\r\033[K";  // clear the progress line
+    return report_error(e);
   }
   size_t proved = 0, failed = 0, unknown = 0;
   double seconds = 0;

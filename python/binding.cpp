@@ -1,5 +1,5 @@
 // smelt._smelt: the nanobind extension behind the Python package (python/smelt).
-// Graphs are built with the ir::Builder functions, compiled with smelt::compile
+// Graphs are built with the smelt::ir::Builder functions, compiled with smelt::compile
 // and run with Program::run_into on numpy memory: inputs are read in place when
 // they are C-contiguous, outputs are written straight into new numpy arrays.
 // Every C++ error reaches Python as one exception class, smelt.Error
@@ -24,18 +24,13 @@
 #include <unordered_map>
 #include <vector>
 
-#include "import/import_error.h"
-#include "ir/input_file.h"
-#include "ir/interpreter.h"
-#include "ir/memory_limit.h"
-#include "ir/tensor_compare.h"
-#include "rules/rule_parser.h"
 #include "smelt/report.h"
 #include "smelt/smelt.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;
 
+namespace smelt::python {
 namespace {
 
 // --- Errors --------------------------------------------------------------------------------
@@ -49,37 +44,22 @@ void raise_error(const char* kind, const std::string& message, const std::string
   PyErr_SetObject(error_class.ptr(), error.ptr());
 }
 
-// The one translation of smelt's C++ exceptions to smelt.Error, with the
-// kind and, for errors at a place in a file, the file, line and column.
-// Anything else (std::bad_alloc, logic errors: bugs) is left to nanobind.
+// The one translation of smelt's C++ exceptions to smelt.Error: every layer's
+// error is a smelt::Error (error/error.h) with its kind and, for errors at a
+// place in a file, the file, line and column. Invalid arguments and other
+// runtime errors (a bad profile file) keep their message; anything else
+// (std::bad_alloc, logic errors: bugs) is left to nanobind.
 void translate_exception(const std::exception_ptr& thrown, void*) {
   try {
     std::rethrow_exception(thrown);
-  } catch (const ir::ParseError& e) {
-    raise_error("parse", e.message(), e.file(), e.line(), e.col());
-  } catch (const rules::RuleError& e) {
-    raise_error("rule", e.rule().empty() ? e.message() : "rule " + e.rule() + ": " + e.message(), e.file(), e.line(),
-                e.col());
-  } catch (const importer::UnsupportedError& e) {
-    raise_error("unsupported", e.what());
-  } catch (const importer::ImportError& e) {
-    raise_error("import", e.what());
-  } catch (const ir::ShapeError& e) {
-    raise_error("shape", e.what());
-  } catch (const runtime::InputError& e) {
-    raise_error("input", e.what());
-  } catch (const runtime::DeviceUnavailable& e) {
-    raise_error("device_unavailable", e.what());
-  } catch (const runtime::DeviceError& e) {
-    raise_error("device", e.what());
-  } catch (const lower::LowerError& e) {
-    raise_error("lower", e.what());
-  } catch (const ir::MemoryLimitError& e) {
-    raise_error("memory_limit", e.what());
-  } catch (const ir::InputFileError& e) {
-    raise_error("input_file", e.what());
-  } catch (const ir::InterpretError& e) {
-    raise_error("interpret", e.what());
+  } catch (const Error& e) {
+    const std::string kind(error_kind_name(e.kind()));
+    const SourceLocation& at = e.location();
+    if (at.line > 0) {
+      raise_error(kind.c_str(), e.message(), at.file, at.line, at.col);
+    } else {
+      raise_error(kind.c_str(), e.what());  // a file without a position stays in the message
+    }
   } catch (const std::invalid_argument& e) {
     raise_error("invalid_argument", e.what());
   } catch (const std::runtime_error& e) {
@@ -541,7 +521,8 @@ nb::tuple shape_tuple(const ir::Shape& shape) {
 
 }  // namespace
 
-NB_MODULE(_smelt, m) {
+// The module's classes and functions (NB_MODULE below only calls this).
+void define_module(nb::module_& m) {
   m.doc() = "smelt's C++ core (nanobind); use the package `smelt`, which re-exports it.";
   nb::register_exception_translator(translate_exception);
 
@@ -824,3 +805,7 @@ NB_MODULE(_smelt, m) {
         "The GIL is released while compiling. Raises smelt.Error (kind 'device_unavailable' where the "
         "target cannot run here, 'lower', 'shape', ...).");
 }
+
+}  // namespace smelt::python
+
+NB_MODULE(_smelt, m) { smelt::python::define_module(m); }

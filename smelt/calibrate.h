@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cost/calibrate.h"
+#include "cost/scatter_plot.h"  // IWYU pragma: export (the predicted-vs-measured picture)
 
 namespace smelt {
 

@@ -22,6 +22,8 @@
 
 namespace smelt {
 
+using lower::Target;  // kHost (the default), kCuda, kHip
+
 struct FusionResult;
 
 // How long the optimizer may search. Defaults: egraph::RunnerLimits' for the

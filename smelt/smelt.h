@@ -20,12 +20,23 @@
 #include "ir/host_tensor.h"
 #include "ir/interpreter.h"
 #include "ir/kernel.h"
+#include "ir/tensor_compare.h"
 #include "ir/text_format.h"
 #include "smelt/onnx.h"
 #include "verify/index_validation.h"
 #include "verify/rule_prover.h"
 
 namespace smelt {
+
+// The vocabulary of the API, from the IR: a graph built with the builder
+// functions (ir/builder.h: input, matmul, slice_axis, ...; found by argument-
+// dependent lookup, so `input(g, "x", DType::F32, {4})` needs no prefix), its
+// tensors on the host, and the reference comparison every test uses.
+using ir::DType;
+using ir::Graph;
+using ir::HostTensor;
+using ir::compare_outputs;    // "" when every output is within its dtype's tolerance, else what differs
+using ir::default_tolerance;  // the relative tolerance compiled outputs are checked with
 
 // Loads a graph from a .sg file. Throws ir::ParseError (FILE:LINE:COL) on bad input.
 // A .onnx file is imported (smelt::import_onnx; throws importer::ImportError).

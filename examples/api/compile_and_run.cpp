@@ -2,22 +2,21 @@
 // reference interpreter. README.md quotes this file; tests/runtime builds and runs it.
 #include <cstdio>
 
-#include "ir/tensor_compare.h"
 #include "smelt/smelt.h"
 
 int main() {
-  smelt::ir::Graph g("silu_slices");
-  auto h = smelt::ir::input(g, "h", smelt::ir::DType::F32, {64, 256});
-  auto s = smelt::ir::slice_axis(h, /*axis=*/1, /*start=*/0, /*stop=*/128);
+  smelt::Graph g("silu_slices");
+  auto h = input(g, "h", smelt::DType::F32, {64, 256});  // builder functions, found by argument
+  auto s = slice_axis(h, /*axis=*/1, /*start=*/0, /*stop=*/128);
   g.add_output(mul(s, sigmoid(s)));  // shape-checked as it is built
 
   // Fuse (equality saturation + cost-driven extraction), lower with LLVM, load.
-  smelt::Program prog = smelt::compile(g, {.target = smelt::lower::Target::kHost});
-  const std::vector<smelt::ir::HostTensor> inputs = smelt::random_inputs(g, /*seed=*/1);
-  const std::vector<smelt::ir::HostTensor> outs = prog.run(inputs);
+  smelt::Program prog = smelt::compile(g, {.target = smelt::Target::kHost});
+  const std::vector<smelt::HostTensor> inputs = smelt::random_inputs(g, /*seed=*/1);
+  const std::vector<smelt::HostTensor> outs = prog.run(inputs);
 
   // The reference interpreter is the oracle; the tolerance depends on the dtype.
-  const std::string mismatch = smelt::ir::compare_outputs(smelt::run_reference(g, inputs), outs);
+  const std::string mismatch = smelt::compare_outputs(smelt::run_reference(g, inputs), outs);
   const std::vector<double> seconds = prog.benchmark(inputs, /*reps=*/10);
   std::printf("%zu kernel(s) on %s, %.1f us per run: %s\n", prog.kernels().kernels.size(), prog.device().c_str(),
               seconds.back() * 1e6, mismatch.empty() ? "matches the reference" : mismatch.c_str());

@@ -8,10 +8,12 @@ class Error(Exception):
     that do not fit a program, a target that cannot run here, ...
 
     Attributes:
-        kind: what went wrong, one word: 'parse' (a .sg file), 'import' / 'unsupported'
-            (an ONNX model), 'rule', 'shape', 'input' (arrays given to a program),
+        kind: what went wrong, one word: the C++ smelt::Error's kind (error/error.h):
+            'parse' (a .sg file), 'import' / 'unsupported' (an ONNX model), 'rule',
+            'rule_application', 'shape', 'input' (arrays given to a program),
             'device_unavailable', 'device', 'lower', 'memory_limit', 'input_file',
-            'interpret', 'invalid_argument' or 'error'.
+            'interpret', 'extract_input'; or 'invalid_argument' / 'error' for other
+            failures (an unknown option value, an unreadable profile).
         message: the message without the position.
         file, line, col: where in a file the error is (line and column count
             from 1), or None where it has no position.

@@ -6,7 +6,7 @@
 
 #include "onnx/onnx_pb.h"
 
-namespace onnx_testing {
+namespace smelt::onnx_testing {
 
 class ModelBuilder {
  public:
@@ -93,4 +93,4 @@ inline void add_string_attr(onnx::NodeProto& n, const std::string& name, const s
   a->set_s(v);
 }
 
-}  // namespace onnx_testing
+}  // namespace smelt::onnx_testing

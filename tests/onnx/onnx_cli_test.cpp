@@ -97,7 +97,7 @@ TEST_F(OnnxCliTest, TestOnAMissingDirectoryIsExitOne) {
 // message naming the file, nothing on stdout, never an internal error (exit 3).
 class HostileModelTest : public SmeltCliTest {
  protected:
-  fs::path write_model(const std::string& name, const onnx_testing::ModelBuilder& m) {
+  fs::path write_model(const std::string& name, const smelt::onnx_testing::ModelBuilder& m) {
     return write(name, m.bytes());
   }
   void expect_bad_input(const std::string& args, const std::string& message) {
@@ -111,13 +111,13 @@ class HostileModelTest : public SmeltCliTest {
 constexpr int kF32 = onnx::TensorProto::FLOAT;
 
 TEST_F(HostileModelTest, MalformedModelsAreExitOneNamingTheFile) {
-  onnx_testing::ModelBuilder negative;
+  smelt::onnx_testing::ModelBuilder negative;
   negative.input("x", kF32, {-1}).output("y", kF32, {1});
   negative.node("Relu", {"x"}, {"y"});
   const fs::path negative_path = write_model("negative.onnx", negative);
   expect_bad_input("check " + negative_path.string(), negative_path.string() + ": graph input 'x': shape [-1]");
 
-  onnx_testing::ModelBuilder huge_initializer;
+  smelt::onnx_testing::ModelBuilder huge_initializer;
   huge_initializer.input("x", kF32, {1}).output("y", kF32, {1});
   onnx::TensorProto* w = huge_initializer.model().mutable_graph()->add_initializer();
   w->set_name("w");
@@ -128,12 +128,12 @@ TEST_F(HostileModelTest, MalformedModelsAreExitOneNamingTheFile) {
   const fs::path huge_path = write_model("huge.onnx", huge_initializer);
   expect_bad_input("import " + huge_path.string(), huge_path.string() + ": initializer 'w'");
 
-  onnx_testing::ModelBuilder future(/*opset=*/99999);
+  smelt::onnx_testing::ModelBuilder future(/*opset=*/99999);
   future.input("x", kF32, {1}).output("y", kF32, {1});
   future.node("Relu", {"x"}, {"y"});
   expect_bad_input("check " + write_model("future.onnx", future).string(), "opset 99999");
 
-  onnx_testing::ModelBuilder two_writers;
+  smelt::onnx_testing::ModelBuilder two_writers;
   two_writers.input("x", kF32, {1}).output("y", kF32, {1});
   two_writers.node("Relu", {"x"}, {"y"});
   two_writers.node("Neg", {"x"}, {"y"});
@@ -141,7 +141,7 @@ TEST_F(HostileModelTest, MalformedModelsAreExitOneNamingTheFile) {
 }
 
 TEST_F(HostileModelTest, ConstantOfShapeAboveTheMemoryLimitIsExitOne) {
-  onnx_testing::ModelBuilder m;
+  smelt::onnx_testing::ModelBuilder m;
   m.input("x", kF32, {1}).output("y", kF32, {4'000'000'000});
   m.int64_initializer("shape", {4'000'000'000});
   m.node("ConstantOfShape", {"shape"}, {"c"});
@@ -151,7 +151,7 @@ TEST_F(HostileModelTest, ConstantOfShapeAboveTheMemoryLimitIsExitOne) {
 }
 
 TEST_F(HostileModelTest, OutputWithoutShapeImportsWithTheComputedType) {
-  onnx_testing::ModelBuilder m;
+  smelt::onnx_testing::ModelBuilder m;
   m.input("x", kF32, {2, 3}).output_without_shape("y", kF32);
   m.node("Relu", {"x"}, {"y"});
   auto r = smelt("check " + write_model("no_shape.onnx", m).string());
