@@ -12,10 +12,14 @@ traced; the dynamo exporter where that one fails), loaded with smelt.load, compi
 memory (CPU tensors become numpy arrays without a copy, and the outputs come
 back the same way).
 
-Where smelt cannot take the graph — autograd (smelt has no backward), tensors
-off the CPU, symbolic shapes, dtypes smelt lacks, an ONNX op the importer does
-not support, an export failure — the backend logs the reason on the
-"smelt.torch" logger (WARNING) and returns the GraphModule to run eagerly.
+Where smelt cannot take the graph's inputs — autograd (smelt has no backward),
+tensors off the CPU, symbolic shapes, dtypes smelt lacks — the backend logs the
+reason on the "smelt.torch" logger (WARNING) and returns the GraphModule to run
+eagerly. Where it cannot take some of its ops (an ONNX op the importer does not
+support, an export failure), it falls back op by op: each op is tried alone
+(exported and loaded), the ops smelt takes are grouped into the largest
+partitions torch.fx's CapabilityBasedPartitioner finds, each compiled by smelt
+on its first call, and the others run eagerly, each named in the log with why.
 
 This module imports without torch; torch is imported when the backend is called.
 """
@@ -47,10 +51,14 @@ def backend(gm: Any, example_inputs: Sequence[Any], *, threads: int = 0) -> Call
     functools.partial(smelt.torch.backend, threads=1).
     """
     try:
-        return _SmeltModule(gm, example_inputs, threads)
-    except (Unsupported, smelt.Error) as reason:
+        _check_inputs(example_inputs)
+    except Unsupported as reason:
         log.warning("smelt.torch: running the graph eagerly: %s", reason)
         return gm.forward
+    try:
+        return _SmeltModule(gm, example_inputs, threads)
+    except (Unsupported, smelt.Error) as reason:
+        return _op_by_op(gm, example_inputs, threads, reason)
 
 
 # torch dtype name → the numpy dtype smelt exchanges it as (bf16: its bits as uint16).
@@ -63,17 +71,6 @@ class _SmeltModule:
 
     def __init__(self, gm: Any, example_inputs: Sequence[Any], threads: int) -> None:
         import torch
-
-        for i, x in enumerate(example_inputs):
-            if not isinstance(x, torch.Tensor):
-                raise Unsupported(f"input {i} is a {type(x).__name__}, not a tensor (symbolic shapes?)")
-            if x.device.type != "cpu":
-                raise Unsupported(f"input {i} is on {x.device}; smelt.torch runs on the CPU")
-            if str(x.dtype).removeprefix("torch.") not in _DTYPES:
-                raise Unsupported(f"input {i} has dtype {x.dtype}, which smelt does not have")
-        if torch.is_grad_enabled() and any(x.requires_grad for x in example_inputs):
-            raise Unsupported("gradients are enabled and an input requires grad: smelt has no backward "
-                              "(run under torch.no_grad() or torch.inference_mode())")
 
         outputs = _output_node(gm).args[0]
         self._single_output = not isinstance(outputs, (tuple, list))
@@ -103,6 +100,126 @@ class _SmeltModule:
         if len(self.program.output_names) == 1:
             outs = (outs,)
         return self._container(_to_torch(o, torch) for o in outs)
+
+
+def _check_inputs(example_inputs: Sequence[Any]) -> None:
+    """Raises Unsupported where smelt cannot take the graph's inputs at all."""
+    import torch
+
+    for i, x in enumerate(example_inputs):
+        if not isinstance(x, torch.Tensor):
+            raise Unsupported(f"input {i} is a {type(x).__name__}, not a tensor (symbolic shapes?)")
+        if x.device.type != "cpu":
+            raise Unsupported(f"input {i} is on {x.device}; smelt.torch runs on the CPU")
+        if str(x.dtype).removeprefix("torch.") not in _DTYPES:
+            raise Unsupported(f"input {i} has dtype {x.dtype}, which smelt does not have")
+    if torch.is_grad_enabled() and any(x.requires_grad for x in example_inputs):
+        raise Unsupported("gradients are enabled and an input requires grad: smelt has no backward "
+                          "(run under torch.no_grad() or torch.inference_mode())")
+
+
+def _op_by_op(gm: Any, example_inputs: Sequence[Any], threads: int, reason: Exception) -> Callable[..., Any]:
+    """The graph with the ops smelt takes grouped into partitions compiled by smelt
+    (on their first call) and the others run by PyTorch; gm.forward where none is taken."""
+    import torch
+    from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
+    from torch.fx.passes.shape_prop import ShapeProp
+
+    try:
+        ShapeProp(gm).propagate(*example_inputs)  # every node's shape and dtype, for trying it alone
+    except Exception as error:  # noqa: BLE001 - any failure means: no shapes, no partitions
+        log.warning("smelt.torch: running the graph eagerly: %s (and its shapes are unknown: %s)", reason, error)
+        return gm.forward
+    support = _op_support(torch)
+    partitioner = CapabilityBasedPartitioner(gm, support, allows_single_node_partition=True)
+    partitions = partitioner.propose_partitions()
+    if not partitions:
+        log.warning("smelt.torch: running the graph eagerly: %s", reason)
+        return gm.forward
+    fused = partitioner.fuse_partitions(partitions)
+    for name, child in list(fused.named_children()):
+        if name.startswith("fused_"):
+            setattr(fused, name, _compile_on_first_call(torch, child, threads))
+    eager = ", ".join(f"{op} ({why})" for op, why in support.refused.items())
+    log.warning("smelt.torch: the whole graph does not compile (%s); op by op: %d partition(s) in smelt, "
+                "eagerly: %s", reason, len(partitions), eager)
+    return fused.forward
+
+
+def _op_support(torch: Any) -> Any:
+    """Which FX nodes smelt takes, for CapabilityBasedPartitioner: each op exported
+    and loaded alone, once per (op, arguments, operand shapes and dtypes); its
+    `refused` names the others with the reason."""
+    from torch.fx.passes.operator_support import OperatorSupportBase
+
+    class OpSupport(OperatorSupportBase):
+        def __init__(self) -> None:
+            super().__init__()
+            self.known: dict = {}
+            self.refused: dict = {}
+
+        def is_node_supported(self, submodules: Any, node: Any) -> bool:
+            if node.op not in ("call_function", "call_method"):
+                return False
+            if not hasattr(node.meta.get("tensor_meta"), "shape"):  # no tensor result, or several
+                return False
+            operands: list = []
+            torch.fx.map_arg((node.args, node.kwargs), operands.append)
+            if any(not hasattr(a.meta.get("tensor_meta"), "shape") for a in operands):
+                return False
+            key = (node.op, str(node.target), repr(node.args), repr(node.kwargs),
+                   tuple((tuple(a.meta["tensor_meta"].shape), a.meta["tensor_meta"].dtype) for a in operands))
+            if key not in self.known:
+                why = _why_not_alone(torch, node, operands)
+                self.known[key] = why is None
+                if why is not None:
+                    self.refused[getattr(node.target, "__name__", str(node.target))] = why
+            return self.known[key]
+
+    return OpSupport()
+
+
+def _why_not_alone(torch: Any, node: Any, operands: list) -> str | None:
+    """None where smelt loads `node` exported alone (zeros of its operands' shapes), else why not."""
+    graph = torch.fx.Graph()
+    placeholders = {a: graph.placeholder(f"operand{i}") for i, a in enumerate(operands)}
+    args, kwargs = torch.fx.map_arg((node.args, node.kwargs), lambda a: placeholders[a])
+    make = graph.call_function if node.op == "call_function" else graph.call_method
+    graph.output(make(node.target, args, kwargs))
+    alone = torch.fx.GraphModule(torch.nn.Module(), graph)
+    examples = tuple(torch.zeros(tuple(a.meta["tensor_meta"].shape), dtype=a.meta["tensor_meta"].dtype)
+                     for a in operands)
+    try:
+        with tempfile.TemporaryDirectory(prefix="smelt-torch-") as folder:
+            path = os.path.join(folder, "op.onnx")
+            _export(torch, alone, examples, path, [f"input{i}" for i in range(len(examples))])
+            smelt.load(path)
+        return None
+    except (Unsupported, smelt.Error) as why:
+        return str(why).splitlines()[0][:200]
+
+
+def _compile_on_first_call(torch: Any, module: Any, threads: int) -> Any:
+    """A partition compiled by smelt on its first call, with that call's tensors;
+    run by PyTorch if smelt cannot compile it after all. A torch.nn.Module, since
+    it replaces a child module of the partitioned GraphModule."""
+
+    class CompileOnFirstCall(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.partition = module
+            self._run: Callable[..., Any] | None = None
+
+        def forward(self, *args: Any) -> Any:
+            if self._run is None:
+                try:
+                    self._run = _SmeltModule(self.partition, args, threads)
+                except (Unsupported, smelt.Error) as reason:
+                    log.warning("smelt.torch: a partition runs eagerly: %s", reason)
+                    self._run = self.partition
+            return self._run(*args)
+
+    return CompileOnFirstCall()
 
 
 def _export(torch: Any, gm: Any, args: tuple, path: str, names: list) -> None:
