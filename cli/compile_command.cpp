@@ -68,7 +68,7 @@ int compile_command(const CompileOptions& options) {
   fuse.threads = options.threads;
   fuse.rewrites = !options.no_rewrites;
   fuse.exact = options.exact;
-  fuse.time_limit_s = options.time_limit_s;
+  fuse.limits.extraction_s = options.time_limit_s;
   fuse.measure = options.measure;
   const smelt::FusionResult r = smelt::fuse(g, fuse);
   if (options.picture.any()) {

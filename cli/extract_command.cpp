@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "smelt/smelt.h"
+#include "smelt/extraction.h"
 
 namespace smelt::cli {
 

@@ -14,6 +14,7 @@
 #include "cli/onnx_test_command.h"
 #include "cli/verify_command.h"
 #include "smelt/compile.h"
+#include "smelt/extraction.h"
 #include "smelt/memory.h"
 #include "smelt/smelt.h"
 

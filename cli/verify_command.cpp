@@ -9,7 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/format.h"
-#include "smelt/smelt.h"
+#include "smelt/verify_rules.h"
 
 namespace smelt::cli {
 namespace {

@@ -67,6 +67,10 @@ void translate_exception(const std::exception_ptr& thrown, void*) {
   }
 }
 
+// An input that does not fit the program: checked before running, as the
+// C++ Program checks its own (a smelt::Error of kind kInput).
+Error input_error(const std::string& message) { return Error(ErrorKind::kInput, message); }
+
 // --- dtypes --------------------------------------------------------------------------------
 
 // The DLPack / numpy element type of each smelt dtype. bf16 has no numpy type:
@@ -171,18 +175,18 @@ ArrayBytes checked_array(nb::handle value, const ir::TensorType& want, const std
   if (!nb::try_cast(value, array)) {
     nb::object converted = nb::module_::import_("numpy").attr("asarray")(value);
     if (!nb::try_cast(converted, array))
-      throw runtime::InputError(what + ": expected an array of " + ir::type_str(want) + ", got " +
-                                nb::cast<std::string>(nb::type_name(value.type())));
+      throw input_error(what + ": expected an array of " + ir::type_str(want) + ", got " +
+                        nb::cast<std::string>(nb::type_name(value.type())));
   }
   const std::string expected = ir::type_str(want) + " (numpy " + numpy_name(want.dtype) + ")";
   bool shape_ok = array.ndim() == want.shape.size();
   for (size_t i = 0; shape_ok && i < array.ndim(); ++i)
     shape_ok = static_cast<int64_t>(array.shape(i)) == want.shape[i];
   if (!accepts(want.dtype, array.dtype()) || !shape_ok)
-    throw runtime::InputError(what + ": expected " + expected + ", got " + describe(array.dtype()) +
-                              shape_text(array));
+    throw input_error(what + ": expected " + expected + ", got " + describe(array.dtype()) +
+                      shape_text(array));
   if (array.device_type() != nb::device::cpu::value)
-    throw runtime::InputError(what + ": the array is not in host memory (move it to the CPU first)");
+    throw input_error(what + ": the array is not in host memory (move it to the CPU first)");
   if (!c_contiguous(array)) {
     nb::object contiguous = nb::module_::import_("numpy").attr("ascontiguousarray")(value);
     array = nb::cast<nb::ndarray<nb::ro>>(contiguous);
@@ -255,21 +259,21 @@ std::vector<nb::handle> inputs_in_order(const ir::Graph& g, nb::handle inputs) {
   if (nb::isinstance<nb::dict>(inputs)) {
     nb::dict given = nb::borrow<nb::dict>(inputs);
     for (const std::string& name : names) {
-      if (!given.contains(name.c_str())) throw runtime::InputError("missing input '" + name + "'");
+      if (!given.contains(name.c_str())) throw input_error("missing input '" + name + "'");
       ordered.push_back(given[name.c_str()]);
     }
     if (given.size() != names.size())
       for (auto [key, value] : given)
         if (std::find(names.begin(), names.end(), nb::cast<std::string>(nb::str(key))) == names.end())
-          throw runtime::InputError("the graph has no input named '" + nb::cast<std::string>(nb::str(key)) + "'");
+          throw input_error("the graph has no input named '" + nb::cast<std::string>(nb::str(key)) + "'");
     return ordered;
   }
   for (nb::handle value : inputs) ordered.push_back(value);
   if (ordered.size() != names.size()) {
     std::string list;
     for (size_t i = 0; i < names.size(); ++i) list += (i ? ", " : "") + names[i];
-    throw runtime::InputError("the graph takes " + std::to_string(names.size()) + " inputs (" + list + "), got " +
-                              std::to_string(ordered.size()));
+    throw input_error("the graph takes " + std::to_string(names.size()) + " inputs (" + list + "), got " +
+                      std::to_string(ordered.size()));
   }
   return ordered;
 }
@@ -322,27 +326,36 @@ class PyProgram {
     for (ir::ValueId v : graph_.outputs()) output_types_.push_back(graph_.type(v));
   }
 
-  // Runs on the arrays' own memory; outputs in graph order.
-  std::vector<nb::object> run_arrays(const std::vector<nb::handle>& ordered) {
+  // The inputs checked and read in place, new output arrays: what run_into takes.
+  struct BoundArrays {
     std::vector<ArrayBytes> inputs;
     std::vector<std::span<const uint8_t>> input_spans;
-    inputs.reserve(ordered.size());
-    for (size_t i = 0; i < ordered.size(); ++i) {
-      inputs.push_back(checked_array(ordered[i], input_types_[i], input_label(input_names_, i)));
-      input_spans.push_back(inputs.back().bytes);
-    }
     std::vector<OutputArray> outputs;
     std::vector<std::span<uint8_t>> output_spans;
-    for (const ir::TensorType& t : output_types_) {
-      outputs.push_back(allocate_output(t));
-      output_spans.emplace_back(outputs.back().data, runtime::storage_bytes(t));
+  };
+  BoundArrays bind(const std::vector<nb::handle>& ordered) const {
+    BoundArrays b;
+    b.inputs.reserve(ordered.size());
+    for (size_t i = 0; i < ordered.size(); ++i) {
+      b.inputs.push_back(checked_array(ordered[i], input_types_[i], input_label(input_names_, i)));
+      b.input_spans.push_back(b.inputs.back().bytes);
     }
+    for (const ir::TensorType& t : output_types_) {
+      b.outputs.push_back(allocate_output(t));
+      b.output_spans.emplace_back(b.outputs.back().data, runtime::storage_bytes(t));
+    }
+    return b;
+  }
+
+  // Runs on the arrays' own memory; outputs in graph order.
+  std::vector<nb::object> run_arrays(const std::vector<nb::handle>& ordered) {
+    BoundArrays b = bind(ordered);
     {
       nb::gil_scoped_release release;
-      program_.run_into(input_spans, output_spans);
+      program_.run_into(b.input_spans, b.output_spans);
     }
     std::vector<nb::object> arrays;
-    for (size_t i = 0; i < outputs.size(); ++i) arrays.push_back(as_numpy(outputs[i], output_types_[i]));
+    for (size_t i = 0; i < b.outputs.size(); ++i) arrays.push_back(as_numpy(b.outputs[i], output_types_[i]));
     return arrays;
   }
 
@@ -351,8 +364,8 @@ class PyProgram {
     if (ordered.size() != input_types_.size()) {
       std::string list;
       for (size_t i = 0; i < input_names_.size(); ++i) list += (i ? ", " : "") + input_names_[i];
-      throw runtime::InputError("the program takes " + std::to_string(input_types_.size()) + " inputs (" + list +
-                                "), got " + std::to_string(ordered.size()));
+      throw input_error("the program takes " + std::to_string(input_types_.size()) + " inputs (" + list +
+                        "), got " + std::to_string(ordered.size()));
     }
     return ordered;
   }
@@ -383,24 +396,12 @@ class PyProgram {
   // The C++ side of python/bench/call_overhead.py: seconds of each of `reps`
   // calls of Program::run_into on the same arrays, timed in C++ alone.
   std::vector<double> run_into_seconds(nb::handle given, int reps) {
-    std::vector<nb::handle> ordered = inputs_in_order(graph_, given);
-    std::vector<ArrayBytes> inputs;
-    std::vector<std::span<const uint8_t>> input_spans;
-    for (size_t i = 0; i < ordered.size(); ++i) {
-      inputs.push_back(checked_array(ordered[i], input_types_[i], input_label(input_names_, i)));
-      input_spans.push_back(inputs.back().bytes);
-    }
-    std::vector<OutputArray> outputs;
-    std::vector<std::span<uint8_t>> output_spans;
-    for (const ir::TensorType& t : output_types_) {
-      outputs.push_back(allocate_output(t));
-      output_spans.emplace_back(outputs.back().data, runtime::storage_bytes(t));
-    }
+    BoundArrays b = bind(inputs_in_order(graph_, given));
     std::vector<double> seconds;
     nb::gil_scoped_release release;
     for (int r = 0; r < reps; ++r) {
       const auto start = std::chrono::steady_clock::now();
-      program_.run_into(input_spans, output_spans);
+      program_.run_into(b.input_spans, b.output_spans);
       seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     }
     return seconds;
@@ -482,14 +483,15 @@ PyProgram compile_graph(const GraphBox& box, const std::string& target_name, uns
   const std::optional<lower::Target> target = smelt::parse_target(target_name);
   if (!target) throw std::invalid_argument("unknown target " + target_name + " (host, cuda, hip)");
   if (box.graph.outputs().empty()) throw ir::ShapeError("the graph has no outputs (Graph.output adds them)");
-  smelt::CompileOptions options{.target = *target,
-                                .arch = arch,
-                                .limits = limits.value_or(smelt::Limits{}),
-                                .fusion = fusion,
-                                .rewrites = rewrites,
-                                .exact = exact,
-                                .threads = threads,
-                                .measure = measure};
+  CompileOptions options;
+  options.target = *target;
+  options.arch = arch;
+  options.limits = limits.value_or(Limits{});
+  options.fusion = fusion;
+  options.rewrites = rewrites;
+  options.exact = exact;
+  options.threads = threads;
+  options.measure = measure;
   // A copy: another Python thread may go on building the graph while this one compiles without the GIL.
   ir::Graph graph = box.graph;
   nb::gil_scoped_release release;
@@ -782,7 +784,7 @@ void define_module(nb::module_& m) {
                    "The cost model's time for one run, in microseconds.")
       .def_prop_ro("device", [](PyProgram& p) { return p.program().device(); }, "The device it runs on, in words.")
       .def_prop_ro("target",
-                   [](PyProgram& p) { return runtime::target_name(p.program().target()); },
+                   [](PyProgram& p) { return target_name(p.program().target()); },
                    "'host', 'cuda' or 'hip'.")
       .def_prop_ro("input_names", &PyProgram::input_names)
       .def_prop_ro("output_names", &PyProgram::output_names)

@@ -185,7 +185,7 @@ CalibrationReport calibrate(const CalibrateOptions& options) {
   std::mt19937_64 rng(options.seed);
   FuseOptions fuse_options;
   fuse_options.profile = report.calibration.profile;
-  fuse_options.time_limit_s = 0.5;
+  fuse_options.limits.extraction_s = 0.5;
   fuse_options.simplify_indices = false;  // the kernels run the same either way; proofs take time
   for (int i = 0; i < randoms; ++i) {
     if (options.progress) options.progress(offset + static_cast<size_t>(i), total, "validation: random graph " + std::to_string(i));
@@ -208,7 +208,7 @@ CalibrationReport calibrate(const CalibrateOptions& options) {
     if (options.progress) options.progress(offset + static_cast<size_t>(randoms) + i, total, "validation: " + file);
     const ir::Graph g = load_graph(file);
     FuseOptions o = fuse_options;
-    o.time_limit_s = 2;
+    o.limits.extraction_s = 2;
     o.simplify_indices = true;
     for (unsigned t : threads) {
       o.threads = t;

@@ -2,10 +2,17 @@
 
 #include <stdexcept>
 
-#include "rules/saturate.h"
-#include "smelt/smelt.h"
+#include "runtime/device.h"
+#include "runtime/executable.h"
+#include "smelt/fusion.h"
 
 namespace smelt {
+
+const ir::KernelProgram& Program::kernels() const { return executable_->program(); }
+size_t Program::peak_bytes_before() const { return executable_->plan().unpooled_bytes; }
+size_t Program::peak_bytes_after() const { return executable_->plan().arena_bytes; }
+Target Program::target() const { return executable_->device().target(); }
+std::string Program::device() const { return executable_->device().description(); }
 
 std::vector<ir::HostTensor> Program::run(const std::vector<ir::HostTensor>& inputs) { return executable_->run(inputs); }
 
@@ -30,21 +37,8 @@ Program compile(const ir::Graph& graph, const CompileOptions& options) {
   // The device first: a missing GPU is reported before seconds of optimization.
   std::shared_ptr<runtime::Device> device =
       runtime::open_device(options.target, {.threads = options.threads, .arch = options.arch});
-  FuseOptions fuse_options;
-  fuse_options.profile = options.profile;
-  fuse_options.fusion = options.fusion;
-  fuse_options.rewrites = options.rewrites;
-  fuse_options.exact = options.exact;
-  fuse_options.threads = options.threads;
-  fuse_options.measure = options.measure;
-  fuse_options.time_limit_s = options.limits.extraction_s;
-  fuse_options.index_proofs_time_limit_s = options.limits.index_proofs_s;
-  fuse_options.saturation_limits = rules::default_limits();
-  fuse_options.saturation_limits->iterations = options.limits.iterations;
-  fuse_options.saturation_limits->nodes = options.limits.nodes;
-  fuse_options.saturation_limits->seconds = options.limits.saturation_s;
   Program program;
-  auto fusion = std::make_shared<FusionResult>(fuse(graph, fuse_options));
+  auto fusion = std::make_shared<FusionResult>(fuse(graph, options));
   program.executable_ = std::make_shared<runtime::Executable>(fusion->after, std::move(device));
   program.fusion_ = std::move(fusion);
   return program;
@@ -76,6 +70,8 @@ bool emit_kind_fits(EmitKind kind, lower::Target target) {
   if (kind == EmitKind::kHsaco) return target == lower::Target::kHip;
   return true;
 }
+
+std::string target_name(Target target) { return runtime::target_name(target); }
 
 std::optional<lower::Target> parse_target(const std::string& name) {
   for (lower::Target t : {lower::Target::kHost, lower::Target::kCuda, lower::Target::kHip})

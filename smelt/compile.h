@@ -1,7 +1,7 @@
 #pragma once
 // smelt::compile: a graph fused (smelt::fuse), lowered for a target and loaded
 // on its device, ready to run:
-//   smelt::Program prog = smelt::compile(graph, {.target = smelt::lower::Target::kHost});
+//   smelt::Program prog = smelt::compile(graph);  // CompileOptions: the host, every default
 //   std::vector<smelt::ir::HostTensor> outputs = prog.run(inputs);
 #include <cstddef>
 #include <cstdint>
@@ -11,14 +11,16 @@
 #include <string>
 #include <vector>
 
-#include "cost/device_profile.h"
-#include "egraph/runner.h"
 #include "ir/graph.h"
 #include "ir/host_tensor.h"
+#include "ir/kernel.h"
 #include "lower/lower.h"
-#include "runtime/device.h"
-#include "runtime/executable.h"
 #include "runtime/tensor_bytes.h"
+#include "smelt/options.h"
+
+namespace smelt::runtime {
+class Executable;  // the loaded program (runtime/executable.h)
+}  // namespace smelt::runtime
 
 namespace smelt {
 
@@ -26,28 +28,12 @@ using lower::Target;  // kHost (the default), kCuda, kHip
 
 struct FusionResult;
 
-// How long the optimizer may search. Defaults: egraph::RunnerLimits' for the
-// saturation (one definition), FuseOptions' for the extraction and proofs.
-struct Limits {
-  size_t iterations = egraph::RunnerLimits{}.iterations;  // saturation iterations
-  size_t nodes = egraph::RunnerLimits{}.nodes;            // e-nodes in the e-graph
-  double saturation_s = egraph::RunnerLimits{}.seconds;   // seconds of saturation
-  double extraction_s = 2;    // seconds the extraction may search
-  double index_proofs_s = 2;  // seconds of Z3 proofs of simplified index maps (the rest keep the composed form)
-};
-
-struct CompileOptions {
-  lower::Target target = lower::Target::kHost;
-  std::string arch{};                          // cuda: sm_80 | sm_90, hip: gfx90a | gfx942; "" = the device's
-  std::optional<cost::DeviceProfile> profile{};  // what kernels are costed for; empty: the host profile
-  Limits limits{};
-  bool fusion = true;    // false: one kernel per op
-  bool rewrites = true;  // false: fuse the graph as given, without equality saturation
-  bool exact = false;    // exhaustive extraction on small e-graphs
-  unsigned threads = 0;  // host: threads including the caller; 0 = every core
-  // Host only: time the `measure` best programs the extraction costed and the
-  // unfused one with `threads` threads, and run the fastest (FuseOptions::measure).
-  size_t measure = 0;
+// smelt::compile's options: how to optimize (FuseOptions: profile, limits,
+// fusion, rewrites, exact, threads, measure, ...; measure is for the host only)
+// and where to run.
+struct CompileOptions : FuseOptions {
+  Target target = Target::kHost;
+  std::string arch{};  // cuda: sm_80 | sm_90, hip: gfx90a | gfx942; "" = the device's
 };
 
 // A compiled graph on its device. Thread safety: every member may be called
@@ -58,7 +44,8 @@ struct CompileOptions {
 class Program {
  public:
   // Inputs in the order of the graph's inputs, with exactly their types;
-  // outputs in the order of its outputs. Throws runtime::InputError.
+  // outputs in the order of its outputs. Throws a smelt::Error of kind kInput
+  // (runtime::InputError) for inputs that do not fit.
   std::vector<ir::HostTensor> run(const std::vector<ir::HostTensor>& inputs);
   // Runs on caller memory, without copies or allocation (serving): inputs and
   // outputs as raw bytes in the layout of runtime/tensor_bytes.h, in graph
@@ -71,15 +58,16 @@ class Program {
   std::vector<std::vector<double>> benchmark_each_kernel(const std::vector<ir::HostTensor>& inputs, int reps,
                                                          int warmup = 1);
 
+  // What fusion did and chose (smelt/fusion.h).
   const FusionResult& fusion() const { return *fusion_; }
   // The kernels that run (fusion().after).
-  const ir::KernelProgram& kernels() const { return executable_->program(); }
+  const ir::KernelProgram& kernels() const;
   // Intermediate memory: the sum of every intermediate's bytes (no reuse) and
   // the arena the buffer plan needs (reuse of dead intermediates).
-  size_t peak_bytes_before() const { return executable_->plan().unpooled_bytes; }
-  size_t peak_bytes_after() const { return executable_->plan().arena_bytes; }
-  lower::Target target() const { return executable_->device().target(); }
-  std::string device() const { return executable_->device().description(); }
+  size_t peak_bytes_before() const;
+  size_t peak_bytes_after() const;
+  Target target() const;
+  std::string device() const;  // e.g. "host (AVX-512, 2 threads)"
 
  private:
   friend Program compile(const ir::Graph&, const CompileOptions&);
@@ -107,11 +95,11 @@ bool emit_kind_fits(EmitKind kind, lower::Target target);
 std::vector<uint8_t> emit(const ir::KernelProgram& program, const lower::TargetOptions& target, EmitKind kind);
 // "host" | "cuda" | "hip" → Target; nullopt for anything else.
 std::optional<lower::Target> parse_target(const std::string& name);
+std::string target_name(Target target);  // parse_target's inverse
 
-// Fuses, lowers and loads `graph`. Throws runtime::DeviceUnavailable (the
-// target cannot run here: one line saying what is missing), lower::LowerError,
-// runtime::DeviceError; std::invalid_argument for `measure` on a target other
-// than the host.
+// Fuses, lowers and loads `graph`. Throws a smelt::Error: kDeviceUnavailable
+// (the target cannot run here: one line saying what is missing), kLower,
+// kDevice; std::invalid_argument for `measure` on a target other than the host.
 Program compile(const ir::Graph& graph, const CompileOptions& options = {});
 
 }  // namespace smelt

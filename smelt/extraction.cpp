@@ -3,7 +3,7 @@
 
 #include "egraph/parse_error.h"
 #include "extract/extractor.h"
-#include "smelt/smelt.h"
+#include "smelt/extraction.h"
 
 namespace smelt {
 

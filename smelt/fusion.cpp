@@ -13,7 +13,7 @@
 #include "ir/lower_to_kernels.h"
 #include "rules/rule_library.h"
 #include "rules/saturate.h"
-#include "smelt/smelt.h"
+#include "smelt/fusion.h"
 
 namespace smelt {
 namespace {
@@ -30,7 +30,7 @@ void set_after(FusionResult& r, const ir::Graph& graph, ir::Lowering lowering, c
   r.materialized = std::move(lowering.materialized);
   r.after = ir::fold_constant_kernels(std::move(lowering.program));
   if (options.simplify_indices)
-    r.index_validation = verify::validate_and_simplify(r.after, {.time_limit_s = options.index_proofs_time_limit_s});
+    r.index_validation = verify::validate_and_simplify(r.after, {.time_limit_s = options.limits.index_proofs_s});
   r.kernels_after = r.after.kernels.size();
   r.predicted_us_after = cost::predict_program_us(r.after, profile);
   for (const ir::Kernel& k : r.after.kernels) r.after_kernel_costs.push_back(cost::predict(r.after, k, profile));
@@ -111,8 +111,11 @@ FusionResult fuse(const ir::Graph& input, const FuseOptions& options) {
   const std::span<const rules::CompiledRule> rules =
       options.rewrites ? std::span<const rules::CompiledRule>(default_compiled_rules())
                        : std::span<const rules::CompiledRule>();
-  rules::Saturation sat =
-      rules::saturate(g, rules, options.saturation_limits ? *options.saturation_limits : rules::default_limits());
+  egraph::RunnerLimits saturation_limits = rules::default_limits();  // the memory limit with them
+  saturation_limits.iterations = options.limits.iterations;
+  saturation_limits.nodes = options.limits.nodes;
+  saturation_limits.seconds = options.limits.saturation_s;
+  rules::Saturation sat = rules::saturate(g, rules, saturation_limits);
   r.stop_reason = std::string(egraph::to_string(sat.report.stop_reason));
   r.iterations = sat.report.iterations.size();
   r.egraph_nodes = sat.egraph.num_nodes();
@@ -125,7 +128,7 @@ FusionResult fuse(const ir::Graph& input, const FuseOptions& options) {
   evaluator.name_classes(g, sat.classes);
   evaluator.keep_best(options.measure);
   extract::FusionOptions heuristic_options;
-  heuristic_options.time_limit_s = options.time_limit_s;
+  heuristic_options.time_limit_s = options.limits.extraction_s;
   heuristic_options.original = extract::original_choice(sat.egraph, g, sat.classes);
   extract::FusionExtraction chosen = extract::extract_fusion(evaluator, heuristic_options);
   r.extractor = "heuristic";
@@ -133,7 +136,7 @@ FusionResult fuse(const ir::Graph& input, const FuseOptions& options) {
     // The heuristic's answer stands where the exhaustive search runs out of time first.
     try {
       extract::FusionExtraction exact =
-          extract::extract_fusion_exact(evaluator, {.time_limit_s = options.time_limit_s});
+          extract::extract_fusion_exact(evaluator, {.time_limit_s = options.limits.extraction_s});
       exact.seconds += chosen.seconds;
       if (exact.finished || exact.cost.predicted_us < chosen.cost.predicted_us) {
         if (!exact.finished) exact.start = "exhaustive (unfinished)";

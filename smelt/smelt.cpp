@@ -2,7 +2,9 @@
 
 #include <random>
 
+#include "ir/interpreter.h"
 #include "ir/memory_limit.h"
+#include "ir/text_format.h"
 
 namespace smelt {
 

@@ -4,7 +4,7 @@
 #include "rules/rule_library.h"
 #include "rules/rule_parser.h"
 #include "smelt/rule_files.h"
-#include "smelt/smelt.h"
+#include "smelt/verify_rules.h"
 
 namespace smelt {
 

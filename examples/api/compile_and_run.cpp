@@ -11,7 +11,7 @@ int main() {
   g.add_output(mul(s, sigmoid(s)));  // shape-checked as it is built
 
   // Fuse (equality saturation + cost-driven extraction), lower with LLVM, load.
-  smelt::Program prog = smelt::compile(g, {.target = smelt::Target::kHost});
+  smelt::Program prog = smelt::compile(g);  // CompileOptions: target, threads, limits, ...
   const std::vector<smelt::HostTensor> inputs = smelt::random_inputs(g, /*seed=*/1);
   const std::vector<smelt::HostTensor> outs = prog.run(inputs);
 

@@ -26,7 +26,7 @@ int main() {
   ok &= rc::check("fused and unfused programs equal the reference interpreter", [] {
     const smelt::ir::Graph g = *smelt::fuzz::gen_graph();
     smelt::FuseOptions options;
-    options.time_limit_s = 0.2;
+    options.limits.extraction_s = 0.2;
     smelt::FusionResult result = smelt::fuse(g, options);
     std::mt19937_64 rng(7);
     std::vector<smelt::ir::HostTensor> inputs = smelt::fuzz::random_inputs(g, rng);
@@ -38,7 +38,7 @@ int main() {
   ok &= rc::check("fusion is never predicted slower than one kernel per op", [] {
     const smelt::ir::Graph g = *smelt::fuzz::gen_graph();
     smelt::FuseOptions options;
-    options.time_limit_s = 0.2;
+    options.limits.extraction_s = 0.2;
     smelt::FusionResult result = smelt::fuse(g, options);
     RC_ASSERT(result.predicted_us_after <= result.predicted_us_before * (1 + 1e-12));
   });

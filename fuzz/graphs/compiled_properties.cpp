@@ -17,7 +17,7 @@
 
 int main() {
   smelt::FuseOptions options;
-  options.time_limit_s = 0.05;  // the extraction's search: any chosen program must be correct
+  options.limits.extraction_s = 0.05;  // the extraction's search: any chosen program must be correct
   return rc::check("compiled host output of fuse(g).after and .before equals the reference interpreter's",
                    [&options] {
                      const smelt::ir::Graph g = *smelt::fuzz::gen_graph();

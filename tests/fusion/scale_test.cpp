@@ -127,7 +127,7 @@ TEST(Scale, TheExtractionTimeLimitHoldsOnALongChain) {
   g.add_output(t);
   smelt::FuseOptions options;
   options.threads = 1;
-  options.time_limit_s = 0.2;
+  options.limits.extraction_s = 0.2;
   const smelt::FusionResult r = smelt::fuse(g, options);
   EXPECT_FALSE(r.search_finished) << "the search stops at the time limit, and says so";
   EXPECT_LT(r.extraction_s, 3.0);
@@ -150,7 +150,7 @@ TEST(Scale, TheExtractionTimeLimitHoldsOnAChainOfSoftmaxes) {
   g.add_output(t);
   smelt::FuseOptions options;
   options.threads = 1;
-  options.time_limit_s = 0.5;
+  options.limits.extraction_s = 0.5;
   const smelt::FusionResult r = smelt::fuse(g, options);
   EXPECT_LT(r.extraction_s, 3.0);
   EXPECT_EQ(r.kernels_before, 7u * kLayers);
@@ -169,8 +169,8 @@ TEST(Scale, TheIndexProofsStopAtTheirTimeLimit) {
   g.add_output(t);
   smelt::FuseOptions options;
   options.threads = 1;
-  options.time_limit_s = 0.2;
-  options.index_proofs_time_limit_s = 0.2;
+  options.limits.extraction_s = 0.2;
+  options.limits.index_proofs_s = 0.2;
   options.rewrites = false;  // the rules would fold the pads and slices away
   const smelt::FusionResult r = smelt::fuse(g, options);
   double proof_s = 0;

@@ -143,7 +143,7 @@ TEST(BufferPlan, EveryExamplePlansWithoutLiveOverlap) {
     ++count;
     const ir::Graph g = smelt::load_graph(entry.path().string());
     smelt::FuseOptions options;
-    options.time_limit_s = 0.5;
+    options.limits.extraction_s = 0.5;
     options.simplify_indices = false;
     const smelt::FusionResult r = smelt::fuse(g, options);
     for (const ir::KernelProgram* program : {&r.before, &r.after}) {

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "smelt/smelt.h"
+#include "smelt/verify_rules.h"
 
 namespace smelt {
 namespace {
@@ -71,7 +72,9 @@ TEST_F(ErrorTest, AMalformedOnnxModelIsAnImportError) {
 TEST_F(ErrorTest, InputsOfTheWrongShapeAreAnInputError) {
   Graph g("neg");
   g.add_output(neg(input(g, "x", DType::F32, {4})));
-  Program prog = compile(g, {.fusion = false});
+  CompileOptions options;
+  options.fusion = false;
+  Program prog = compile(g, options);
   Graph other("other");
   input(other, "x", DType::F32, {5});
   const Error e = error_of([&] { prog.run(random_inputs(other, 1)); });

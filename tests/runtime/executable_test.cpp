@@ -32,7 +32,7 @@ TEST(Executable, EveryExampleFusedAndUnfusedMatchesTheReference) {
     const auto inputs = smelt::random_inputs(g, 5);
     const auto want = smelt::run_reference(g, inputs);
     smelt::FuseOptions options;
-    options.time_limit_s = 0.5;
+    options.limits.extraction_s = 0.5;
     const smelt::FusionResult r = smelt::fuse(g, options);
     for (const ir::KernelProgram* program : {&r.after, &r.before}) {
       runtime::Executable exe(*program, device);
@@ -173,7 +173,9 @@ TEST(Program, ConcurrentRunsEachGetTheirOwnOutputs) {
   auto shifted = x - ir::broadcast(ir::reduce_max(x, {1}, true), {512, 256});
   auto e = ir::exp(shifted);
   g.add_output(e / ir::broadcast(ir::reduce_sum(e, {1}, true), {512, 256}));
-  smelt::Program program = smelt::compile(g, {.threads = 2});
+  smelt::CompileOptions options;
+  options.threads = 2;
+  smelt::Program program = smelt::compile(g, options);
   constexpr int kThreads = 4, kRuns = 40;
   std::vector<std::vector<ir::HostTensor>> inputs, want;
   for (int t = 0; t < kThreads; ++t) {

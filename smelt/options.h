@@ -1,0 +1,48 @@
+#pragma once
+// How smelt optimizes a graph: the options smelt::fuse takes, and
+// smelt::compile with them (CompileOptions adds the target). One definition
+// of every default: the saturation's are egraph::RunnerLimits'.
+#include <cstddef>
+#include <optional>
+#include <string>
+
+#include "cost/device_profile.h"
+#include "egraph/runner.h"
+
+namespace smelt {
+
+// How long the optimizer may search.
+struct Limits {
+  size_t iterations = egraph::RunnerLimits{}.iterations;  // saturation iterations
+  size_t nodes = egraph::RunnerLimits{}.nodes;            // e-nodes in the e-graph
+  double saturation_s = egraph::RunnerLimits{}.seconds;   // seconds of saturation
+  double extraction_s = 2;    // seconds the extraction may search
+  // Seconds of Z3 proofs of simplified index maps, all kernels together; slots
+  // not proved by then keep the composed form (FusionResult::index_validation says so).
+  double index_proofs_s = 2;
+};
+
+struct FuseOptions {
+  std::optional<cost::DeviceProfile> profile{};  // what kernels are costed for; empty: the host profile
+  Limits limits{};
+  bool fusion = true;    // false: no fusion, one kernel per op (after = before)
+  bool rewrites = true;  // false: fuse the graph as given, without equality saturation
+  bool exact = false;    // exhaustive extraction where the e-graph has <= 200 classes
+  unsigned threads = 0;  // host threads the program runs on, the caller's included (0: every core)
+  // Simplify every kernel's index maps and masks, each simplification proved
+  // equal to the composed form by Z3 (unproved ones keep the composed form).
+  bool simplify_indices = true;
+  // Ground truth: > 0 keeps the `measure` distinct programs of least predicted
+  // time the extraction costed, times each and the unfused one on the host
+  // with `threads` threads (cost::time_host_program, until the median is
+  // stable) and returns the fastest measured as `after` (FusionResult::measured).
+  size_t measure = 0;
+  double measure_budget_s = 0.25;  // seconds of timing per candidate
+};
+
+// A device profile from JSON (docs/cost.md); throws std::runtime_error naming
+// the file and the bad field, or the device when it is not `expected_device`
+// ("host", "cuda", "hip"; "" accepts any).
+cost::DeviceProfile load_device_profile(const std::string& path, const std::string& expected_device = "");
+
+}  // namespace smelt
