@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <map>
+#include <functional>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
@@ -119,9 +121,11 @@ std::vector<Id> replay(const std::vector<Command>& script, EGraph& graph, Refere
   return handles;
 }
 
-// Naive e-matching: every substitution of `pattern` at class `cls`.
+// Naive e-matching: every substitution of `pattern` at class `cls`; `ops`
+// holds the (operator, payload) each op variable is bound to.
+using BoundOp = std::optional<std::pair<Op, std::uint64_t>>;
 void naive_match(const EGraph& graph, const Pattern& pattern, std::uint32_t node, Id cls, std::vector<Id>& subst,
-                 const std::function<void()>& done) {
+                 std::vector<BoundOp>& ops, const std::function<void()>& done) {
   const Pattern::Node& pn = pattern.nodes()[node];
   if (pn.is_var) {
     if (subst[pn.var] == kNoId) {
@@ -135,17 +139,56 @@ void naive_match(const EGraph& graph, const Pattern& pattern, std::uint32_t node
   }
   for (Id candidate : graph.class_nodes(cls)) {
     const NodeView view = graph.node(candidate);
-    if (view.op != pn.op || view.payload != pn.payload || view.children.size() != pn.children.size()) continue;
+    if (view.children.size() != pn.children.size()) continue;
+    bool bound_here = false;
+    if (pn.is_op_var) {
+      BoundOp& bound = ops[pn.var];
+      if (!bound) {
+        bound = std::pair(view.op, view.payload);
+        bound_here = true;
+      } else if (*bound != std::pair(view.op, view.payload)) {
+        continue;
+      }
+    } else if (view.op != pn.op || (!pn.any_payload && view.payload != pn.payload)) {
+      continue;
+    }
     // Match children left to right, continuing with the next child on success.
     std::function<void(std::size_t)> child_at = [&](std::size_t i) {
       if (i == pn.children.size()) {
         done();
         return;
       }
-      naive_match(graph, pattern, pn.children[i], graph.find(view.children[i]), subst, [&] { child_at(i + 1); });
+      naive_match(graph, pattern, pn.children[i], graph.find(view.children[i]), subst, ops,
+                  [&] { child_at(i + 1); });
     };
     child_at(0);
+    if (bound_here) ops[pn.var].reset();
   }
+}
+
+// Every match of `pattern` by naive matching: the root class, then its variables.
+std::set<std::vector<Id>> naive_matches(const EGraph& graph, const Pattern& pattern) {
+  std::set<std::vector<Id>> expected;
+  for (Id cls : graph.classes()) {
+    std::vector<Id> subst(pattern.vars().size(), kNoId);
+    std::vector<BoundOp> ops(pattern.op_vars().size());
+    naive_match(graph, pattern, pattern.root(), cls, subst, ops, [&] {
+      std::vector<Id> match{cls};
+      match.insert(match.end(), subst.begin(), subst.end());
+      expected.insert(match);
+    });
+  }
+  return expected;
+}
+
+// The query's matches, each cut to its first `width` ids (the classes).
+std::set<std::vector<Id>> query_matches(const EGraph& graph, const Query& query) {
+  const std::vector<Id> flat = query.search_all(graph);
+  std::set<std::vector<Id>> found;
+  for (std::size_t at = 0; at < flat.size(); at += query.match_width())
+    found.insert(std::vector<Id>(flat.begin() + static_cast<std::ptrdiff_t>(at),
+                                 flat.begin() + static_cast<std::ptrdiff_t>(at + query.num_vars())));
+  return found;
 }
 
 }  // namespace
@@ -188,22 +231,39 @@ int main() {
     replay(*commands(), graph, reference, false);
     const std::string& text = kPatterns[*rc::gen::inRange<std::size_t>(0, kPatterns.size())];
     const Pattern pattern = Pattern::parse(text, graph.symbols());
-    const Query query = Query::parse(text, graph.symbols());
-    std::set<std::vector<Id>> expected;
-    for (Id cls : graph.classes()) {
-      std::vector<Id> subst(pattern.vars().size(), kNoId);
-      naive_match(graph, pattern, pattern.root(), cls, subst, [&] {
-        std::vector<Id> match{cls};
-        match.insert(match.end(), subst.begin(), subst.end());
-        expected.insert(match);
-      });
+    RC_ASSERT(query_matches(graph, Query::parse(text, graph.symbols())) == naive_matches(graph, pattern));
+  });
+
+  ok &= rc::check("op variables and any-payload operators match as naive matching says", [] {
+    EGraph graph;
+    Reference reference;
+    replay(*commands(), graph, reference, false);
+    const Op f = graph.symbols().intern("f"), g = graph.symbols().intern("g");
+    Pattern pattern;
+    switch (*rc::gen::inRange(0, 4)) {
+      case 0: {  // (g ?L ?L): one leaf operator in both operands' classes
+        const std::uint32_t left = pattern.add_op_var("?L", {});
+        pattern.add_op(g, 0, {left, pattern.add_op_var("?L", {})});
+        break;
+      }
+      case 1:  // (?U (f ?x)): any unary node over an f
+        pattern.add_op_var("?U", {pattern.add_op(f, 0, {pattern.add_var("?x")})});
+        break;
+      case 2: {  // (g#_ ?x (?U ?y)): g with any payload
+        const std::uint32_t x = pattern.add_var("?x");
+        pattern.add_op(g, std::nullopt, {x, pattern.add_op_var("?U", {pattern.add_var("?y")})});
+        break;
+      }
+      default: {  // (?B (?U ?x) (?U ?x)): a binary node over two equal unary nodes of one class
+        const std::uint32_t x = pattern.add_var("?x");
+        const std::uint32_t left = pattern.add_op_var("?U", {x});
+        const std::uint32_t right = pattern.add_op_var("?U", {pattern.add_var("?x")});
+        pattern.add_op_var("?B", {left, right});
+        break;
+      }
     }
-    const std::vector<Id> flat = query.search_all(graph);
-    std::set<std::vector<Id>> found;
-    for (std::size_t at = 0; at < flat.size(); at += query.num_vars())
-      found.insert(std::vector<Id>(flat.begin() + static_cast<std::ptrdiff_t>(at),
-                                   flat.begin() + static_cast<std::ptrdiff_t>(at + query.num_vars())));
-    RC_ASSERT(found == expected);
+    const Query query = Query::from_patterns({pattern}, {}, /*yield_nodes=*/true);
+    RC_ASSERT(query_matches(graph, query) == naive_matches(graph, pattern));
   });
 
   return ok ? 0 : 1;
