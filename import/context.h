@@ -109,5 +109,6 @@ void add_index_converters(ConverterTable& table);
 // Gather along `axis` with indices known only at run time (convert_index.cpp).
 ir::Tensor gather_by_data(Context& ctx, ir::Tensor data, ir::Tensor index, int64_t axis);
 void add_loss_converters(ConverterTable& table);
+void add_window_converters(ConverterTable& table);  // Conv, pooling
 
 }  // namespace smelt::importer

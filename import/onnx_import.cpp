@@ -23,6 +23,7 @@ const ConverterTable& converters() {
     add_nn_converters(t);
     add_index_converters(t);
     add_loss_converters(t);
+    add_window_converters(t);
     return t;
   }();
   return table;

@@ -110,6 +110,14 @@ int min_opset_for(const std::string& op_type) {
       {"Softmax", 13},
       {"LogSoftmax", 13},
       {"LayerNormalization", 17},
+      // windows (convert_window.cpp): later versions only added attributes
+      // (storage_order, ceil_mode, dilations, count_include_pad) whose defaults
+      // are the earlier behaviour; MaxPool's Indices output is refused.
+      {"Conv", 1},
+      {"MaxPool", 1},
+      {"AveragePool", 1},
+      {"GlobalAveragePool", 1},
+      {"GlobalMaxPool", 1},
   };
   auto it = table.find(op_type);
   return it == table.end() ? 13 : it->second;

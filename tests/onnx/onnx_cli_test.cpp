@@ -93,6 +93,21 @@ TEST_F(OnnxCliTest, TestOnAMissingDirectoryIsExitOne) {
   EXPECT_FALSE(r.err.empty());
 }
 
+// PyTorch-exported CNNs (examples/cnn: conv / batch-norm / ReLU / max-pool / mean
+// / linear, and a ResNet-18-style stage) match PyTorch's outputs through the
+// reference interpreter and the compiled host program. No skip: an op the
+// importer cannot take is exit 1 here.
+class CnnExampleTest : public SmeltCliTest {};
+
+TEST_F(CnnExampleTest, PyTorchExportedCnnsMatchPyTorch) {
+  for (const char* name : {"small_cnn", "resnet_stage"}) {
+    auto r = smelt("test " + std::string(SMELT_SOURCE_DIR) + "/examples/cnn/" + name + " --target all");
+    EXPECT_EQ(r.exit_code, 0) << name << ": " << r.err << r.out;
+    EXPECT_NE(r.out.find(std::string(name) + ": passed"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("host y:"), std::string::npos) << r.out;
+  }
+}
+
 // Hostile models built in the test (no test data needed): each is exit 1 with a
 // message naming the file, nothing on stdout, never an internal error (exit 3).
 class HostileModelTest : public SmeltCliTest {
@@ -138,6 +153,14 @@ TEST_F(HostileModelTest, MalformedModelsAreExitOneNamingTheFile) {
   two_writers.node("Relu", {"x"}, {"y"});
   two_writers.node("Neg", {"x"}, {"y"});
   expect_bad_input("run " + write_model("two.onnx", two_writers).string(), "value 'y' is defined twice");
+}
+
+// A window op is one slice per kernel position: a huge kernel is refused, not a hang.
+TEST_F(HostileModelTest, AConvolutionWithAHugeKernelIsRefused) {
+  smelt::onnx_testing::ModelBuilder m;
+  m.input("x", kF32, {1, 1, 128, 128}).input("w", kF32, {1, 1, 100, 100}).output("y", kF32, {1, 1, 29, 29});
+  m.node("Conv", {"x", "w"}, {"y"});
+  expect_bad_input("check " + write_model("conv.onnx", m).string(), "a kernel of more than 8192 positions");
 }
 
 TEST_F(HostileModelTest, ConstantOfShapeAboveTheMemoryLimitIsExitOne) {
