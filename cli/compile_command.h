@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cli/picture_files.h"
+#include "smelt/options.h"
 
 namespace smelt::cli {
 
@@ -19,7 +20,7 @@ struct CompileOptions {
   bool no_fusion = false;
   bool no_rewrites = false;
   bool exact = false;
-  double time_limit_s = 2;
+  double time_limit_s = Limits{}.extraction_s;
   unsigned threads = 0;   // host threads the program is costed for (0: every core)
   size_t measure = 0;     // time the K best costed programs and the unfused one on the host; keep the fastest
   // --emit (cli/emit_command.h): the fused program as code for a target.

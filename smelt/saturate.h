@@ -11,6 +11,7 @@
 #include "egraph/runner.h"
 #include "ir/graph.h"
 #include "rules/saturate.h"
+#include "smelt/options.h"
 
 namespace smelt {
 
@@ -19,7 +20,7 @@ struct SaturateOptions {
   egraph::RunnerLimits limits = rules::default_limits();
   rules::SchedulerKind scheduler = rules::SchedulerKind::kBackoff;
   bool explain = false;        // record explanations, explain each output
-  double extraction_s = 2;     // the fusion extraction's time limit
+  double extraction_s = Limits{}.extraction_s;  // the fusion extraction's time limit
   std::optional<cost::DeviceProfile> profile;  // empty: the host profile
   unsigned threads = 0;        // what kernels are costed for (0: every core)
 };
