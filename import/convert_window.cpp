@@ -9,6 +9,7 @@
 #include <numeric>
 
 #include "import/context.h"
+#include "import/convolution.h"
 #include "import/dtype_checks.h"
 
 namespace smelt::importer {
@@ -223,24 +224,26 @@ Tensor grouped_conv(Tensor padded_x, const Window& w, const std::vector<std::vec
   return group == 1 ? per_group.front() : ir::concat(per_group, 1);
 }
 
-void convert_conv(Context& ctx) {
-  ctx.require_inputs(2, 3);
-  require_dtypes(ctx, 0, 2, DTypeClass::Float);
-  Tensor x = spatial_input(ctx), weights = ctx.input(1);
+Tensor convolution_of(Context& ctx, Tensor x, Tensor weights, const ConvGeometry& geometry) {
   const size_t spatial = static_cast<size_t>(x.rank() - 2);
-  if (weights.rank() != x.rank()) ctx.fail("W must have the rank of X");
-  const int64_t group = ctx.attr_int("group", 1);
+  const int64_t group = geometry.group;
   const int64_t channels = x.shape()[1], maps = weights.shape()[0];
-  if (group < 1 || channels % group != 0 || maps % group != 0 || weights.shape()[1] * group != channels)
-    ctx.fail("group " + std::to_string(group) + " does not divide X's " + std::to_string(channels) +
-             " channels and W's " + std::to_string(maps) + " maps, W's shape " + ir::shape_str(weights.shape()));
-  std::vector<int64_t> kernel(weights.shape().begin() + 2, weights.shape().end());
-  if (std::optional<std::vector<int64_t>> given = ctx.attr_ints("kernel_shape"); given && *given != kernel)
-    ctx.fail("kernel_shape differs from W's spatial extents");
-  const Window w = window_of(ctx, x.shape(), kernel, false);
+  Window w;
+  w.kernel.assign(weights.shape().begin() + 2, weights.shape().end());
+  w.strides = geometry.strides;
+  w.dilations = geometry.dilations;
+  w.pad_lo = geometry.pad_lo;
+  w.pad_hi = geometry.pad_hi;
+  w.extra_hi.assign(spatial, 0);
+  for (size_t i = 0; i < spatial; ++i) {
+    const int64_t padded_extent = x.shape()[i + 2] + w.pad_lo[i] + w.pad_hi[i];
+    const int64_t span = w.dilations[i] * (w.kernel[i] - 1) + 1;
+    if (padded_extent < span) ctx.fail("the window is larger than the padded input");
+    w.out.push_back((padded_extent - span) / w.strides[i] + 1);
+  }
   Tensor p = padded(x, w, 0, 0);
   const int64_t n = x.shape()[0], cg = channels / group, mg = maps / group;
-  const std::vector<std::vector<int64_t>> kernel_offsets = offsets(ctx, kernel);
+  const std::vector<std::vector<int64_t>> kernel_offsets = offsets(ctx, w.kernel);
   // W's weights at kernel offset `o` for output maps [first, first + count): [count, cg].
   auto weights_at = [&](const std::vector<int64_t>& o, int64_t first, int64_t count) {
     std::vector<int64_t> start{first, 0}, stop{first + count, cg}, step(spatial + 2, 1);
@@ -265,18 +268,39 @@ void convert_conv(Context& ctx) {
                       " kernel positions (smelt decomposes at most " + std::to_string(kMaxConvSlices) + ")");
     y = grouped_conv(p, w, kernel_offsets, weights_at, n, group, cg, mg);
   }
-  y = ir::reshape(*y, out_shape);
+  return ir::reshape(*y, out_shape);
+}
+
+void convert_conv(Context& ctx) {
+  ctx.require_inputs(2, 3);
+  require_dtypes(ctx, 0, 2, DTypeClass::Float);
+  Tensor x = spatial_input(ctx), weights = ctx.input(1);
+  if (weights.rank() != x.rank()) ctx.fail("W must have the rank of X");
+  const int64_t group = ctx.attr_int("group", 1);
+  const int64_t channels = x.shape()[1], maps = weights.shape()[0];
+  if (group < 1 || channels % group != 0 || maps % group != 0 || weights.shape()[1] * group != channels)
+    ctx.fail("group " + std::to_string(group) + " does not divide X's " + std::to_string(channels) +
+             " channels and W's " + std::to_string(maps) + " maps, W's shape " + ir::shape_str(weights.shape()));
+  std::vector<int64_t> kernel(weights.shape().begin() + 2, weights.shape().end());
+  if (std::optional<std::vector<int64_t>> given = ctx.attr_ints("kernel_shape"); given && *given != kernel)
+    ctx.fail("kernel_shape differs from W's spatial extents");
+  const Window w = window_of(ctx, x.shape(), kernel, false);
+  Tensor y = convolution(ctx, x, weights, ConvGeometry{w.strides, w.dilations, w.pad_lo, w.pad_hi, group});
   if (ctx.has_input(2)) {
     Tensor bias = ctx.input(2);
     if (bias.rank() != 1 || bias.shape()[0] != maps) ctx.fail("B must have one value per output map");
-    ir::Shape bias_shape(out_shape.size(), 1);
+    ir::Shape bias_shape(y.shape().size(), 1);
     bias_shape[1] = maps;
-    y = ir::add(*y, ir::broadcast(ir::reshape(bias, bias_shape), out_shape));
+    y = ir::add(y, ir::broadcast(ir::reshape(bias, bias_shape), y.shape()));
   }
-  ctx.set_output(0, *y);
+  ctx.set_output(0, y);
 }
 
 }  // namespace
+
+Tensor convolution(Context& ctx, Tensor x, Tensor w, const ConvGeometry& geometry) {
+  return convolution_of(ctx, x, w, geometry);
+}
 
 void add_window_converters(ConverterTable& t) {
   t["Conv"] = convert_conv;
