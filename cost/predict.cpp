@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "ir/constant_folding.h"
+#include "ir/contraction_group.h"
 #include "ir/host_split.h"
 #include "ir/kernel_branches.h"
 
@@ -269,6 +270,8 @@ KernelCost predict(const ir::KernelProgram& program, const ir::Kernel& k, const 
   const bool unrolled = is_unrolled_reduction(k);
   const int contractions = parts.contractions;
   const bool contraction = contractions > 0;
+  const std::optional<ir::ContractionGroup> group =
+      contraction ? ir::match_contraction_group(k) : std::optional<ir::ContractionGroup>{};
   // Every load of a B side (inside the K loop, not reading the row variable)
   // reads a constant: the tiled matmul packs B once, not per call.
   bool constant_b = contraction && k.space.size() >= 2;
@@ -380,8 +383,11 @@ KernelCost predict(const ir::KernelProgram& program, const ir::Kernel& k, const 
       case ir::KernelExpr::Kind::kReduce: {
         const double steps = evaluations * static_cast<double>(ir::numel(k.reduction));
         if (e.contraction) {
-          const long n = k.space.empty() ? 1 : static_cast<long>(k.space.back());
-          const long m = k.space.size() < 2 ? 1 : static_cast<long>(k.space[k.space.size() - 2]);
+          // The matmul's shape: a contraction group's (several column axes for
+          // a convolution), else the space's last two axes.
+          long n = k.space.empty() ? 1 : static_cast<long>(k.space.back());
+          long m = k.space.size() < 2 ? 1 : static_cast<long>(k.space[k.space.size() - 2]);
+          if (group) n = static_cast<long>(group->n), m = static_cast<long>(group->m);
           const long batch = static_cast<long>(ir::numel(k.space)) / std::max(1L, n * m);
           const long kk = static_cast<long>(ir::numel(k.reduction));
           cost.flops += 2 * steps;

@@ -48,8 +48,7 @@ std::vector<Id> term_classes(const FusionTerm& term) {
 }
 
 bool is_anchor(const FusionTerm& term, ir::ValueId v) {
-  const ir::Op op = term.graph.node(v).op;
-  return op == ir::Op::ReduceSum || op == ir::Op::ReduceMax || op == ir::Op::Matmul;
+  return ir::is_anchor_class(ir::op_class(term.graph.node(v).op));
 }
 
 // By class: the values of `term` with two or more readers, and its anchors.
@@ -227,6 +226,13 @@ double node_work_ns(const egraph::EGraph& graph, Id node_id, const cost::DeviceP
     case ir::OpClass::Contraction: {
       const ir::Shape& a = analysis.type(graph, node.children[0]).shape;
       const ir::Shape& out = analysis.type(graph, graph.find(node_id)).shape;
+      if (op == ir::Op::Conv) {  // a batch of matmuls: per group, maps x positions x (channels · kernel)
+        const ir::Shape& w = analysis.type(graph, node.children[1]).shape;
+        const long groups = std::max<long>(1, a[1] / std::max<long>(1, w[1]));
+        const long positions = static_cast<long>(ir::numel(out) / std::max<int64_t>(1, out[0] * out[1]));
+        return kFreeNs + cost::matmul_work_ns(profile, static_cast<long>(out[0]) * groups, static_cast<long>(out[1]) / groups,
+                                              positions, static_cast<long>(ir::numel(w) / std::max<int64_t>(1, w[0])));
+      }
       const long n = static_cast<long>(out.back()), k = static_cast<long>(a.back());
       const long m = out.size() < 2 ? 1 : static_cast<long>(out[out.size() - 2]);
       const long batch = static_cast<long>(ir::numel(out)) / std::max(n * m, 1L);

@@ -1,9 +1,8 @@
-// Windowed ops: Conv, MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool,
-// decomposed into smelt ops. A window position is a strided slice of the padded
-// input (one per kernel offset, shape [N, C, out...]); pooling combines the
-// slices elementwise, a convolution contracts each with that offset's weights
-// (a matmul over the input channels) and sums them. Nothing the size of an
-// im2col buffer is built: fusion decides what is materialized.
+// Windowed ops: Conv (smelt's conv op), MaxPool, AveragePool,
+// GlobalAveragePool, GlobalMaxPool. A pooling window position is a strided
+// slice of the padded input (one per kernel offset, shape [N, C, out...]);
+// pooling combines the slices elementwise, so it fuses with what precedes and
+// follows it.
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -100,7 +99,6 @@ Tensor padded(Tensor x, const Window& w, double value, double extra) {
 // Each kernel offset is a slice of the graph: beyond these, a model would
 // build a graph too large to optimize (a refusal, not a hang).
 constexpr int64_t kMaxKernelOffsets = 8192;
-constexpr int64_t kMaxConvSlices = 16384;  // groups times offsets, for grouped convolutions
 
 // Kernel offsets, each a vector over the spatial axes, in row-major order.
 std::vector<std::vector<int64_t>> offsets(Context& ctx, const std::vector<int64_t>& kernel) {
@@ -205,72 +203,6 @@ void convert_average_pool(Context& ctx) {
   ctx.set_output(0, ir::div(*sum, ir::broadcast(*count, sum->shape())));
 }
 
-// Each group's maps: for every kernel offset, its [mg, cg] weights times the
-// [N, cg, P] input positions under it, summed; groups concatenated: [N, maps, P].
-template <typename WeightsAt>
-Tensor grouped_conv(Tensor padded_x, const Window& w, const std::vector<std::vector<int64_t>>& kernel_offsets,
-                    const WeightsAt& weights_at, int64_t n, int64_t group, int64_t cg, int64_t mg) {
-  const int64_t positions = std::accumulate(w.out.begin(), w.out.end(), int64_t{1}, std::multiplies<>());
-  std::vector<Tensor> per_group;
-  for (int64_t g = 0; g < group; ++g) {
-    Tensor xg = group == 1 ? padded_x : ir::slice_axis(padded_x, 1, g * cg, (g + 1) * cg);
-    std::optional<Tensor> y;
-    for (const auto& o : kernel_offsets) {
-      Tensor term = ir::matmul(weights_at(o, g * mg, mg), ir::reshape(window_slice(xg, w, o), {n, cg, positions}));
-      y = y ? ir::add(*y, term) : term;
-    }
-    per_group.push_back(*y);
-  }
-  return group == 1 ? per_group.front() : ir::concat(per_group, 1);
-}
-
-Tensor convolution_of(Context& ctx, Tensor x, Tensor weights, const ConvGeometry& geometry) {
-  const size_t spatial = static_cast<size_t>(x.rank() - 2);
-  const int64_t group = geometry.group;
-  const int64_t channels = x.shape()[1], maps = weights.shape()[0];
-  Window w;
-  w.kernel.assign(weights.shape().begin() + 2, weights.shape().end());
-  w.strides = geometry.strides;
-  w.dilations = geometry.dilations;
-  w.pad_lo = geometry.pad_lo;
-  w.pad_hi = geometry.pad_hi;
-  w.extra_hi.assign(spatial, 0);
-  for (size_t i = 0; i < spatial; ++i) {
-    const int64_t padded_extent = x.shape()[i + 2] + w.pad_lo[i] + w.pad_hi[i];
-    const int64_t span = w.dilations[i] * (w.kernel[i] - 1) + 1;
-    if (padded_extent < span) ctx.fail("the window is larger than the padded input");
-    w.out.push_back((padded_extent - span) / w.strides[i] + 1);
-  }
-  Tensor p = padded(x, w, 0, 0);
-  const int64_t n = x.shape()[0], cg = channels / group, mg = maps / group;
-  const std::vector<std::vector<int64_t>> kernel_offsets = offsets(ctx, w.kernel);
-  // W's weights at kernel offset `o` for output maps [first, first + count): [count, cg].
-  auto weights_at = [&](const std::vector<int64_t>& o, int64_t first, int64_t count) {
-    std::vector<int64_t> start{first, 0}, stop{first + count, cg}, step(spatial + 2, 1);
-    for (int64_t k : o) start.push_back(k), stop.push_back(k + 1);
-    return ir::reshape(ir::slice(weights, start, stop, step), {count, cg});
-  };
-  ir::Shape out_shape{n, maps};
-  out_shape.insert(out_shape.end(), w.out.begin(), w.out.end());
-  std::optional<Tensor> y;
-  if (group == channels && maps == channels) {
-    // Depthwise: each channel its own filter, an elementwise product per offset.
-    ir::Shape per_channel(out_shape.size(), 1);
-    per_channel[1] = channels;
-    for (const auto& o : kernel_offsets) {
-      Tensor wo = ir::broadcast(ir::reshape(weights_at(o, 0, maps), per_channel), out_shape);
-      Tensor term = ir::mul(window_slice(p, w, o), wo);
-      y = y ? ir::add(*y, term) : term;
-    }
-  } else {
-    if (group * static_cast<int64_t>(kernel_offsets.size()) > kMaxConvSlices)
-      ctx.unsupported(std::to_string(group) + " groups of " + std::to_string(kernel_offsets.size()) +
-                      " kernel positions (smelt decomposes at most " + std::to_string(kMaxConvSlices) + ")");
-    y = grouped_conv(p, w, kernel_offsets, weights_at, n, group, cg, mg);
-  }
-  return ir::reshape(*y, out_shape);
-}
-
 void convert_conv(Context& ctx) {
   ctx.require_inputs(2, 3);
   require_dtypes(ctx, 0, 2, DTypeClass::Float);
@@ -299,7 +231,13 @@ void convert_conv(Context& ctx) {
 }  // namespace
 
 Tensor convolution(Context& ctx, Tensor x, Tensor w, const ConvGeometry& geometry) {
-  return convolution_of(ctx, x, w, geometry);
+  for (size_t i = 0; i + 2 < x.shape().size(); ++i) {
+    const int64_t padded_extent = x.shape()[i + 2] + geometry.pad_lo[i] + geometry.pad_hi[i];
+    if (padded_extent < geometry.dilations[i] * (w.shape()[i + 2] - 1) + 1)
+      ctx.fail("the window is larger than the padded input");
+  }
+  return ir::conv(x, w, ir::ConvParams{geometry.strides, geometry.dilations, geometry.pad_lo, geometry.pad_hi,
+                                       geometry.group});
 }
 
 void add_window_converters(ConverterTable& t) {

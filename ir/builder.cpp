@@ -151,4 +151,18 @@ Tensor reduce_max(Tensor x, std::vector<int64_t> axes, bool keepdims) {
 }
 Tensor matmul(Tensor a, Tensor b) { return apply(Op::Matmul, {a, b}); }
 
+Tensor conv(Tensor x, Tensor w, ConvParams params) {
+  const size_t spatial = x.rank() >= 2 ? static_cast<size_t>(x.rank() - 2) : 0;
+  auto or_default = [&](std::vector<int64_t> v, int64_t fallback) {
+    return v.empty() ? std::vector<int64_t>(spatial, fallback) : v;
+  };
+  Attrs a;
+  a.strides = or_default(std::move(params.strides), 1);
+  a.dilations = or_default(std::move(params.dilations), 1);
+  a.lo = or_default(std::move(params.lo), 0);
+  a.hi = or_default(std::move(params.hi), 0);
+  a.groups = params.groups;
+  return apply(Op::Conv, {x, w}, std::move(a));
+}
+
 }  // namespace smelt::ir

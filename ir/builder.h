@@ -85,5 +85,12 @@ Tensor concat(std::vector<Tensor> xs, int64_t axis);
 Tensor reduce_sum(Tensor x, std::vector<int64_t> axes, bool keepdims = false);
 Tensor reduce_max(Tensor x, std::vector<int64_t> axes, bool keepdims = false);
 Tensor matmul(Tensor a, Tensor b);
+// Per spatial axis of x [N, C, spatial...]: stride, dilation, padding before
+// (lo) and after (hi); w is [M, C / groups, kernel...].
+struct ConvParams {
+  std::vector<int64_t> strides, dilations, lo, hi;  // empty: 1, 1, 0, 0 on every axis
+  int64_t groups = 1;
+};
+Tensor conv(Tensor x, Tensor w, ConvParams params = {});
 
 }  // namespace smelt::ir

@@ -1,7 +1,10 @@
 #include "ir/host_split.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
+
+#include "ir/contraction_group.h"
 
 namespace smelt::ir {
 
@@ -12,22 +15,34 @@ bool is_contraction(const Kernel& kernel) {
 }
 }  // namespace
 
+int64_t host_column_block(const Kernel& kernel) {
+  if (kernel.space.size() < 2 || !is_contraction(kernel)) return kHostColumnBlock;
+  const std::optional<ContractionGroup> group = match_contraction_group(kernel);
+  return group && group->columns.size() > 1 ? kHostPositionBlock : kHostColumnBlock;
+}
+
 int64_t host_column_blocks(const Kernel& kernel) {
-  const Shape& space = kernel.space;
-  if (space.size() < 2 || !is_contraction(kernel)) return 1;
-  for (size_t axis = 0; axis + 2 < space.size(); ++axis)
-    if (space[axis] != 1) return 1;
-  const int64_t m = space[space.size() - 2], n = space.back();
-  if (m > kHostFewRows || n < 2 * kHostColumnBlock) return 1;
-  return (n + kHostColumnBlock - 1) / kHostColumnBlock;
+  if (kernel.space.size() < 2 || !is_contraction(kernel)) return 1;
+  const std::optional<ContractionGroup> group = match_contraction_group(kernel);
+  if (!group) return 1;
+  for (int64_t extent : group->batch)
+    if (extent != 1) return 1;
+  const int64_t block = group->columns.size() > 1 ? kHostPositionBlock : kHostColumnBlock;
+  if (group->m > kHostFewRows || group->n < 2 * block) return 1;
+  return (group->n + block - 1) / block;
 }
 
 int64_t host_parallel_units(const Kernel& kernel) {
   const Shape& space = kernel.space;
   if (space.empty()) return 1;
   if (space.size() == 1) return (space[0] + kHostRank1Chunk - 1) / kHostRank1Chunk;
+  // Rows: every axis but the columns (the innermost, or a contraction's
+  // several column axes).
+  size_t column_axes = 1;
+  if (is_contraction(kernel))
+    if (const std::optional<ContractionGroup> group = match_contraction_group(kernel)) column_axes = group->columns.size();
   int64_t rows = 1;
-  for (size_t axis = 0; axis + 1 < space.size(); ++axis) rows *= space[axis];
+  for (size_t axis = 0; axis + column_axes < space.size(); ++axis) rows *= space[axis];
   return rows * host_column_blocks(kernel);
 }
 

@@ -22,11 +22,18 @@ inline constexpr int64_t kHostMinWorkPerChunk = 16 * 1024;
 // rows alone, every thread would stream (and pack) all of B for its few rows.
 inline constexpr int64_t kHostFewRows = 256;
 inline constexpr int64_t kHostColumnBlock = 2048;
-// ceil(N / kHostColumnBlock) for such a kernel, else 1.
+// A contraction over several column axes (a convolution's output positions)
+// with no batch axis above 1 is split by blocks of kHostPositionBlock columns
+// once it has two: its B side (the input's windows) is what costs, and split by
+// rows every thread would pack all of it.
+inline constexpr int64_t kHostPositionBlock = 256;
+// Columns per block: kHostPositionBlock for several column axes, else kHostColumnBlock.
+int64_t host_column_block(const Kernel& kernel);
+// ceil(N / host_column_block) for such a kernel, else 1.
 int64_t host_column_blocks(const Kernel& kernel);
 
 // The parallel units of `kernel`: the rows of its space (all axes but the
-// innermost) times its column blocks, column block major (unit u is row
+// innermost, or but a contraction group's column axes) times its column blocks, column block major (unit u is row
 // u mod rows of column block u div rows); ceil(n / kHostRank1Chunk) blocks
 // for a rank-1 space, 1 for rank 0.
 int64_t host_parallel_units(const Kernel& kernel);

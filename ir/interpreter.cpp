@@ -257,6 +257,50 @@ HostTensor eval_reduce(const Node& node, const HostTensor& x, Op combine) {
 // [..., M, K] x [..., K, N] with numpy batch broadcasting. Each output row is
 // accumulated in an i-k-j loop over contiguous rows of B: floats in double (one
 // rounding to the dtype at the end), integers in uint64 so they wrap.
+// Direct convolution, summed in double in (channel, kernel position) order and
+// rounded once. Spatial axes are taken as three, missing ones of extent 1.
+HostTensor eval_conv(const Node& node, const HostTensor& x, const HostTensor& w) {
+  const Shape &xs = x.type.shape, &ws = w.type.shape, &os = node.type.shape;
+  const Attrs& a = node.attrs;
+  const size_t spatial = xs.size() - 2;
+  std::array<int64_t, 3> in{1, 1, 1}, k{1, 1, 1}, out{1, 1, 1}, stride{1, 1, 1}, dilation{1, 1, 1}, lo{0, 0, 0};
+  for (size_t i = 0; i < spatial; ++i) {
+    const size_t j = 3 - spatial + i;
+    in[j] = xs[i + 2], k[j] = ws[i + 2], out[j] = os[i + 2];
+    stride[j] = a.strides[i], dilation[j] = a.dilations[i], lo[j] = a.lo[i];
+  }
+  const int64_t batch = xs[0], channels = xs[1], maps = ws[0], cg = channels / a.groups, mg = maps / a.groups;
+  HostTensor result = HostTensor::zeros(node.type);
+  int64_t at = 0;
+  for (int64_t n = 0; n < batch; ++n)
+    for (int64_t m = 0; m < maps; ++m) {
+      const int64_t first_channel = m / mg * cg;
+      for (int64_t o0 = 0; o0 < out[0]; ++o0)
+        for (int64_t o1 = 0; o1 < out[1]; ++o1)
+          for (int64_t o2 = 0; o2 < out[2]; ++o2) {
+            double sum = 0;
+            for (int64_t c = 0; c < cg; ++c)
+              for (int64_t k0 = 0; k0 < k[0]; ++k0) {
+                const int64_t i0 = o0 * stride[0] + k0 * dilation[0] - lo[0];
+                if (i0 < 0 || i0 >= in[0]) continue;
+                for (int64_t k1 = 0; k1 < k[1]; ++k1) {
+                  const int64_t i1 = o1 * stride[1] + k1 * dilation[1] - lo[1];
+                  if (i1 < 0 || i1 >= in[1]) continue;
+                  for (int64_t k2 = 0; k2 < k[2]; ++k2) {
+                    const int64_t i2 = o2 * stride[2] + k2 * dilation[2] - lo[2];
+                    if (i2 < 0 || i2 >= in[2]) continue;
+                    const int64_t xi = (((n * channels + first_channel + c) * in[0] + i0) * in[1] + i1) * in[2] + i2;
+                    const int64_t wi = (((m * cg + c) * k[0] + k0) * k[1] + k1) * k[2] + k2;
+                    sum += x.reals[static_cast<size_t>(xi)] * w.reals[static_cast<size_t>(wi)];
+                  }
+                }
+              }
+            result.set(at++, sum);
+          }
+    }
+  return result;
+}
+
 HostTensor eval_matmul(const Node& node, const HostTensor& a, const HostTensor& b) {
   const Shape& a_shape = a.type.shape;
   const Shape& b_shape = b.type.shape;
@@ -339,6 +383,7 @@ HostTensor eval_node(const Node& node, const std::vector<const HostTensor*>& arg
     case Op::ReduceSum: return eval_reduce(node, *args[0], Op::Add);
     case Op::ReduceMax: return eval_reduce(node, *args[0], Op::Max);
     case Op::Matmul: return eval_matmul(node, *args[0], *args[1]);
+    case Op::Conv: return eval_conv(node, *args[0], *args[1]);
     default: break;
   }
   if (op_class(node.op) == OpClass::Elementwise) return eval_elementwise_node(node, args);

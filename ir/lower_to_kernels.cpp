@@ -11,6 +11,7 @@
 #include <unordered_set>
 
 #include "ir/kernel_builder.h"
+#include "ir/kernel_reindex.h"
 
 namespace smelt::ir {
 namespace {
@@ -49,7 +50,7 @@ int64_t bits_of(double v) {
   return b;
 }
 
-bool is_anchor(Op op) { return op == Op::ReduceSum || op == Op::ReduceMax || op == Op::Matmul; }
+bool is_anchor(Op op) { return is_anchor_class(op_class(op)); }
 
 bool is_uniform(const std::vector<double>& values) {
   for (double v : values)
@@ -93,6 +94,11 @@ class KernelEmitter {
 
   // Materialized values (not inputs) this kernel reads.
   const std::vector<ValueId>& loaded() const { return loaded_; }
+  // After the last root: a kernel of convolutions takes its contraction form
+  // (no root can be emitted into it after that).
+  void finish() {
+    if (conv_layout_) to_contraction_form(k_, *conv_layout_);
+  }
   // By position in loaded(): every load of that value is at its own output
   // index, unguarded and outside any reduction body, so the value could be
   // computed in this kernel and stored from here instead of loaded.
@@ -248,7 +254,8 @@ class KernelEmitter {
       case Op::Concat: return concat_step(f, stage, operand);
       case Op::ReduceSum:
       case Op::ReduceMax:
-      case Op::Matmul: return anchor_step(f, stage, operand);
+      case Op::Matmul:
+      case Op::Conv: return anchor_step(f, stage, operand);
       default:  // elementwise
         if (stage > 0) f.operands.push_back(operand);
         if (f.operands.size() < n.operands.size()) return Request{n.operands[f.operands.size()], idx, guard, 0};
@@ -353,31 +360,43 @@ class KernelEmitter {
     return std::nullopt;
   }
 
-  // A reduction or matmul at its own output index: its body runs over the
-  // kernel's one reduction domain. Stage 0 requests the body's (or matmul's
-  // lhs) operand; matmul's stage 1 its rhs.
+  // A reduction, matmul or conv at its own output index: its body runs over
+  // the kernel's one reduction domain. Stage 0 requests the body's (or the
+  // first factor's) operand; a contraction's stage 1 its second factor.
   std::optional<Request> anchor_step(Frame& f, int stage, int operand) {
     const ValueId v = f.at.v;
     const Node& n = node(v);
     const Index& idx = f.at.idx;
-    const bool is_matmul = n.op == Op::Matmul;
+    const bool contraction = op_class(n.op) == OpClass::Contraction;
     if (stage == 0) {
       const int first_reduction_var = static_cast<int>(k_.space.size());
       Shape domain;
       std::vector<int64_t> axes = n.attrs.axes;
       std::sort(axes.begin(), axes.end());
-      if (is_matmul) {
+      if (n.op == Op::Matmul) {
         domain = {shape(n.operands[0]).back()};
+      } else if (n.op == Op::Conv) {
+        const Shape& w = shape(n.operands[1]);
+        domain.assign(w.begin() + 1, w.end());  // channels of a group, kernel positions
       } else {
         for (int64_t a : axes) domain.push_back(shape(n.operands[0])[static_cast<size_t>(a)]);
       }
       if (k_.reduction.empty()) k_.reduction = domain;
       else if (k_.reduction != domain) throw MustMaterialize{v};
       ++reduction_depth_;
-      if (is_matmul) {
+      if (n.op == Op::Matmul) {
         f.reduction_var = pool_.var(first_reduction_var);
         return Request{n.operands[0], matmul_operand_index(shape(n.operands[0]), true, idx, f.reduction_var),
                        f.at.guard, 0};
+      }
+      if (n.op == Op::Conv) {
+        note_conv(v);
+        Index in;
+        f.mask = conv_input_index(v, idx, first_reduction_var, in);
+        // Padding reads zeros: a masked load of a buffer, a computed input
+        // masked after it is computed (its value at a padded position is not 0).
+        f.wrap = f.mask != kNoIndex && !is_view_of_buffer(n.operands[0]);
+        return Request{n.operands[0], std::move(in), pool_.logical_and(f.at.guard, f.mask), 0};
       }
       const Shape& in_shape = shape(n.operands[0]);
       Index in(in_shape.size());
@@ -394,9 +413,12 @@ class KernelEmitter {
       return Request{n.operands[0], std::move(in), f.at.guard, 0};
     }
     int body = operand;
-    if (is_matmul) {
+    if (contraction) {
       if (stage == 1) {
-        f.operands.push_back(operand);
+        f.operands.push_back(f.wrap ? op(Op::Where, {index_value(f.mask, DType::Bool), operand, constant(0, dtype(v))},
+                                         dtype(v))
+                                    : operand);
+        if (n.op == Op::Conv) return Request{n.operands[1], conv_weight_index(idx), f.at.guard, 0};
         return Request{n.operands[1], matmul_operand_index(shape(n.operands[1]), false, idx, f.reduction_var),
                        f.at.guard, 0};
       }
@@ -408,8 +430,51 @@ class KernelEmitter {
       body = op(Op::Mul, {f.operands[0], operand}, product);
     }
     --reduction_depth_;
-    f.result = intern(make_reduce(is_matmul ? Op::ReduceSum : n.op, body, dtype(v), is_matmul));
+    f.result = intern(make_reduce(contraction ? Op::ReduceSum : n.op, body, dtype(v), contraction));
     return std::nullopt;
+  }
+
+  // conv's input index at output index `idx` = [n, m, out...] and reduction
+  // variables [c, kernel...] from `first_var`: [n, group·cg + c, out·stride +
+  // kernel·dilation - lo...]. Returns the mask of positions inside the input
+  // (kNoIndex where no padding is read).
+  IndexRef conv_input_index(ValueId v, const Index& idx, int first_var, Index& in) {
+    const Node& n = node(v);
+    const Attrs& a = n.attrs;
+    const Shape &x = shape(n.operands[0]), &w = shape(n.operands[1]), &out = shape(v);
+    const int64_t maps_per_group = w[0] / a.groups, cg = w[1];
+    in.assign(x.size(), kNoIndex);
+    in[0] = idx[0];
+    const IndexRef c = pool_.var(first_var);
+    in[1] = a.groups == 1 ? c
+                          : pool_.add(pool_.mul(pool_.floor_div(idx[1], pool_.constant(maps_per_group)), pool_.constant(cg)), c);
+    IndexRef mask = kNoIndex;
+    for (size_t i = 0; i + 2 < x.size(); ++i) {
+      const IndexRef at = pool_.sub(pool_.add(pool_.mul(idx[i + 2], pool_.constant(a.strides[i])),
+                                              pool_.mul(pool_.var(first_var + 1 + static_cast<int>(i)),
+                                                        pool_.constant(a.dilations[i]))),
+                                    pool_.constant(a.lo[i]));
+      in[i + 2] = at;
+      const int64_t last = (out[i + 2] - 1) * a.strides[i] + (w[i + 2] - 1) * a.dilations[i] - a.lo[i];
+      if (a.lo[i] > 0) mask = pool_.logical_and(mask, pool_.le(pool_.constant(0), at));
+      if (last >= x[i + 2]) mask = pool_.logical_and(mask, pool_.lt(at, pool_.constant(x[i + 2])));
+    }
+    return mask;
+  }
+
+  // conv's weight index: [m, c, kernel...].
+  Index conv_weight_index(const Index& idx) {
+    const int first_var = static_cast<int>(k_.space.size());
+    Index in{idx[1]};
+    for (size_t r = 0; r < k_.reduction.size(); ++r) in.push_back(pool_.var(first_var + static_cast<int>(r)));
+    return in;
+  }
+
+  // The kernel's convolutions, for its contraction form (conv_layout()).
+  void note_conv(ValueId v) {
+    const ConvLayout layout{node(v).attrs.groups, shape(v)};
+    if (!conv_layout_) conv_layout_ = layout;
+    else if (!(*conv_layout_ == layout)) conv_layout_->groups = 0;  // mixed: keep the plain form
   }
 
   // The index of matmul's operand of shape `s` for a[..., m, r] * b[..., r, n],
@@ -517,6 +582,7 @@ class KernelEmitter {
   std::unordered_map<ValueId, size_t> loaded_position_;  // in loaded_
   std::unordered_map<Words, int, WordsHash> memo_;   // (value, guard, pad, index) -> node
   std::unordered_map<Words, int, WordsHash> exprs_;  // node structure -> node
+  std::optional<ConvLayout> conv_layout_;
 };
 
 struct SingleKernel {
@@ -869,6 +935,7 @@ Lowering build(const Graph& g, const std::vector<bool>& materialized, const Lowe
     for (ValueId v : emitter.loaded()) f.deps.push_back(kernel_of[v]);
     f.dep_at_own_index = emitter.loaded_at_own_index();
     f.own_load = g.node(root).op == Op::Input ? -1 : s.buffer_of[root];
+    emitter.finish();
     kernel_of[root] = kernels.size();
     kernels.push_back(std::move(single));
     facts.push_back(std::move(f));
@@ -882,6 +949,7 @@ Lowering build(const Graph& g, const std::vector<bool>& materialized, const Lowe
     KernelEmitter emitter(s, trial);
     try {
       for (size_t m : members) emitter.emit_root(kernels[m].roots.front());
+      emitter.finish();
     } catch (const MustMaterialize&) {
       return std::numeric_limits<double>::infinity();
     }
@@ -906,6 +974,7 @@ Lowering build(const Graph& g, const std::vector<bool>& materialized, const Lowe
     merged.space = kernels[members.front()].kernel.space;
     KernelEmitter emitter(s, merged);
     for (ValueId root : merged_roots) emitter.emit_root(root);
+    emitter.finish();
     s.program.kernels.push_back(std::move(merged));
   }
   Lowering result;
@@ -1035,6 +1104,7 @@ void emit_single(const IncrementalLowering::KernelPrice& price, ProgramState& s,
   }
   for (ValueId v : emitter.loaded()) single.deps.push_back(region_number(region, v));
   single.dep_at_own_index = emitter.loaded_at_own_index();
+  emitter.finish();
   single.price = price(s.program, kernel);
 }
 
@@ -1140,6 +1210,7 @@ IncrementalLowering::Priced IncrementalLowering::price(const Graph& g, std::span
         try {
           try {
             for (ValueId root : merged_roots) emitter.emit_root(root);
+            emitter.finish();
             merged.price = c.price(s.program, kernel);
           } catch (const MustMaterialize& m) {
             merged.must_materialize = region_number(region, m.value);

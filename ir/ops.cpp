@@ -271,6 +271,38 @@ Inferred infer_matmul(Operands ops, Attrs&) {
   return ok(ops[0].dtype, out);
 }
 
+// conv(x [N, C, in...], w [M, C / groups, k...]) → [N, M, out...]: 1 to 3
+// spatial axes, one stride, dilation and pad pair per spatial axis.
+Inferred infer_conv(Operands ops, Attrs& a) {
+  const Shape &x = ops[0].shape, &w = ops[1].shape;
+  if (x.size() < 3 || x.size() > 5) return fail("x must be [N, C, spatial...] with 1 to 3 spatial axes");
+  if (w.size() != x.size()) return fail("w must be [M, C / groups, kernel...] of x's rank");
+  if (ops[0].dtype != ops[1].dtype) return fail("operands must have the same dtype");
+  if (!is_float(ops[0].dtype)) return fail("expected float operands");
+  const size_t spatial = x.size() - 2;
+  if (a.strides.size() != spatial || a.dilations.size() != spatial || a.lo.size() != spatial || a.hi.size() != spatial)
+    return fail("strides, dilations, lo and hi need one value per spatial axis (" + std::to_string(spatial) + ")");
+  if (a.groups < 1 || x[1] % a.groups != 0 || w[0] % a.groups != 0 || w[1] * a.groups != x[1])
+    return fail("groups " + std::to_string(a.groups) + " must divide x's channels and w's maps, w's second extent being channels / groups");
+  // Bounded so that window arithmetic stays far from overflow.
+  constexpr int64_t kMaxWindowValue = int64_t{1} << 31;
+  Shape out{x[0], w[0]};
+  for (size_t i = 0; i < spatial; ++i) {
+    if (a.strides[i] < 1 || a.dilations[i] < 1 || a.lo[i] < 0 || a.hi[i] < 0)
+      return fail("strides and dilations must be >= 1, lo and hi >= 0");
+    if (a.strides[i] > kMaxWindowValue || a.dilations[i] > kMaxWindowValue || a.lo[i] > kMaxWindowValue ||
+        a.hi[i] > kMaxWindowValue || w[i + 2] > kMaxWindowValue)
+      return fail("strides, dilations, pads and kernel extents must be at most 2^31");
+    const int64_t padded = x[i + 2] + a.lo[i] + a.hi[i], span = a.dilations[i] * (w[i + 2] - 1) + 1;
+    if (w[i + 2] < 1 || padded < span)
+      return fail("the window (" + std::to_string(span) + ") is larger than the padded input (" +
+                  std::to_string(padded) + ") on spatial axis " + std::to_string(i));
+    out.push_back((padded - span) / a.strides[i] + 1);
+  }
+  if (auto e = shape_problem(out); !e.empty()) return fail(e);
+  return ok(ops[0].dtype, out);
+}
+
 // ---- scalar semantics --------------------------------------------------------
 
 // Integer arithmetic wraps (two's complement), done in uint64 to avoid UB.
@@ -330,6 +362,8 @@ const std::array<OpInfo, kNumOps> kTable = {{
   {Op::ReduceSum, "reduce_sum", 1, OpClass::Reduction, kAttrAxes | kAttrKeepdims, infer_reduce, nullptr, nullptr},
   {Op::ReduceMax, "reduce_max", 1, OpClass::Reduction, kAttrAxes | kAttrKeepdims, infer_reduce, nullptr, nullptr},
   {Op::Matmul, "matmul", 2, OpClass::Contraction, kNone, infer_matmul, nullptr, nullptr},
+  {Op::Conv, "conv", 2, OpClass::Contraction, kAttrStrides | kAttrDilations | kAttrLo | kAttrHi | kAttrGroups,
+   infer_conv, nullptr, nullptr},
 }};
 
 #undef REAL
@@ -371,6 +405,9 @@ std::string_view attr_key_name(AttrKey k) {
     case kAttrStep: return "step";
     case kAttrLo: return "lo";
     case kAttrHi: return "hi";
+    case kAttrStrides: return "strides";
+    case kAttrDilations: return "dilations";
+    case kAttrGroups: return "groups";
   }
   return "?";
 }

@@ -25,11 +25,13 @@ enum class Op : uint8_t {
   // views
   Reshape, Permute, Slice, Pad, Broadcast, Concat,
   // reductions and contraction
-  ReduceSum, ReduceMax, Matmul,
+  ReduceSum, ReduceMax, Matmul, Conv,
 };
-inline constexpr int kNumOps = static_cast<int>(Op::Matmul) + 1;
+inline constexpr int kNumOps = static_cast<int>(Op::Conv) + 1;
 
 enum class OpClass : uint8_t { Source, Factory, Elementwise, View, Reduction, Contraction };
+// Reductions and contractions: ops whose kernel has a reduction domain (an anchor).
+inline bool is_anchor_class(OpClass c) { return c == OpClass::Reduction || c == OpClass::Contraction; }
 std::string_view op_class_name(OpClass c);
 
 // Attribute keys; an op's table entry says which it takes. The text format uses
@@ -46,11 +48,14 @@ enum AttrKey : uint32_t {
   kAttrStop = 1u << 8,      // slice
   kAttrStep = 1u << 9,      // slice
   kAttrLo = 1u << 10,       // pad
-  kAttrHi = 1u << 11,       // pad
+  kAttrHi = 1u << 11,       // pad; conv: padding after each spatial axis
+  kAttrStrides = 1u << 12,    // conv
+  kAttrDilations = 1u << 13,  // conv
+  kAttrGroups = 1u << 14,     // conv
 };
-inline constexpr AttrKey kAllAttrKeys[] = {kAttrShape, kAttrTo, kAttrValue, kAttrAxis,
-                                           kAttrPerm, kAttrAxes, kAttrKeepdims, kAttrStart,
-                                           kAttrStop, kAttrStep, kAttrLo, kAttrHi};
+inline constexpr AttrKey kAllAttrKeys[] = {kAttrShape, kAttrTo,      kAttrValue,   kAttrAxis,      kAttrPerm,
+                                           kAttrAxes,  kAttrKeepdims, kAttrStart,  kAttrStop,      kAttrStep,
+                                           kAttrLo,    kAttrHi,      kAttrStrides, kAttrDilations, kAttrGroups};
 std::string_view attr_key_name(AttrKey k);
 std::optional<AttrKey> parse_attr_key(std::string_view name);
 
@@ -74,7 +79,9 @@ struct Attrs {
   std::vector<int64_t> axes;      // reductions
   bool keepdims = false;          // reductions
   std::vector<int64_t> start, stop, step;  // slice, one entry per axis
-  std::vector<int64_t> lo, hi;             // pad, one entry per axis
+  std::vector<int64_t> lo, hi;             // pad, one entry per axis; conv, per spatial axis
+  std::vector<int64_t> strides, dilations;  // conv, per spatial axis
+  int64_t groups = 1;                       // conv
   bool operator==(const Attrs&) const = default;
 };
 

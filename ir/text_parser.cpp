@@ -447,6 +447,9 @@ class Parser {
       case kAttrStep: a.step = parse_int_list(); break;
       case kAttrLo: a.lo = parse_int_list(); break;
       case kAttrHi: a.hi = parse_int_list(); break;
+      case kAttrStrides: a.strides = parse_int_list(); break;
+      case kAttrDilations: a.dilations = parse_int_list(); break;
+      case kAttrGroups: a.groups = parse_int(); break;
     }
   }
 
@@ -583,6 +586,15 @@ class Parser {
       a.step.assign(graph_.type(operands[0].id).shape.size(), 1);
     if (info.op == Op::Pad && !(parsed.given & kAttrValue)) a.values = {0.0};
     uint32_t optional_keys = kAttrStep | kAttrKeepdims | (info.op == Op::Pad ? kAttrValue : 0u);
+    if (info.op == Op::Conv && !operands.empty()) {
+      // Stride and dilation 1, no padding, one group unless written.
+      const size_t rank = graph_.type(operands[0].id).shape.size(), spatial = rank >= 2 ? rank - 2 : 0;
+      if (!(parsed.given & kAttrStrides)) a.strides.assign(spatial, 1);
+      if (!(parsed.given & kAttrDilations)) a.dilations.assign(spatial, 1);
+      if (!(parsed.given & kAttrLo)) a.lo.assign(spatial, 0);
+      if (!(parsed.given & kAttrHi)) a.hi.assign(spatial, 0);
+      optional_keys |= kAttrStrides | kAttrDilations | kAttrLo | kAttrHi | kAttrGroups;
+    }
     for (AttrKey k : kAllAttrKeys)
       if ((info.attrs & k) && !(optional_keys & k) && !(parsed.given & k))
         fail(op_token, std::string(info.name) + ": missing attribute '" +

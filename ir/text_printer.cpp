@@ -12,11 +12,11 @@ namespace smelt::ir {
 namespace {
 
 // Attributes are written in this order (for pad: lo, hi, value; for slice:
-// start, stop, step; for reductions: axes, keepdims). Every other op takes at
-// most one attribute.
-constexpr AttrKey kPrintOrder[] = {kAttrShape,    kAttrTo,    kAttrPerm,  kAttrAxes,
-                                   kAttrKeepdims, kAttrStart, kAttrStop,  kAttrStep,
-                                   kAttrLo,       kAttrHi,    kAttrValue, kAttrAxis};
+// start, stop, step; for reductions: axes, keepdims; for conv: strides,
+// dilations, lo, hi, groups). Every other op takes at most one attribute.
+constexpr AttrKey kPrintOrder[] = {kAttrShape, kAttrTo,    kAttrPerm,    kAttrAxes,      kAttrKeepdims,
+                                   kAttrStart, kAttrStop,  kAttrStep,    kAttrStrides,   kAttrDilations,
+                                   kAttrLo,    kAttrHi,    kAttrGroups,  kAttrValue,     kAttrAxis};
 
 bool is_name_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 bool is_name_char(char c) { return is_name_start(c) || (c >= '0' && c <= '9') || c == '.'; }
@@ -115,6 +115,9 @@ std::string attribute_str(const Node& n, AttrKey key) {
     case kAttrStep: return ints_str(a.step);
     case kAttrLo: return ints_str(a.lo);
     case kAttrHi: return ints_str(a.hi);
+    case kAttrStrides: return ints_str(a.strides);
+    case kAttrDilations: return ints_str(a.dilations);
+    case kAttrGroups: return std::to_string(a.groups);
   }
   return "?";
 }

@@ -41,7 +41,7 @@ GpuPlan plan_gpu_kernel(const ir::Kernel& kernel) {
     plan.work_items = static_cast<uint64_t>(ceil_div(elements, plan.block_threads));
     return plan;
   }
-  if (std::optional<ContractionGroup> matmul = match_contraction_group(kernel)) {
+  if (std::optional<ir::ContractionGroup> matmul = ir::match_contraction_group(kernel)) {
     const int64_t sides = static_cast<int64_t>(matmul->a_sides.size() + matmul->b_sides.size());
     if (sides * kTileK * kTileM * 4 <= kMaxSharedBytes) {
       int64_t batch = 1;

@@ -18,7 +18,7 @@
 //    a shared-memory tree combines the block's partials; thread 0 runs the
 //    epilogue and stores the outputs.
 //  kTiledMatmul (contraction groups that match_contraction_group accepts, the
-//    host's rule too: contraction_plan.h):
+//    host's rule too: ir/contraction_group.h):
 //    64×64 output tiles per block of 256 threads, each thread a 4×4 register
 //    tile, K in steps of 16. Every distinct A-side / B-side subtree (the
 //    prologue) is evaluated while filling its shared-memory tile (zeros past
@@ -32,7 +32,7 @@
 #include <llvm/IR/Module.h>
 
 #include "ir/kernel.h"
-#include "lower/contraction_plan.h"
+#include "ir/contraction_group.h"
 #include "lower/kernel_emitter.h"
 #include "lower/lower.h"
 

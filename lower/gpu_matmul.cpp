@@ -18,7 +18,7 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 class TiledMatmul {
  public:
-  TiledMatmul(GpuBuilder& gpu, KernelEmitter& emitter, const ContractionGroup& plan)
+  TiledMatmul(GpuBuilder& gpu, KernelEmitter& emitter, const ir::ContractionGroup& plan)
       : gpu_(gpu), b_(gpu.b), emitter_(emitter), kernel_(emitter.kernel()), plan_(plan) {}
 
   void emit() {
@@ -62,7 +62,11 @@ class TiledMatmul {
   std::vector<llvm::Value*> side_vars(llvm::Value* row, llvm::Value* col, llvm::Value* k) {
     std::vector<llvm::Value*> vars = batch_vars_;
     vars.push_back(row);
-    vars.push_back(col);
+    if (plan_.columns.size() > 1) {  // a convolution's output positions, row-major
+      for (llvm::Value* v : gpu_.delinearize(col, plan_.columns)) vars.push_back(v);
+    } else {
+      vars.push_back(col);
+    }
     vars.push_back(k);
     return vars;
   }
@@ -120,7 +124,7 @@ class TiledMatmul {
     llvm::Value* my_col = b_.CreateMul(thread_col_, i64(kThreadCols));
     for (int64_t kk = 0; kk < kTileK; ++kk) {
       for (size_t t = 0; t < plan_.terms.size(); ++t) {
-        const ContractionTerm& term = plan_.terms[t];
+        const ir::ContractionTerm& term = plan_.terms[t];
         llvm::Value* a[kThreadRows];
         llvm::Value* bv[kThreadCols];
         for (int64_t r = 0; r < kThreadRows; ++r)
@@ -166,7 +170,7 @@ class TiledMatmul {
   llvm::IRBuilder<>& b_;
   KernelEmitter& emitter_;
   const ir::Kernel& kernel_;
-  const ContractionGroup& plan_;
+  const ir::ContractionGroup& plan_;
   llvm::GlobalVariable* a_tiles_ = nullptr;
   llvm::GlobalVariable* b_tiles_ = nullptr;
   llvm::AllocaInst* accumulators_ = nullptr;
@@ -182,7 +186,7 @@ class TiledMatmul {
 }  // namespace
 
 void emit_tiled_matmul(GpuBuilder& gpu, KernelEmitter& emitter) {
-  const std::optional<ContractionGroup> plan = match_contraction_group(emitter.kernel());
+  const std::optional<ir::ContractionGroup> plan = ir::match_contraction_group(emitter.kernel());
   if (!plan) throw LowerError("kernel " + emitter.kernel().name + ": not a tiled contraction (internal)");
   TiledMatmul(gpu, emitter, *plan).emit();
 }

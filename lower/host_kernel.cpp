@@ -75,8 +75,9 @@ void emit_host_rows(llvm::IRBuilder<>& builder, const HostFunction& host, Kernel
       if (blocks > 1) {
         const int64_t rows = ir::host_parallel_units(kernel) / blocks;
         row = builder.CreateURem(unit, constant(rows));
-        first = builder.CreateMul(builder.CreateUDiv(unit, constant(rows)), constant(ir::kHostColumnBlock));
-        last = builder.CreateBinaryIntrinsic(llvm::Intrinsic::smin, builder.CreateAdd(first, constant(ir::kHostColumnBlock)),
+        const int64_t block = ir::host_column_block(kernel);
+        first = builder.CreateMul(builder.CreateUDiv(unit, constant(rows)), constant(block));
+        last = builder.CreateBinaryIntrinsic(llvm::Intrinsic::smin, builder.CreateAdd(first, constant(block)),
                                              constant(kernel.space[rank - 1]));
       } else {
         last = constant(kernel.space[rank - 1]);

@@ -38,6 +38,10 @@ ContractionTiles clamp_tiles(ContractionTiles t, const ContractionPlan& p) {
   return t;
 }
 
+// How a loop is vectorized: left to LLVM's cost model, 16 wide with a scalar
+// remainder, or 16 wide with the remainder as one masked iteration.
+enum class Vectorize { kNo, kYes, kMaskedTail };
+
 class TiledContraction {
  public:
   TiledContraction(KernelEmitter& emitter, const ContractionPlan& plan)
@@ -255,13 +259,14 @@ class TiledContraction {
   // Units of column blocks (ir/host_split.h: every batch extent is 1, unit u
   // is row u mod M of block u div M): per block, its rows over its columns.
   void emit_column_blocks(Value* begin, Value* end) {
-    if (t_.nc != ir::kHostColumnBlock)
-      throw LowerError("internal error: column blocks of " + std::to_string(ir::kHostColumnBlock) +
-                       " columns, but N blocks of " + std::to_string(t_.nc));
+    const int64_t block = ir::host_column_block(k_);
+    if (t_.nc != block)
+      throw LowerError("internal error: column blocks of " + std::to_string(block) + " columns, but N blocks of " +
+                       std::to_string(t_.nc));
     const Range range = flat_rows() ? Range{} : Range{c(0), batch_variables(c(0))};
     emit_unit_ranges(begin, end, "column_block", [&](Value* unit, Value* m0, Value* m1) {
-      n_begin_ = b_.CreateMul(b_.CreateUDiv(unit, c(p_.m)), c(ir::kHostColumnBlock));
-      n_end_ = min(c(p_.n), b_.CreateAdd(n_begin_, c(ir::kHostColumnBlock)));
+      n_begin_ = b_.CreateMul(b_.CreateUDiv(unit, c(p_.m)), c(block));
+      n_end_ = min(c(p_.n), b_.CreateAdd(n_begin_, c(block)));
       emit_range(range, m0, m1);
     });
   }
@@ -270,6 +275,7 @@ class TiledContraction {
   bool k_blocked() const { return p_.k > t_.kc; }
   Value* c(int64_t v) { return llvm::ConstantInt::get(i64_, static_cast<uint64_t>(v), true); }
   Value* min(Value* a, Value* b) { return b_.CreateSelect(b_.CreateICmpSLT(a, b), a, b); }
+  Value* max(Value* a, Value* b) { return b_.CreateSelect(b_.CreateICmpSLT(a, b), b, a); }
   BasicBlock* block(const std::string& name) { return BasicBlock::Create(ctx_, name, fn_); }
   Value* at(Value* base, Value* index) { return b_.CreateInBoundsGEP(f32_, base, index); }
 
@@ -280,7 +286,7 @@ class TiledContraction {
   // scalar code).
   std::vector<Value*> loop(Value* begin, Value* end, int64_t step, std::vector<Value*> carried,
                            const std::function<std::vector<Value*>(Value*, const std::vector<Value*>&)>& body,
-                           const std::string& name, bool vectorize = false) {
+                           const std::string& name, Vectorize vectorize = Vectorize::kNo) {
     BasicBlock* pre = b_.GetInsertBlock();
     BasicBlock* cond = block(name + ".cond");
     BasicBlock* loop_body = block(name + ".body");
@@ -303,36 +309,50 @@ class TiledContraction {
     iv->addIncoming(b_.CreateAdd(iv, c(step), "", true, true), latch);
     for (size_t i = 0; i < phis.size(); ++i) phis[i]->addIncoming(next[i], latch);
     llvm::BranchInst* back = b_.CreateBr(cond);
-    if (vectorize) back->setMetadata(llvm::LLVMContext::MD_loop, vectorize_loop_metadata());
+    if (vectorize != Vectorize::kNo)
+      back->setMetadata(llvm::LLVMContext::MD_loop, vectorize_loop_metadata(vectorize == Vectorize::kMaskedTail));
     b_.SetInsertPoint(exit);
     return current;
   }
-  llvm::MDNode* vectorize_loop_metadata() {
+  llvm::MDNode* vectorize_loop_metadata(bool masked_tail) {
     llvm::Metadata* enable[] = {llvm::MDString::get(ctx_, "llvm.loop.vectorize.enable"),
                                 llvm::ConstantAsMetadata::get(b_.getTrue())};
+    llvm::Metadata* predicate[] = {llvm::MDString::get(ctx_, "llvm.loop.vectorize.predicate.enable"),
+                                   llvm::ConstantAsMetadata::get(b_.getTrue())};
     llvm::Metadata* width[] = {llvm::MDString::get(ctx_, "llvm.loop.vectorize.width"),
                                llvm::ConstantAsMetadata::get(b_.getInt32(16))};
     llvm::Metadata* no_unroll[] = {llvm::MDString::get(ctx_, "llvm.loop.unroll.disable")};
-    llvm::Metadata* parts[] = {nullptr, llvm::MDNode::get(ctx_, enable), llvm::MDNode::get(ctx_, width),
-                               llvm::MDNode::get(ctx_, no_unroll)};
+    std::vector<llvm::Metadata*> parts = {nullptr, llvm::MDNode::get(ctx_, enable), llvm::MDNode::get(ctx_, width),
+                                          llvm::MDNode::get(ctx_, no_unroll)};
+    if (masked_tail) parts.push_back(llvm::MDNode::get(ctx_, predicate));
     llvm::MDNode* self = llvm::MDNode::getDistinct(ctx_, parts);
     self->replaceOperandWith(0, self);
     return self;
   }
   void loop(Value* begin, Value* end, int64_t step, const std::function<void(Value*)>& body, const std::string& name,
-            bool vectorize = false) {
+            Vectorize vectorize = Vectorize::kNo) {
     loop(begin, end, step, {}, [&](Value* iv, const std::vector<Value*>&) {
       body(iv);
       return std::vector<Value*>{};
     }, name, vectorize);
   }
 
-  // Kernel variables for one evaluation point; null where not available.
+  // Kernel variables for one evaluation point; null where not available. The
+  // column n is linear; several column axes take it apart (row-major).
   std::vector<Value*> variables(const std::vector<Value*>& batch_vars, Value* m, Value* n, Value* k) {
     std::vector<Value*> vars(static_cast<size_t>(k_.num_vars()), nullptr);
     for (size_t i = 0; i < batch_vars.size(); ++i) vars[i] = batch_vars[i];
-    vars[rank_ - 2] = m;
-    vars[rank_ - 1] = n;
+    const size_t row_axis = p_.batch.size();
+    vars[row_axis] = m;
+    if (n && p_.columns.size() > 1) {
+      Value* rest = n;
+      for (size_t a = p_.columns.size(); a-- > 0;) {
+        vars[row_axis + 1 + a] = a == 0 ? rest : b_.CreateURem(rest, c(p_.columns[a]));
+        if (a > 0) rest = b_.CreateUDiv(rest, c(p_.columns[a]));
+      }
+    } else {
+      vars[row_axis + 1] = n;
+    }
     vars[rank_] = k;
     return vars;
   }
@@ -400,16 +420,50 @@ class TiledContraction {
           loop(c(0), kb, 1, [&](Value* kk) {
             Value* row = at(panel, b_.CreateMul(kk, c(nr)));
             Value* k = b_.CreateAdd(kc0, kk);
-            loop(c(0), cols, 1, [&](Value* col) {
-              Value* v = operand(p_.b_sides[j], variables(range.batch_vars, nullptr, b_.CreateAdd(n_base, col), k), version);
-              b_.CreateStore(v, at(row, col));
-            }, "pack_b_col");
+            if (p_.columns.size() > 1) {
+              pack_b_row_by_lines(range, p_.b_sides[j], row, n_base, cols, k, version);
+            } else {
+              loop(c(0), cols, 1, [&](Value* col) {
+                Value* v = operand(p_.b_sides[j], variables(range.batch_vars, nullptr, b_.CreateAdd(n_base, col), k), version);
+                b_.CreateStore(v, at(row, col));
+              }, "pack_b_col");
+            }
             loop(cols, c(nr), 1, [&](Value* col) { b_.CreateStore(llvm::ConstantFP::get(f32_, 0.0), at(row, col)); },
                  "pack_b_pad");
           }, "pack_b_k");
         }, "pack_b_panel");
       }
     });
+  }
+
+  // Columns [n_base, n_base + cols) of B row k, for several column axes (a
+  // convolution's output positions): one loop per line of the last axis, whose
+  // variable then advances by one (the input index is affine in it and the
+  // loop vectorizes) instead of being taken apart per column.
+  void pack_b_row_by_lines(const Range& range, int side, Value* row, Value* n_base, Value* cols, Value* k,
+                           const ir::BranchPlan::Leaf& version) {
+    const int64_t line = p_.columns.back();
+    const size_t row_axis = p_.batch.size(), last_axis = row_axis + p_.columns.size();
+    Value* n_end = b_.CreateAdd(n_base, cols);
+    Value* first_line = b_.CreateUDiv(n_base, c(line));
+    Value* end_line = b_.CreateUDiv(b_.CreateAdd(n_end, c(line - 1)), c(line));
+    loop(first_line, end_line, 1, [&](Value* l) {
+      Value* line_start = b_.CreateMul(l, c(line));
+      Value* from = b_.CreateSub(max(n_base, line_start), line_start);
+      Value* to = b_.CreateSub(min(n_end, b_.CreateAdd(line_start, c(line))), line_start);
+      std::vector<Value*> vars = variables(range.batch_vars, nullptr, line_start, k);
+      // A padded input's loads as branches: consecutive along the line, they
+      // become masked vector loads, not gathers.
+      const bool branches = em_.masked_loads_as_branches();
+      em_.set_masked_loads_as_branches(true);
+      loop(from, to, 1, [&](Value* j) {
+        std::vector<Value*> at_j = vars;
+        at_j[last_axis] = j;
+        Value* v = operand(side, std::move(at_j), version);
+        b_.CreateStore(v, at(row, b_.CreateSub(b_.CreateAdd(line_start, j), n_base)));
+      }, "pack_b_line", Vectorize::kMaskedTail);  // lines are short (7 to 56): no scalar remainder
+      em_.set_masked_loads_as_branches(branches);
+    }, "pack_b_lines");
   }
 
   // A block: panel ir holds [k][mr] of rows mc0 + ir·mr …, zeros past m1.
@@ -462,15 +516,37 @@ class TiledContraction {
   // faster on the square, MLP and wide shapes measured (M 8–512, N up to
   // 4096, 1 and 2 threads).
   bool a_in_place() const {
+    if (a_in_place_) return *a_in_place_;
+    a_in_place_ = true;
+    for (int side : p_.a_sides)
+      if (!advances_by_one_with_k(k_.exprs[static_cast<size_t>(side)])) a_in_place_ = false;
+    return *a_in_place_;
+  }
+  // An unmasked f32 load whose axes that read k are the last ones, read only
+  // k, and together are k's row-major position over their extents (k itself
+  // on the last axis; a convolution's [c, kernel rows, kernel columns] taken
+  // apart from its flattened K): element k + 1 follows element k.
+  bool advances_by_one_with_k(const ir::KernelExpr& e) const {
     const int k_var = static_cast<int>(rank_);
-    for (int side : p_.a_sides) {
-      const ir::KernelExpr& e = k_.exprs[static_cast<size_t>(side)];
-      if (e.kind != ir::KernelExpr::Kind::kLoad || e.valid != ir::kNoIndex || e.index.empty()) return false;
-      if (em_.program().buffers.at(static_cast<size_t>(e.buffer)).type.dtype != ir::DType::F32) return false;
-      const ir::IndexPool::Node& last = k_.indices.node(e.index.back());
-      if (last.kind != ir::IndexPool::Kind::kVar || last.value != k_var) return false;
-      for (size_t axis = 0; axis + 1 < e.index.size(); ++axis)
-        if (k_.indices.vars_used(e.index[axis]) >> k_var & 1) return false;
+    const uint64_t k_bit = uint64_t{1} << k_var;
+    if (e.kind != ir::KernelExpr::Kind::kLoad || e.valid != ir::kNoIndex || e.index.empty()) return false;
+    const ir::Buffer& buffer = em_.program().buffers.at(static_cast<size_t>(e.buffer));
+    if (buffer.type.dtype != ir::DType::F32) return false;
+    size_t first = e.index.size();
+    while (first > 0 && k_.indices.vars_used(e.index[first - 1]) == k_bit) --first;
+    if (first == e.index.size()) return false;
+    for (size_t axis = 0; axis < first; ++axis)
+      if (k_.indices.vars_used(e.index[axis]) & k_bit) return false;
+    int64_t extent = 1;
+    for (size_t axis = first; axis < e.index.size(); ++axis) extent *= buffer.type.shape[axis];
+    if (extent != p_.k || p_.k > (int64_t{1} << 20)) return false;  // checked by evaluation below
+    std::vector<int64_t> vars(static_cast<size_t>(k_.num_vars()), 0);
+    for (int64_t k = 0; k < p_.k; ++k) {
+      vars[static_cast<size_t>(k_var)] = k;
+      int64_t position = 0;
+      for (size_t axis = first; axis < e.index.size(); ++axis)
+        position = position * buffer.type.shape[axis] + k_.indices.eval(e.index[axis], vars);
+      if (position != k) return false;
     }
     return true;
   }
@@ -531,7 +607,7 @@ class TiledContraction {
                               : b_.CreateLoad(f32_, at(a_rows[static_cast<size_t>(r) * p_.a_sides.size() + i], kk));
           Value* broadcast = b_.CreateVectorSplat(16, scalar);
           for (int64_t g = 0; g < terms(); ++g) {
-            const ContractionTerm& term = p_.terms[static_cast<size_t>(g)];
+            const ir::ContractionTerm& term = p_.terms[static_cast<size_t>(g)];
             if (term.a_side != static_cast<int>(i)) continue;
             for (int64_t v = 0; v < nv; ++v) {
               Value*& slot = a[static_cast<size_t>((g * mr + r) * nv + v)];
@@ -600,7 +676,7 @@ class TiledContraction {
             point.set(reduce, em_.reduce_finish(reduce, sum));
           }
           em_.store_outputs(point, b_.CreateAdd(row_linear, n));
-        }, "epilogue_col", /*vectorize=*/true);
+        }, "epilogue_col", Vectorize::kYes);
       }, "epilogue_row");
     });
   }
@@ -617,6 +693,7 @@ class TiledContraction {
   llvm::Function* fn_;
   size_t rank_;
   llvm::AllocaInst* tile_ = nullptr;
+  mutable std::optional<bool> a_in_place_;
   Value* a_pack_ = nullptr;
   Value* b_pack_ = nullptr;    // B packed per call (one block), or
   Value* packed_b_ = nullptr;  // B packed once (every block; b_is_constant)
@@ -634,11 +711,13 @@ std::optional<ContractionPlan> plan_host_contraction(const ir::Kernel& kernel, c
     if (extent <= 0) return std::nullopt;
   for (int64_t extent : kernel.reduction)
     if (extent <= 0) return std::nullopt;
-  std::optional<ContractionGroup> group = match_contraction_group(kernel);
+  std::optional<ir::ContractionGroup> group = ir::match_contraction_group(kernel);
   if (!group) return std::nullopt;
   ContractionPlan plan;
-  static_cast<ContractionGroup&>(plan) = std::move(*group);
-  plan.tiles = clamp_tiles(tiles, plan);
+  static_cast<ir::ContractionGroup&>(plan) = std::move(*group);
+  ContractionTiles chosen = tiles;
+  if (ir::host_column_blocks(kernel) > 1) chosen.nc = static_cast<int>(ir::host_column_block(kernel));  // a block per unit
+  plan.tiles = clamp_tiles(chosen, plan);
   return plan;
 }
 

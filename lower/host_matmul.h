@@ -39,7 +39,7 @@
 #include <vector>
 
 #include "ir/kernel.h"
-#include "lower/contraction_plan.h"
+#include "ir/contraction_group.h"
 #include "lower/kernel_emitter.h"
 
 namespace smelt::lower {
@@ -54,8 +54,8 @@ struct ContractionTiles {
   int rows_per_chunk = 768;  // rows per pass over B (bounds the K-block scratch), a multiple of mc
 };
 
-// A contraction group (contraction_plan.h) and its tiles.
-struct ContractionPlan : ContractionGroup {
+// A contraction group (ir/contraction_group.h) and its tiles.
+struct ContractionPlan : ir::ContractionGroup {
   // b_sides_read_batch false: rows of all batch elements share one packed B.
   ContractionTiles tiles;  // clamped to the kernel and the register budget
 };

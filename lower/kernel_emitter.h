@@ -177,6 +177,7 @@ class KernelEmitter {
   // loop makes it a masked load) instead of a load from a selected address (a
   // gather there). For the host's row loops; the default keeps straight-line code.
   void set_masked_loads_as_branches(bool on) { masked_loads_as_branches_ = on; }
+  bool masked_loads_as_branches() const { return masked_loads_as_branches_; }
   void prefetch_row(const NodeValues& at, int64_t row_length);
 
   // The address of load node `node`'s element at `at` (an unmasked load), for

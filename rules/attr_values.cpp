@@ -55,6 +55,12 @@ std::optional<Value> attr_value(ir::Op op, const ir::Attrs& a, std::string_view 
       return Value::ints(a.lo);
     case ir::kAttrHi:
       return Value::ints(a.hi);
+    case ir::kAttrStrides:
+      return Value::ints(a.strides);
+    case ir::kAttrDilations:
+      return Value::ints(a.dilations);
+    case ir::kAttrGroups:
+      return Value::integer(a.groups);
   }
   return std::nullopt;
 }
@@ -114,6 +120,15 @@ void set_attr(ir::Op op, ir::Attrs& a, std::string_view key, const Value& v) {
     case ir::kAttrHi:
       a.hi = as_ints(v);
       return;
+    case ir::kAttrStrides:
+      a.strides = as_ints(v);
+      return;
+    case ir::kAttrDilations:
+      a.dilations = as_ints(v);
+      return;
+    case ir::kAttrGroups:
+      a.groups = as_int(v);
+      return;
   }
 }
 
@@ -132,6 +147,9 @@ ir::Attrs relevant_attrs(ir::Op op, const ir::Attrs& a) {
   if (takes(op, ir::kAttrStep)) r.step = a.step;
   if (takes(op, ir::kAttrLo)) r.lo = a.lo;
   if (takes(op, ir::kAttrHi)) r.hi = a.hi;
+  if (takes(op, ir::kAttrStrides)) r.strides = a.strides;
+  if (takes(op, ir::kAttrDilations)) r.dilations = a.dilations;
+  if (takes(op, ir::kAttrGroups)) r.groups = a.groups;
   return r;
 }
 

@@ -49,6 +49,9 @@ std::string record_key(const AttrRecord& r) {
   w.ints(a.step);
   w.ints(a.lo);
   w.ints(a.hi);
+  w.ints(a.strides);
+  w.ints(a.dilations);
+  w.i64(a.groups);
   w.text(r.name);
   return w.take();
 }

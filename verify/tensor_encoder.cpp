@@ -85,7 +85,9 @@ SymTensor encode_term(EncodingState& s, const rules::Term& t, Side side) {
     case ir::OpClass::Factory: return encode_factory(s, t, side);
     case ir::OpClass::Elementwise: return encode_elementwise(s, t, side, x);
     case ir::OpClass::Reduction: return encode_reduce(s, t, side, x[0]);
-    case ir::OpClass::Contraction: return encode_matmul(s, t, side, x[0], x[1]);
+    case ir::OpClass::Contraction:
+      if (t.op == ir::Op::Matmul) return encode_matmul(s, t, side, x[0], x[1]);
+      break;
     case ir::OpClass::View: break;
   }
   switch (t.op) {

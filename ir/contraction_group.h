@@ -1,9 +1,12 @@
 #pragma once
-// lower-private: which kernels are contraction groups in matmul form — the one
-// acceptance rule that the host's tiled contraction (host_matmul.h) and the
-// GPU's tiled matmul (gpu_kernel.h, kTiledMatmul) share.
+// Which kernels are contraction groups in matmul form — the one acceptance rule
+// that the host's tiled contraction (lower/host_matmul.h), the GPU's tiled
+// matmul (lower/gpu_kernel.h, kTiledMatmul) and the host's split into parallel
+// rows (ir/host_split.h) share.
 //
-// The kernel's space is [batch..., M, N] and its reduction [K]; every Reduce
+// The kernel's space is [batch..., M, N...] and its reduction [K]: N is one
+// axis (a matmul) or several (a convolution's output positions, contraction
+// form of ir/kernel_reindex.h), the fewest that make the sides below fit. Every Reduce
 // node is a float contraction sum of an f32 Mul(A-side, B-side), the A side
 // free of the column variable n, the B side free of the row variable m (a
 // product rounded to f16 / bf16 before the sum is not what an f32 FMA
@@ -15,7 +18,7 @@
 
 #include "ir/kernel.h"
 
-namespace smelt::lower {
+namespace smelt::ir {
 
 // One Reduce node of the group and its two factor subtrees.
 struct ContractionTerm {
@@ -26,7 +29,8 @@ struct ContractionTerm {
 
 struct ContractionGroup {
   std::vector<int64_t> batch;  // extents of the batch axes (the space but the last two)
-  int64_t m = 0, n = 0, k = 0;
+  int64_t m = 0, n = 0, k = 0;  // n: the product of `columns`
+  std::vector<int64_t> columns;  // extents of the column axes (the space's last ones), row-major
   std::vector<int> a_sides;  // expr indices of the distinct A-side subtrees
   std::vector<int> b_sides;  // expr indices of the distinct B-side subtrees
   std::vector<ContractionTerm> terms;
@@ -35,6 +39,6 @@ struct ContractionGroup {
 
 // The group when `kernel` has the form above (and at most 64 variables);
 // nullopt otherwise. Extents are not checked (they may be zero).
-std::optional<ContractionGroup> match_contraction_group(const ir::Kernel& kernel);
+std::optional<ContractionGroup> match_contraction_group(const Kernel& kernel);
 
-}  // namespace smelt::lower
+}  // namespace smelt::ir

@@ -1,9 +1,9 @@
-#include "lower/contraction_plan.h"
+#include "ir/contraction_group.h"
 
 #include <algorithm>
 #include <utility>
 
-namespace smelt::lower {
+namespace smelt::ir {
 namespace {
 
 // Per expr node: the kernel variables its value depends on (through an index
@@ -26,18 +26,20 @@ int add_distinct(std::vector<int>& sides, int expr) {
   return static_cast<int>(sides.size() - 1);
 }
 
-}  // namespace
-
-std::optional<ContractionGroup> match_contraction_group(const ir::Kernel& kernel) {
+// The group when the space's last `column_axes` axes are the columns.
+std::optional<ContractionGroup> match_with_columns(const ir::Kernel& kernel, const std::vector<uint64_t>& vars,
+                                                   size_t column_axes) {
   const size_t rank = kernel.space.size();
-  if (rank < 2 || kernel.reduction.size() != 1 || kernel.num_vars() > 64) return std::nullopt;
+  const size_t row_axis = rank - 1 - column_axes;
   ContractionGroup group;
-  group.batch.assign(kernel.space.begin(), kernel.space.end() - 2);
-  group.m = kernel.space[rank - 2];
-  group.n = kernel.space[rank - 1];
+  group.batch.assign(kernel.space.begin(), kernel.space.begin() + static_cast<std::ptrdiff_t>(row_axis));
+  group.m = kernel.space[row_axis];
+  group.columns.assign(kernel.space.begin() + static_cast<std::ptrdiff_t>(row_axis) + 1, kernel.space.end());
+  group.n = 1;
+  for (int64_t e : group.columns) group.n *= e;
   group.k = kernel.reduction[0];
-  const uint64_t row = uint64_t{1} << (rank - 2), col = uint64_t{1} << (rank - 1);
-  const std::vector<uint64_t> vars = node_vars(kernel);
+  const uint64_t row = uint64_t{1} << row_axis;
+  const uint64_t col = ((uint64_t{1} << rank) - 1) & ~((row << 1) - 1);
   auto float_node = [&](int e) { return ir::is_float(kernel.exprs[static_cast<size_t>(e)].dtype); };
   auto a_side = [&](int e) { return float_node(e) && !(vars[static_cast<size_t>(e)] & col); };
   auto b_side = [&](int e) { return float_node(e) && !(vars[static_cast<size_t>(e)] & row); };
@@ -61,4 +63,16 @@ std::optional<ContractionGroup> match_contraction_group(const ir::Kernel& kernel
   return group;
 }
 
-}  // namespace smelt::lower
+}  // namespace
+
+std::optional<ContractionGroup> match_contraction_group(const ir::Kernel& kernel) {
+  const size_t rank = kernel.space.size();
+  if (rank < 2 || kernel.reduction.size() != 1 || kernel.num_vars() > 64) return std::nullopt;
+  const std::vector<uint64_t> vars = node_vars(kernel);
+  // One column axis (every matmul) before several (a convolution's positions).
+  for (size_t column_axes = 1; column_axes + 1 <= rank && column_axes <= 3; ++column_axes)
+    if (std::optional<ContractionGroup> group = match_with_columns(kernel, vars, column_axes)) return group;
+  return std::nullopt;
+}
+
+}  // namespace smelt::ir

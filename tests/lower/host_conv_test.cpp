@@ -1,0 +1,96 @@
+// Convolutions on the host against the reference interpreter: each conv kernel
+// in contraction form (ir/kernel_reindex.h) through the tiled contraction with
+// its output positions as columns (packed a line at a time), or — depthwise,
+// few maps per group — the plain loop; with a bias + ReLU epilogue, a computed
+// (exp) input whose padding must still read 0, batches, groups, strides,
+// dilations, asymmetric padding, 1-D and 3-D; run as one call, in calls of a
+// few units (ranges across rows, batch elements and column blocks).
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+
+#include "ir/builder.h"
+#include "ir/host_split.h"
+#include "ir/interpreter.h"
+#include "ir/lower_to_kernels.h"
+#include "ir/tensor_compare.h"
+#include "lower/lower.h"
+#include "tests/lower/jit_runner.h"
+
+namespace smelt {
+namespace {
+
+using smelt::testing::run_on_host_jit;
+
+struct Case {
+  std::string name;
+  ir::Shape x, w;
+  ir::ConvParams params;
+  bool tiled;              // expected to take the tiled contraction
+  bool computed_input = false;  // conv(exp(x)): the padding is masked after exp
+};
+
+bool uses_tiled_contraction(const ir::KernelProgram& program) {
+  return lower::emit_llvm_ir(program, {}).find("@llvm.fma.v16f32") != std::string::npos;
+}
+
+class HostConv : public ::testing::TestWithParam<Case> {};
+
+TEST_P(HostConv, MatchesTheReference) {
+  const Case& c = GetParam();
+  ir::Graph g(c.name);
+  ir::Tensor x = ir::input(g, "x", ir::DType::F32, c.x), w = ir::input(g, "w", ir::DType::F32, c.w);
+  ir::Tensor in = c.computed_input ? ir::exp(x) : x;
+  ir::Tensor y = ir::conv(in, w, c.params);
+  const int64_t maps = c.w[0];
+  ir::Tensor bias = ir::input(g, "b", ir::DType::F32, {maps});
+  ir::Shape bias_shape(y.shape().size(), 1);
+  bias_shape[1] = maps;
+  const ir::Shape out = y.shape();
+  g.add_output(ir::relu(ir::add(y, ir::broadcast(ir::reshape(bias, bias_shape), out))));
+  const ir::KernelProgram program = ir::lower_to_kernels(g, ir::materialize_outputs(g));
+  ASSERT_EQ(program.kernels.size(), 1u) << ir::print_program(program);
+  EXPECT_EQ(uses_tiled_contraction(program), c.tiled) << ir::print_program(program);
+  std::mt19937_64 rng(7);
+  std::vector<ir::HostTensor> inputs;
+  for (ir::ValueId v : g.inputs()) inputs.push_back(ir::random_tensor(g.type(v), rng));
+  const std::vector<ir::HostTensor> want = ir::interpret(g, inputs);
+  EXPECT_EQ(ir::compare_outputs(want, run_on_host_jit(program, inputs)), "");
+  for (int64_t units : {1, 3, 7})
+    EXPECT_EQ(ir::compare_outputs(want, run_on_host_jit(program, inputs, units)), "") << units << " units per call";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Geometries, HostConv,
+    ::testing::Values(
+        Case{"same_3x3", {1, 8, 10, 10}, {16, 8, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, {1, 1}, 1}, true},
+        Case{"batch_odd_sizes", {3, 5, 9, 7}, {13, 5, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, {1, 1}, 1}, true},
+        Case{"stride2_asymmetric", {2, 4, 11, 9}, {8, 4, 3, 3}, {{2, 2}, {1, 1}, {1, 0}, {0, 1}, 1}, true},
+        Case{"dilated_grouped", {1, 8, 12, 12}, {16, 4, 3, 3}, {{1, 1}, {2, 2}, {2, 2}, {2, 2}, 2}, true},
+        Case{"pointwise", {2, 16, 7, 7}, {24, 16, 1, 1}, {}, true},
+        Case{"many_positions_column_blocks", {1, 4, 40, 40}, {8, 4, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, {1, 1}, 1}, true},
+        Case{"computed_input_padding", {1, 4, 6, 6}, {8, 4, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, {1, 1}, 1}, true, true},
+        Case{"one_d", {2, 3, 20}, {6, 3, 5}, {{2}, {1}, {2}, {1}, 1}, true},
+        Case{"three_d", {1, 2, 5, 6, 4}, {4, 2, 3, 2, 3}, {{1, 2, 1}, {1, 1, 1}, {1, 0, 1}, {1, 1, 1}, 1}, true},
+        Case{"depthwise_plain_loop", {1, 6, 8, 8}, {6, 1, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, {1, 1}, 6}, false}),
+    [](const ::testing::TestParamInfo<Case>& info) { return info.param.name; });
+
+// The column-block split: a batch-1 conv of many output positions is split by
+// blocks of positions (every thread packs only its own windows).
+TEST(HostConvSplit, ManyPositionsAreSplitByColumnBlocks) {
+  ir::Graph g("blocks");
+  ir::Tensor x = ir::input(g, "x", ir::DType::F32, {1, 8, 32, 32}), w = ir::input(g, "w", ir::DType::F32, {16, 8, 3, 3});
+  g.add_output(ir::conv(x, w, {{1, 1}, {1, 1}, {1, 1}, {1, 1}, 1}));
+  const ir::KernelProgram program = ir::lower_to_kernels(g, ir::materialize_outputs(g));
+  ASSERT_EQ(program.kernels.size(), 1u);
+  const ir::Kernel& k = program.kernels.front();
+  EXPECT_EQ(k.space, (ir::Shape{1, 16, 32, 32}));
+  EXPECT_EQ(k.reduction, (ir::Shape{72}));
+  EXPECT_EQ(ir::host_column_block(k), ir::kHostPositionBlock);
+  EXPECT_EQ(ir::host_column_blocks(k), 4);
+  EXPECT_EQ(ir::host_parallel_units(k), 16 * 4);  // rows = the maps, not the maps' lines
+}
+
+}  // namespace
+}  // namespace smelt
