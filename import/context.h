@@ -115,5 +115,6 @@ void add_index_converters(ConverterTable& table);
 ir::Tensor gather_by_data(Context& ctx, ir::Tensor data, ir::Tensor index, int64_t axis);
 void add_loss_converters(ConverterTable& table);
 void add_window_converters(ConverterTable& table);  // Conv, pooling
+void add_conv_transpose_converters(ConverterTable& table);
 
 }  // namespace smelt::importer

@@ -24,6 +24,7 @@ const ConverterTable& converters() {
     add_index_converters(t);
     add_loss_converters(t);
     add_window_converters(t);
+    add_conv_transpose_converters(t);
     return t;
   }();
   return table;
