@@ -116,5 +116,6 @@ ir::Tensor gather_by_data(Context& ctx, ir::Tensor data, ir::Tensor index, int64
 void add_loss_converters(ConverterTable& table);
 void add_window_converters(ConverterTable& table);  // Conv, pooling
 void add_conv_transpose_converters(ConverterTable& table);
+void add_resize_converters(ConverterTable& table);
 
 }  // namespace smelt::importer

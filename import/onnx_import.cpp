@@ -25,6 +25,7 @@ const ConverterTable& converters() {
     add_loss_converters(t);
     add_window_converters(t);
     add_conv_transpose_converters(t);
+    add_resize_converters(t);
     return t;
   }();
   return table;

@@ -122,6 +122,9 @@ int min_opset_for(const std::string& op_type) {
       // padding (auto_pad SAME_*, output_shape): the converter refuses such a
       // split there; the rest is unchanged.
       {"ConvTranspose", 1},
+      // Resize 10 had no roi, sizes or coordinate_transformation_mode; 11, 13,
+      // 18 and 19 are read in one converter (convert_resize.cpp).
+      {"Resize", 11},
   };
   auto it = table.find(op_type);
   return it == table.end() ? 13 : it->second;
