@@ -243,7 +243,21 @@ Run longest_run(const std::vector<int64_t>& index, int64_t first) {
   auto at = [&](int64_t i) { return index[static_cast<size_t>(i)]; };
   Run best;
   best.first = first;
-  for (int64_t phases = 1; phases <= kMaxPeriod && first + phases <= n; ++phases) {
+  // Periods up to kMaxPeriod, and the lengths of the runs of equal indices at
+  // `first` and after it: an integer upscale by any factor is then one
+  // broadcast slice (two where the first run is cut short at the edge).
+  auto equal_run = [&](int64_t from) {
+    int64_t length = 1;
+    while (from + length < n && at(from + length) == at(from)) ++length;
+    return length;
+  };
+  std::vector<int64_t> candidates;
+  for (int64_t phases = 1; phases <= kMaxPeriod && first + phases <= n; ++phases) candidates.push_back(phases);
+  const int64_t equal = equal_run(first);
+  if (equal > kMaxPeriod) candidates.push_back(equal);
+  if (first + equal < n && equal_run(first + equal) > kMaxPeriod && first + equal_run(first + equal) <= n)
+    candidates.push_back(equal_run(first + equal));
+  for (int64_t phases : candidates) {
     Run run;
     run.first = first;
     run.phases = phases;
