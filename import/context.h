@@ -32,6 +32,10 @@ class Context {
 
   ir::Graph& graph() { return graph_; }
   const ImportOptions& options() const { return options_; }
+  // The model's version of the default ONNX domain, for converters whose op
+  // changed meaning between versions (set before any node is converted).
+  void set_opset(int64_t opset) { opset_ = opset; }
+  int64_t opset() const { return opset_; }
 
   // An ONNX value is assigned once: a second definition of `name` (two nodes
   // writing it, a node writing an input) is an ImportError.
@@ -90,6 +94,7 @@ class Context {
   ir::Graph& graph_;
   const ImportOptions& options_;
   std::string filename_;
+  int64_t opset_ = 0;
   std::unordered_map<std::string, Value> values_;
   const onnx::NodeProto* node_ = nullptr;
   int node_index_ = 0;
@@ -110,5 +115,7 @@ void add_index_converters(ConverterTable& table);
 ir::Tensor gather_by_data(Context& ctx, ir::Tensor data, ir::Tensor index, int64_t axis);
 void add_loss_converters(ConverterTable& table);
 void add_window_converters(ConverterTable& table);  // Conv, pooling
+void add_conv_transpose_converters(ConverterTable& table);
+void add_resize_converters(ConverterTable& table);
 
 }  // namespace smelt::importer

@@ -24,6 +24,8 @@ const ConverterTable& converters() {
     add_index_converters(t);
     add_loss_converters(t);
     add_window_converters(t);
+    add_conv_transpose_converters(t);
+    add_resize_converters(t);
     return t;
   }();
   return table;
@@ -137,6 +139,7 @@ ImportResult import_graph(const onnx::ModelProto& model, const std::string& file
   ImportResult result{ir::Graph(onnx_graph.name().empty() ? "onnx" : sg_name(onnx_graph.name(), ir::Graph())), {}, {}};
   ir::Graph& g = result.graph;
   Context ctx(g, options, filename);
+  if (opset) ctx.set_opset(*opset);
 
   std::set<std::string> initializer_names;
   for (const onnx::TensorProto& init : onnx_graph.initializer()) initializer_names.insert(init.name());

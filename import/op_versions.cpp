@@ -118,6 +118,13 @@ int min_opset_for(const std::string& op_type) {
       {"AveragePool", 1},
       {"GlobalAveragePool", 1},
       {"GlobalMaxPool", 1},
+      // ConvTranspose before 11 documents the other split of an odd total
+      // padding (auto_pad SAME_*, output_shape): the converter refuses such a
+      // split there; the rest is unchanged.
+      {"ConvTranspose", 1},
+      // Resize 10 had no roi, sizes or coordinate_transformation_mode; 11, 13,
+      // 18 and 19 are read in one converter (convert_resize.cpp).
+      {"Resize", 11},
   };
   auto it = table.find(op_type);
   return it == table.end() ? 13 : it->second;

@@ -86,6 +86,12 @@ inline void add_float_attr(onnx::NodeProto& n, const std::string& name, float v)
   a->set_type(onnx::AttributeProto::FLOAT);
   a->set_f(v);
 }
+inline void add_ints_attr(onnx::NodeProto& n, const std::string& name, const std::vector<int64_t>& v) {
+  onnx::AttributeProto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INTS);
+  for (int64_t x : v) a->add_ints(x);
+}
 inline void add_string_attr(onnx::NodeProto& n, const std::string& name, const std::string& v) {
   onnx::AttributeProto* a = n.add_attribute();
   a->set_name(name);
