@@ -403,6 +403,7 @@ def main():
     if args.out is None:
         partial = bool(args.only) or args.small
         args.out = os.path.join(args.work if partial else HERE, "results.csv")
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)  # found before the run, not after
     prepare(args)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
