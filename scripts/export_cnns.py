@@ -8,7 +8,8 @@ plus test_data_set_0/{input_0,output_0}.pb: the input and PyTorch's eval-mode ou
                 second with stride 2 and a 1x1 downsample (32->64); input f32[1,32,28,28]
 
 Random weights and batch-norm statistics, fixed seed. torch is only needed to regenerate them;
-smelt's build and tests never need it. From the repository root:
+smelt's build and tests never need it. bench/peers/workloads.py imports ResStage and
+randomize_batch_norms_ from here (its resnet_stage_b1 / _b8 workloads). From the repository root:
 
   /work/venv-torch/bin/python scripts/export_cnns.py [--out examples/cnn]
 """

@@ -4,7 +4,12 @@
   bench/peers/setup                      # once: a virtual environment with the peers, under build/
   build/peers-venv/bin/python bench/peers/run.py [--threads 1 2] [--rounds 10] [--only NAME ...]
 
-For every workload (bench/peers/workloads.py) and thread count, in two regimes:
+The workloads (bench/peers/workloads.py): elementwise and view chains (luminal, ratchet, RoPE forward
+and backward), GEMM-bound ones (SwiGLU, MLP towers, Llama MLP, attention, NasRNN), three exported
+transformer blocks (scripts/export_blocks.py) and, for convolutions (issue 19), the ResNet-18 stage
+of scripts/export_cnns.py (resnet_stage_b1, _b8: input [B,32,28,28]) and an Inception block
+(inception_b1, _b8: GoogLeNet 3a-like, input [B,64,28,28]); their flops count every convolution's
+multiply-adds. For every workload and thread count, in two regimes:
   default        every peer call allocates its outputs as a user's process does (glibc maps and
                  page-faults large buffers each time)
   reused         MALLOC_MMAP_MAX_=0 MALLOC_TRIM_THRESHOLD_=1e11: freed memory is reused, so the
@@ -398,6 +403,7 @@ def main():
     if args.out is None:
         partial = bool(args.only) or args.small
         args.out = os.path.join(args.work if partial else HERE, "results.csv")
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)  # found before the run, not after
     prepare(args)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:

@@ -296,6 +296,114 @@ def nasrnn_jax(p, x, h):
     return jnp.tanh(m6)
 
 
+# ---- convolutional workloads --------------------------------------------------------------
+
+
+def conv_flops(module, inputs):
+    """2 * N * M * (C / groups) * prod(kernel) * prod(output spatial) summed over the module's
+    convolutions (multiply and add each), their output shapes taken from one forward call."""
+    total = [0.0]
+
+    def hook(conv, _, y):
+        total[0] += 2.0 * y.shape[0] * conv.out_channels * (conv.in_channels // conv.groups) \
+            * math.prod(conv.kernel_size) * math.prod(y.shape[2:])
+    handles = [m.register_forward_hook(hook) for m in module.modules() if isinstance(m, nn.modules.conv._ConvNd)]
+    try:
+        with torch.no_grad():
+            module(*[torch.from_numpy(a) for _, a in inputs])
+    finally:
+        for h in handles:
+            h.remove()
+    return total[0]
+
+
+def conv_bn_relu(cin, cout, k, pad=0):
+    """GoogLeNet's BasicConv2d: a convolution without bias, batch-norm, ReLU."""
+    return nn.Sequential(nn.Conv2d(cin, cout, k, padding=pad, bias=False), nn.BatchNorm2d(cout), nn.ReLU())
+
+
+class Inception(nn.Module):
+    """An Inception block (GoogLeNet's inception 3a, scaled down) over [B, 64, H, W]: four branches
+    of one input, each convolution followed by batch-norm and ReLU, concatenated on channels
+    (32 + 64 + 16 + 16 = 128): 1x1 (64->32); 1x1 (64->48), 3x3 (48->64, pad 1); 1x1 (64->8), 5x5
+    (8->16, pad 2); 3x3 max-pool (stride 1, pad 1), 1x1 (64->16)."""
+
+    def __init__(self, cin=64):
+        super().__init__()
+        self.b1 = conv_bn_relu(cin, 32, 1)
+        self.b2 = nn.Sequential(conv_bn_relu(cin, 48, 1), conv_bn_relu(48, 64, 3, 1))
+        self.b3 = nn.Sequential(conv_bn_relu(cin, 8, 1), conv_bn_relu(8, 16, 5, 2))
+        self.b4 = nn.Sequential(nn.MaxPool2d(3, stride=1, padding=1), conv_bn_relu(cin, 16, 1))
+
+    def forward(self, x):
+        return torch.cat([self.b1(x), self.b2(x), self.b3(x), self.b4(x)], dim=1)
+
+
+def randomize_batch_norms_(model):
+    """Batch-norm statistics and affine parameters away from the identity (as
+    scripts/export_cnns.py does it), so a wrong folding shows."""
+    for m in model.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            m.running_mean.uniform_(-0.2, 0.2)
+            m.running_var.uniform_(0.5, 1.5)
+            m.weight.data.uniform_(0.5, 1.5)
+            m.bias.data.uniform_(-0.2, 0.2)
+
+
+def _jax_conv(x, w, stride=1, pad=0):
+    import jax
+    return jax.lax.conv_general_dilated(x, w, (stride, stride), [(pad, pad), (pad, pad)],
+                                        dimension_numbers=("NCHW", "OIHW", "NCHW"))
+
+
+def _jax_batch_norm(p, stats, name, x):
+    """Eval-mode batch-norm: the affine parameters from p, the running statistics from stats."""
+    import jax
+    scale = p[f"{name}.weight"] * jax.lax.rsqrt(stats[f"{name}.running_var"] + 1e-5)
+    shift = p[f"{name}.bias"] - stats[f"{name}.running_mean"] * scale
+    return x * scale[:, None, None] + shift[:, None, None]
+
+
+def _running_stats(module):
+    return {k: v.numpy() for k, v in module.named_buffers() if k.endswith(("running_mean", "running_var"))}
+
+
+def resnet_stage_jax(module):
+    """scripts/export_cnns.py's ResStage; weights from p, batch-norm statistics (buffers) closed over."""
+    stats = _running_stats(module)
+
+    def fn(p, x):
+        import jax
+        for i, block in enumerate(module.blocks):
+            b = f"blocks.{i}"
+            stride = block["c1"].stride[0]
+            y = jax.nn.relu(_jax_batch_norm(p, stats, f"{b}.b1", _jax_conv(x, p[f"{b}.c1.weight"], stride, 1)))
+            y = _jax_batch_norm(p, stats, f"{b}.b2", _jax_conv(y, p[f"{b}.c2.weight"], 1, 1))
+            if isinstance(block["down"], nn.Identity):
+                r = x
+            else:
+                r = _jax_batch_norm(p, stats, f"{b}.down.1", _jax_conv(x, p[f"{b}.down.0.weight"], stride))
+            x = jax.nn.relu(y + r)
+        return x
+    return fn
+
+
+def inception_jax(module):
+    stats = _running_stats(module)
+
+    def fn(p, x):
+        import jax
+        import jax.numpy as jnp
+
+        def cbr(name, h, pad=0):  # conv_bn_relu at `name`: .0 the convolution, .1 the batch-norm
+            return jax.nn.relu(_jax_batch_norm(p, stats, f"{name}.1", _jax_conv(h, p[f"{name}.0.weight"], 1, pad)))
+        pooled = jax.lax.reduce_window(x, -jnp.inf, jax.lax.max, (1, 1, 3, 3), (1, 1, 1, 1),
+                                       [(0, 0), (0, 0), (1, 1), (1, 1)])
+        return jnp.concatenate([cbr("b1", x), cbr("b2.1", cbr("b2.0", x), 1), cbr("b3.1", cbr("b3.0", x), 2),
+                                cbr("b4.1", pooled)], axis=1)
+    return fn
+
+
 def all_workloads(small=False):
     """Every workload; `small`: reduced sizes for a quick run of the harness itself."""
     torch.manual_seed(0)
@@ -341,4 +449,23 @@ def all_workloads(small=False):
             out.append(Workload(name, model, [("x", x)], None, note="exported block"))
     except ImportError as e:  # the blocks need scripts/export_blocks.py beside this folder
         print(f"peers: blocks skipped ({e})", file=sys.stderr)
+    hw = 28 // (2 if small else 1)
+    try:
+        import export_cnns as ec  # the ResNet stage of examples/cnn (the module, not its file)
+        for b in (1, 8):
+            torch.manual_seed(20)
+            model = ec.ResStage()
+            ec.randomize_batch_norms_(model)
+            inputs = [("x", randn(20 + b, b, 32, hw, hw))]
+            out.append(Workload(f"resnet_stage_b{b}", model, inputs, resnet_stage_jax(model),
+                                flops=conv_flops(model.eval(), inputs), note="convolutions"))
+    except ImportError as e:  # the stage needs scripts/export_cnns.py beside this folder
+        print(f"peers: resnet stage skipped ({e})", file=sys.stderr)
+    for b in (1, 8):
+        torch.manual_seed(30)
+        model = Inception()
+        randomize_batch_norms_(model)
+        inputs = [("x", randn(30 + b, b, 64, hw, hw))]
+        out.append(Workload(f"inception_b{b}", model, inputs, inception_jax(model),
+                            flops=conv_flops(model.eval(), inputs), note="convolutions"))
     return out
