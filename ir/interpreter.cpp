@@ -279,19 +279,19 @@ HostTensor eval_conv(const Node& node, const HostTensor& x, const HostTensor& w)
         for (int64_t o1 = 0; o1 < out[1]; ++o1)
           for (int64_t o2 = 0; o2 < out[2]; ++o2) {
             double sum = 0;
+            // Padding reads 0 and is multiplied like any element (0·inf is NaN,
+            // as compiled code and im2col-based peers compute it).
             for (int64_t c = 0; c < cg; ++c)
               for (int64_t k0 = 0; k0 < k[0]; ++k0) {
                 const int64_t i0 = o0 * stride[0] + k0 * dilation[0] - lo[0];
-                if (i0 < 0 || i0 >= in[0]) continue;
                 for (int64_t k1 = 0; k1 < k[1]; ++k1) {
                   const int64_t i1 = o1 * stride[1] + k1 * dilation[1] - lo[1];
-                  if (i1 < 0 || i1 >= in[1]) continue;
                   for (int64_t k2 = 0; k2 < k[2]; ++k2) {
                     const int64_t i2 = o2 * stride[2] + k2 * dilation[2] - lo[2];
-                    if (i2 < 0 || i2 >= in[2]) continue;
+                    const bool inside = i0 >= 0 && i0 < in[0] && i1 >= 0 && i1 < in[1] && i2 >= 0 && i2 < in[2];
                     const int64_t xi = (((n * channels + first_channel + c) * in[0] + i0) * in[1] + i1) * in[2] + i2;
                     const int64_t wi = (((m * cg + c) * k[0] + k0) * k[1] + k1) * k[2] + k2;
-                    sum += x.reals[static_cast<size_t>(xi)] * w.reals[static_cast<size_t>(wi)];
+                    sum += (inside ? x.reals[static_cast<size_t>(xi)] : 0.0) * w.reals[static_cast<size_t>(wi)];
                   }
                 }
               }

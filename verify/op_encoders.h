@@ -24,6 +24,7 @@ SymTensor encode_permute(EncodingState& s, const rules::Term& t, Side side, cons
 SymTensor encode_concat(EncodingState& s, const rules::Term& t, Side side, const Operands& x);
 
 SymTensor encode_reduce(EncodingState& s, const rules::Term& t, Side side, const SymTensor& x);
+SymTensor encode_conv(EncodingState& s, const rules::Term& t, Side side, const SymTensor& x, const SymTensor& w);
 SymTensor encode_matmul(EncodingState& s, const rules::Term& t, Side side, const SymTensor& a,
                         const SymTensor& b);
 

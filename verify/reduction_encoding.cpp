@@ -109,4 +109,62 @@ SymTensor encode_matmul(EncodingState& s, const rules::Term& t, Side side, const
           }};
 }
 
+// conv (docs/ops.md): y[n, m, o...] = Σ_{c, r...} w[m, c, r...] · x[n, group(m)·cg + c,
+// o·stride + r·dilation - lo...], x read as 0 outside its extents; one sum over
+// (c, r...) per output element, equal to another when their bodies are.
+SymTensor encode_conv(EncodingState& s, const rules::Term& t, Side side, const SymTensor& x, const SymTensor& w) {
+  TermAttrs attrs(s, t, side);
+  const size_t rank = x.shape.size();
+  s.require_static(side, rank >= 3 && w.shape.size() == rank, attrs.where() + ": x and w of one rank >= 3");
+  const size_t spatial = rank - 2;
+  AttrValue strides = attrs.list("strides", ParamKind::kInt, spatial);
+  AttrValue dilations = attrs.list("dilations", ParamKind::kInt, spatial);
+  AttrValue lo = attrs.list("lo", ParamKind::kInt, spatial);
+  AttrValue hi = attrs.list("hi", ParamKind::kInt, spatial);
+  z3::expr groups = attrs.scalar("groups", AttrKind::kInt);
+  s.require(side, x.dtype == w.dtype, attrs.where() + ": operands have one dtype");
+  s.require(side, is_float_dtype(x.dtype), attrs.where() + ": float dtype");
+  IntArith& arith = s.arith;
+  z3::expr_vector defined(s.ctx);
+  const z3::expr cg = w.shape[1];
+  s.require(side, groups >= 1 && x.shape[1] == arith.mul(cg, groups), attrs.where() + ": C = groups · (C / groups)");
+  const z3::expr mg = arith.floordiv(w.shape[0], groups, defined);
+  s.require(side, arith.mul(mg, groups) == w.shape[0], attrs.where() + ": groups divide M");
+  std::vector<z3::expr> shape{x.shape[0], w.shape[0]};
+  for (size_t i = 0; i < spatial; ++i) {
+    const z3::expr &st = strides.items[i], &d = dilations.items[i];
+    s.require(side, st >= 1 && d >= 1 && lo.items[i] >= 0 && hi.items[i] >= 0 && w.shape[i + 2] >= 1,
+              attrs.where() + ": strides, dilations >= 1, pads >= 0, kernel extents >= 1");
+    const z3::expr padded = x.shape[i + 2] + lo.items[i] + hi.items[i];
+    const z3::expr span = arith.mul(d, w.shape[i + 2] - 1) + 1;
+    s.require(side, padded >= span, attrs.where() + ": a window fits the padded input");
+    shape.push_back(arith.floordiv(padded - span, st, defined) + 1);
+  }
+  for (const z3::expr& fact : defined) s.require(side, fact, attrs.where() + ": divisions defined");
+  EncodingState* state = &s;
+  std::vector<z3::expr> st = strides.items, dl = dilations.items, l = lo.items;
+  return {shape, x.dtype, [state, &arith, x, w, st, dl, l, cg, mg, spatial](const std::vector<z3::expr>& idx) {
+            z3::context& ctx = state->ctx;
+            z3::expr_vector unused(ctx);
+            std::vector<z3::expr> vars{state->fresh_index()}, extents{cg};
+            z3::expr in_box = vars[0] >= 0 && vars[0] < cg;
+            std::vector<z3::expr> wi{idx[1], vars[0]};
+            std::vector<z3::expr> xi{idx[0], arith.mul(arith.floordiv(idx[1], mg, unused), cg) + vars[0]};
+            z3::expr inside = ctx.bool_val(true);
+            for (size_t i = 0; i < spatial; ++i) {
+              z3::expr r = state->fresh_index();
+              vars.push_back(r);
+              extents.push_back(w.shape[i + 2]);
+              in_box = in_box && r >= 0 && r < w.shape[i + 2];
+              wi.push_back(r);
+              z3::expr at = arith.mul(idx[i + 2], st[i]) + arith.mul(r, dl[i]) - l[i];
+              inside = inside && at >= 0 && at < x.shape[i + 2];
+              xi.push_back(at);
+            }
+            z3::expr zero = state->values.literal(0.0);
+            z3::expr body = z3::ite(in_box, state->values.dot(w.at(wi), z3::ite(inside, x.at(xi), zero)), zero);
+            return state->values.reduce("conv", vars, extents, body);
+          }};
+}
+
 }  // namespace smelt::verify

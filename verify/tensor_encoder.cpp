@@ -86,8 +86,8 @@ SymTensor encode_term(EncodingState& s, const rules::Term& t, Side side) {
     case ir::OpClass::Elementwise: return encode_elementwise(s, t, side, x);
     case ir::OpClass::Reduction: return encode_reduce(s, t, side, x[0]);
     case ir::OpClass::Contraction:
-      if (t.op == ir::Op::Matmul) return encode_matmul(s, t, side, x[0], x[1]);
-      break;
+      if (t.op == ir::Op::Conv) return encode_conv(s, t, side, x[0], x[1]);
+      return encode_matmul(s, t, side, x[0], x[1]);
     case ir::OpClass::View: break;
   }
   switch (t.op) {

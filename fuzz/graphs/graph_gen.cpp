@@ -344,6 +344,45 @@ class GraphBuilder {
     return remember(ir::matmul(a, b));
   }
 
+  // conv over x as [N, C, spatial...] (rank 3..5, float): groups 1, C or a
+  // divisor, kernels up to 3 that fit the padded input, strides and
+  // dilations 1..2, pads 0..1 on either side.
+  std::optional<Tensor> conv_of(Tensor x, Choices& c) {
+    if (x.shape().size() > 5) return std::nullopt;
+    x = at_least_rank(as_float(x, c), 3);
+    const Shape xs = x.shape();
+    const size_t spatial = xs.size() - 2;
+    const int64_t channels = xs[1];
+    if (channels == 0) return std::nullopt;
+    int64_t groups = 1;
+    switch (c.pick(3)) {
+      case 0: groups = channels; break;  // depthwise when the maps match
+      case 1: groups = channels % 2 == 0 ? 2 : 1; break;
+      default: break;
+    }
+    const int64_t maps = groups * (1 + c.pick(3));
+    ir::ConvParams p;
+    p.groups = groups;
+    Shape ws{maps, channels / groups};
+    for (size_t i = 0; i < spatial; ++i) {
+      const int64_t lo = c.pick(2), hi = c.pick(2), padded = xs[i + 2] + lo + hi;
+      int64_t k = 1 + c.pick(3), d = 1 + c.pick(2);
+      if (d * (k - 1) + 1 > padded) k = 1, d = 1;
+      if (padded < 1) return std::nullopt;
+      p.strides.push_back(1 + c.pick(2));
+      p.dilations.push_back(d);
+      p.lo.push_back(lo);
+      p.hi.push_back(hi);
+      ws.push_back(k);
+    }
+    Tensor w = fresh({x.dtype(), ws}, c);
+    Shape out{xs[0], maps};
+    for (size_t i = 0; i < spatial; ++i)
+      out.push_back((xs[i + 2] + p.lo[i] + p.hi[i] - p.dilations[i] * (ws[i + 2] - 1) - 1) / p.strides[i] + 1);
+    if (!fits(out)) return std::nullopt;
+    return remember(ir::conv(x, w, p));
+  }
+
   Tensor factory(Choices& c) {
     switch (c.pick(4)) {
       case 0: {
@@ -436,6 +475,7 @@ class GraphBuilder {
         return;
       }
       case StepKind::kChunk: chunk_of(x, c); return;
+      case StepKind::kConv: conv_of(x, c); return;
       case StepKind::kOutput:
         if (g_.node(x.id).op != Op::Input) marked_outputs_.push_back(x.id);
         return;

@@ -156,11 +156,22 @@ TEST_F(HostileModelTest, MalformedModelsAreExitOneNamingTheFile) {
 }
 
 // A window op is one slice per kernel position: a huge kernel is refused, not a hang.
-TEST_F(HostileModelTest, AConvolutionWithAHugeKernelIsRefused) {
+// Pooling decomposes a window into one slice per position: a huge window is
+// refused with the limit named, not built.
+TEST_F(HostileModelTest, APoolingWithAHugeWindowIsRefused) {
   smelt::onnx_testing::ModelBuilder m;
-  m.input("x", kF32, {1, 1, 128, 128}).input("w", kF32, {1, 1, 100, 100}).output("y", kF32, {1, 1, 29, 29});
+  m.input("x", kF32, {1, 1, 128, 128}).output("y", kF32, {1, 1, 29, 29});
+  smelt::onnx_testing::add_ints_attr(m.node("MaxPool", {"x"}, {"y"}), "kernel_shape", {100, 100});
+  expect_bad_input("check " + write_model("pool.onnx", m).string(), "a kernel of more than 8192 positions");
+}
+
+// A convolution is one op whatever its kernel; one whose window does not fit
+// its padded input is a bad model.
+TEST_F(HostileModelTest, AConvolutionWiderThanItsInputIsExitOne) {
+  smelt::onnx_testing::ModelBuilder m;
+  m.input("x", kF32, {1, 1, 8, 8}).input("w", kF32, {1, 1, 9, 9}).output("y", kF32, {1, 1, 1, 1});
   m.node("Conv", {"x", "w"}, {"y"});
-  expect_bad_input("check " + write_model("conv.onnx", m).string(), "a kernel of more than 8192 positions");
+  expect_bad_input("check " + write_model("conv.onnx", m).string(), "the window is larger than the padded input");
 }
 
 TEST_F(HostileModelTest, ConstantOfShapeAboveTheMemoryLimitIsExitOne) {

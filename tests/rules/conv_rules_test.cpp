@@ -1,0 +1,91 @@
+// Family 7: convolutions — a zero pad folded into the convolution's padding,
+// convolutions of one input batched into one over their stacked weights.
+#include <gtest/gtest.h>
+
+#include "tests/rules/rule_case.h"
+
+namespace smelt::rules::testing {
+
+const std::string kXW = "x = input() : f32[1,2,5,5]\nw = input() : f32[3,2,3,3]\n";
+
+// n 3x3 convolutions of one input: the last member is the last block of maps
+// of one convolution over the n stacked weights (shipped instances and those
+// built from the template past them).
+RuleCase sharing_input_case(int n) {
+  std::string inputs = "x = input() : f32[1,3,6,6]\n", body, ws, outputs;
+  for (int k = 0; k < n; ++k) {
+    const std::string w = "w" + std::to_string(k), c = "c" + std::to_string(k);
+    inputs += w + " = input() : f32[2,3,3,3]\n";
+    body += c + " = conv(x, " + w + ", lo=[1,1], hi=[1,1])\n";
+    ws += (k ? ", " : "") + w;
+    outputs = k == n - 1 ? c + (outputs.empty() ? "" : ", " + outputs) : (outputs.empty() ? c : outputs + ", " + c);
+  }
+  const std::string expect = inputs + "w = concat(" + ws + ", axis=0)\ny = conv(x, w, lo=[1,1], hi=[1,1])\n" +
+                             "s = slice(y, start=[0," + std::to_string(2 * (n - 1)) + ",0,0], stop=[1," +
+                             std::to_string(2 * n) + ",6,6], step=[1,1,1,1])\noutput s";
+  return {"batch-convs-sharing-input." + std::to_string(n), inputs + body + "output " + outputs, expect};
+}
+
+std::span<const RuleCase> conv_cases() {
+  static const std::vector<RuleCase> cases = [] {
+    std::vector<RuleCase> all = {
+      // Spatial pads, asymmetric, onto the conv's own.
+      {"pad-into-conv",
+       kXW + "p = pad(x, lo=[0,0,1,2], hi=[0,0,0,1], value=0)\n"
+             "c = conv(p, w, strides=[1,2], lo=[1,0], hi=[0,0])\noutput c",
+       kXW + "c = conv(x, w, strides=[1,2], lo=[2,2], hi=[0,1])\noutput c"},
+      // A pad of another value is not the conv's zero padding.
+      {"pad-into-conv",
+       kXW + "p = pad(x, lo=[0,0,1,1], hi=[0,0,1,1], value=1)\nc = conv(p, w)\noutput c", "", false},
+      // -0.0 is not +0.0: the pad must not be folded (a sum of -0 products is -0).
+      {"pad-into-conv",
+       kXW + "p = pad(x, lo=[0,0,1,1], hi=[0,0,1,1], value=-0.0)\nc = conv(p, w)\noutput c", "", false},
+      // A pad of the channels changes which channels the windows read.
+      {"pad-into-conv",
+       "x = input() : f32[1,2,5,5]\nw = input() : f32[3,3,3,3]\n"
+       "p = pad(x, lo=[0,1,0,0], hi=[0,0,0,0], value=0)\nc = conv(p, w)\noutput c",
+       "", false},
+      // Three 1x1 convolutions of one input (an Inception block's branches): the
+      // last member is the last block of maps of one conv over the stacked weights.
+      {"batch-convs-sharing-input.3",
+       "x = input() : f32[2,4,6,6]\nw1 = input() : f32[5,4,1,1]\nw2 = input() : f32[5,4,1,1]\n"
+       "w3 = input() : f32[5,4,1,1]\na = conv(x, w1)\nb = conv(x, w2)\nc = conv(x, w3)\noutput c, a, b",
+       "x = input() : f32[2,4,6,6]\nw1 = input() : f32[5,4,1,1]\nw2 = input() : f32[5,4,1,1]\n"
+       "w3 = input() : f32[5,4,1,1]\nw = concat(w1, w2, w3, axis=0)\ny = conv(x, w)\n"
+       "s = slice(y, start=[0,10,0,0], stop=[2,15,6,6], step=[1,1,1,1])\noutput s"},
+      // 3x3, padded and strided alike.
+      {"batch-convs-sharing-input.2",
+       "x = input() : f32[1,3,7,7]\nw1 = input() : f32[4,3,3,3]\nw2 = input() : f32[4,3,3,3]\n"
+       "a = conv(x, w1, strides=[2,2], lo=[1,1], hi=[1,1])\nb = conv(x, w2, strides=[2,2], lo=[1,1], hi=[1,1])\n"
+       "output b, a",
+       "x = input() : f32[1,3,7,7]\nw1 = input() : f32[4,3,3,3]\nw2 = input() : f32[4,3,3,3]\n"
+       "w = concat(w1, w2, axis=0)\ny = conv(x, w, strides=[2,2], lo=[1,1], hi=[1,1])\n"
+       "s = slice(y, start=[0,4,0,0], stop=[1,8,4,4], step=[1,1,1,1])\noutput s"},
+      // Different geometry: not one convolution.
+      {"batch-convs-sharing-input.2",
+       "x = input() : f32[1,3,7,7]\nw1 = input() : f32[4,3,3,3]\nw2 = input() : f32[4,3,3,3]\n"
+       "a = conv(x, w1, lo=[1,1], hi=[1,1])\nb = conv(x, w2)\noutput a, b",
+       "", false},
+      // Grouped convolutions are left alone (the stacked weights' groups would mix).
+      {"batch-convs-sharing-input.2",
+       "x = input() : f32[1,4,5,5]\nw1 = input() : f32[4,2,3,3]\nw2 = input() : f32[4,2,3,3]\n"
+       "a = conv(x, w1, groups=2)\nb = conv(x, w2, groups=2)\noutput a, b",
+       "", false},
+    };
+    for (int n : {2, 4, 5, 7}) all.push_back(sharing_input_case(n));
+    return all;
+  }();
+  return cases;
+}
+
+namespace {
+
+class ConvRules : public ::testing::TestWithParam<size_t> {};
+
+TEST_P(ConvRules, Case) { check_rule_case(conv_cases()[GetParam()]); }
+
+INSTANTIATE_TEST_SUITE_P(Family7, ConvRules, ::testing::Range<size_t>(0, conv_cases().size()),
+                         [](const auto& p) { return case_name(conv_cases()[p.param], p.param); });
+
+}  // namespace
+}  // namespace smelt::rules::testing
