@@ -15,10 +15,18 @@ bool is_contraction(const Kernel& kernel) {
 }
 }  // namespace
 
+namespace {
+int64_t column_block_of(const ContractionGroup& group) {
+  if (group.columns.size() <= 1) return kHostColumnBlock;
+  const int64_t quarter = (group.n + kHostPositionBlocks - 1) / kHostPositionBlocks;
+  return std::max(kHostMinPositionBlock, (quarter + 31) / 32 * 32);
+}
+}  // namespace
+
 int64_t host_column_block(const Kernel& kernel) {
   if (kernel.space.size() < 2 || !is_contraction(kernel)) return kHostColumnBlock;
   const std::optional<ContractionGroup> group = match_contraction_group(kernel);
-  return group && group->columns.size() > 1 ? kHostPositionBlock : kHostColumnBlock;
+  return group ? column_block_of(*group) : kHostColumnBlock;
 }
 
 int64_t host_column_blocks(const Kernel& kernel) {
@@ -27,7 +35,7 @@ int64_t host_column_blocks(const Kernel& kernel) {
   if (!group) return 1;
   for (int64_t extent : group->batch)
     if (extent != 1) return 1;
-  const int64_t block = group->columns.size() > 1 ? kHostPositionBlock : kHostColumnBlock;
+  const int64_t block = column_block_of(*group);
   if (group->m > kHostFewRows || group->n < 2 * block) return 1;
   return (group->n + block - 1) / block;
 }

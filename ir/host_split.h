@@ -23,11 +23,14 @@ inline constexpr int64_t kHostMinWorkPerChunk = 16 * 1024;
 inline constexpr int64_t kHostFewRows = 256;
 inline constexpr int64_t kHostColumnBlock = 2048;
 // A contraction over several column axes (a convolution's output positions)
-// with no batch axis above 1 is split by blocks of kHostPositionBlock columns
-// once it has two: its B side (the input's windows) is what costs, and split by
-// rows every thread would pack all of it.
-inline constexpr int64_t kHostPositionBlock = 256;
-// Columns per block: kHostPositionBlock for several column axes, else kHostColumnBlock.
+// with no batch axis above 1 is split into kHostPositionBlocks blocks of
+// columns (a multiple of 32, at least kHostMinPositionBlock): its B side (the
+// input's windows) is what costs, and split by rows every thread would pack
+// all of it.
+inline constexpr int64_t kHostPositionBlocks = 4;
+inline constexpr int64_t kHostMinPositionBlock = 32;
+// Columns per block: N / kHostPositionBlocks rounded up to 32 for several
+// column axes, else kHostColumnBlock.
 int64_t host_column_block(const Kernel& kernel);
 // ceil(N / host_column_block) for such a kernel, else 1.
 int64_t host_column_blocks(const Kernel& kernel);

@@ -87,7 +87,7 @@ TEST(HostConvSplit, ManyPositionsAreSplitByColumnBlocks) {
   const ir::Kernel& k = program.kernels.front();
   EXPECT_EQ(k.space, (ir::Shape{1, 16, 32, 32}));
   EXPECT_EQ(k.reduction, (ir::Shape{72}));
-  EXPECT_EQ(ir::host_column_block(k), ir::kHostPositionBlock);
+  EXPECT_EQ(ir::host_column_block(k), 256);  // 1024 positions / 4
   EXPECT_EQ(ir::host_column_blocks(k), 4);
   EXPECT_EQ(ir::host_parallel_units(k), 16 * 4);  // rows = the maps, not the maps' lines
 }
