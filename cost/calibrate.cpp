@@ -342,6 +342,24 @@ struct Calibrator {
     record("matmul prologue (B = concat of 4)", r.threads, t_with, r.prologue_ns, "ns/evaluation");
   }
 
+  // A convolution (3x3, 32 -> 32 maps over 28x28, a ResNet stage's) against the
+  // matmul of its shape over an explicit im2col input ([32, 288] x [288, 784]):
+  // the difference per window element is what packing the windows costs.
+  void windows(ThreadRates& r) {
+    ir::Graph conv_graph("windows");
+    ir::Tensor x = ir::input(conv_graph, "x", DType::F32, {1, 32, 28, 28});
+    ir::Tensor w = ir::input(conv_graph, "w", DType::F32, {32, 32, 3, 3});
+    conv_graph.add_output(ir::conv(x, w, {{1, 1}, {1, 1}, {1, 1}, {1, 1}, 1}));
+    ir::Graph gemm_graph("windows_as_gemm");
+    gemm_graph.add_output(ir::matmul(ir::input(gemm_graph, "w", DType::F32, {32, 288}),
+                                     ir::input(gemm_graph, "cols", DType::F32, {288, 784})));
+    const ir::KernelProgram conv = fused(conv_graph), gemm = fused(gemm_graph);
+    const Timing t_conv = time(conv, r.threads), t_gemm = time(gemm, r.threads);
+    const double elements = window_elements(conv.kernels.at(0));
+    r.window_pack_ns = elements > 0 ? std::max(0.0, (t_conv.median_us - t_gemm.median_us) * 1e3 / elements) : 0;
+    record("convolution windows (3x3, 32 maps, 28x28)", r.threads, t_conv, r.window_pack_ns, "ns/element");
+  }
+
   // Two gemms sharing A in one kernel (a contraction group) against the two
   // as separate kernels, at a SwiGLU's shape (64 tokens, 1024 → 2 × 2048):
   // the group's micro-tile has fewer rows and its two B panels compete for
@@ -559,6 +577,7 @@ Calibration calibrate_host(const CalibrationOptions& options) {
     c.steps.push_back({"matmul shapes" + at, [&c, r] { c.matmuls(*r); }});
     c.steps.push_back({"matmul prologue" + at, [&c, r] { c.prologue(*r); }});
     c.steps.push_back({"contraction groups" + at, [&c, r] { c.group(*r); }});
+    c.steps.push_back({"convolution windows" + at, [&c, r] { c.windows(*r); }});
   }
   c.steps.push_back({"fitting memory / compute overlap", [&c] { c.fit_overlap(); }});
   for (size_t s = 0; s < c.steps.size(); ++s) {

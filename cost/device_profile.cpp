@@ -174,6 +174,7 @@ ThreadRates thread_rates(const json& j, const std::string& path, const std::stri
     r.call_chain_factor.push_back(f);
   }
   r.prologue_ns = number(j, "prologue_ns", path, source, false);
+  r.window_pack_ns = j.contains("window_pack_ns") ? number(j, "window_pack_ns", path, source, false) : 0;
   r.group_factor = number(j, "group_factor", path, source, true);
   r.group_factor_constant_b =
       j.contains("group_factor_constant_b") ? number(j, "group_factor_constant_b", path, source, true) : r.group_factor;
@@ -331,6 +332,7 @@ std::string profile_to_json(const DeviceProfile& p) {
                      {"call_chain_factor", r.call_chain_factor},
                      {"matmul", mm},
                      {"prologue_ns", r.prologue_ns},
+                     {"window_pack_ns", r.window_pack_ns},
                      {"group_factor", r.group_factor},
                      {"group_factor_constant_b", r.group_factor_constant_b}});
   }

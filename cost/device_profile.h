@@ -65,6 +65,10 @@ struct ThreadRates {
   std::vector<double> call_chain_factor;
   std::vector<MatmulPoint> matmul;
   double prologue_ns = 0;  // per evaluation of a node the tiled matmul computes while packing
+  // Per element of a convolution's windows the tiled contraction packs (K x
+  // output positions per batch element and B side: the im2col work done
+  // implicitly, a line at a time). Profiles measured before it load 0.
+  double window_pack_ns = 0;
   // A contraction group (several gemms sharing A in one kernel) against the
   // same gemms as separate kernels: multiplies the group's matmul time when
   // its B sides are packed per call (group_factor) and when they are

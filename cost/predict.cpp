@@ -359,6 +359,7 @@ KernelCost predict(const ir::KernelProgram& program, const ir::Kernel& k, const 
                           elements * in_cache(rates.write));
   }
 
+  if (group && group->columns.size() > 1) compute_ns += window_elements(k) * rates.window_pack_ns;
   for (size_t i = 0; i < k.exprs.size(); ++i) {
     const ir::KernelExpr& e = k.exprs[i];
     if (share[i] == 0) continue;
@@ -427,6 +428,15 @@ double prologue_evaluations(const ir::Kernel& k) {
   for (size_t i = 0; i < k.exprs.size(); ++i)
     if (prologue[i]) total += extent_product(k, vars[i]) * share[i];
   return total;
+}
+
+double window_elements(const ir::Kernel& k) {
+  const std::optional<ir::ContractionGroup> group = ir::match_contraction_group(k);
+  if (!group || group->columns.size() < 2) return 0;
+  double batch = 1;
+  for (int64_t e : group->batch) batch *= static_cast<double>(e);
+  return batch * static_cast<double>(group->k) * static_cast<double>(group->n) *
+         static_cast<double>(group->b_sides.size());
 }
 
 double predict_program_us(const ir::KernelProgram& program, const DeviceProfile& profile) {

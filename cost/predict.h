@@ -39,6 +39,10 @@ double predict_program_us(const ir::KernelProgram& program, const DeviceProfile&
 // Evaluations of a contraction's prologue nodes (the nodes inside the K loop
 // other than the product and its plain loads), each charged `prologue_ns`.
 double prologue_evaluations(const ir::Kernel& kernel);
+// Elements of a convolution's windows its tiled contraction packs (a group
+// with several column axes: batch x K x positions per B side; 0 otherwise),
+// each charged `window_pack_ns`.
+double window_elements(const ir::Kernel& kernel);
 
 // How a load walks its buffer as the innermost loop variable advances.
 AccessKind classify_load(const ir::Kernel& kernel, const ir::KernelExpr& load, bool inside_reduction);
