@@ -466,9 +466,10 @@ void collect(const json& j, const json::json_pointer& pointer, const std::string
     for (auto it = j.begin(); it != j.end(); ++it) {
       const std::string child = path.empty() ? it.key() : path + "." + it.key();
       // Ops beyond "default" are optional (unmeasured ops cost the default), and
-      // so is group_factor_constant_b (older profiles: group_factor).
+      // so are group_factor_constant_b (older profiles: group_factor) and
+      // window_pack_ns (older profiles: 0).
       const bool optional = (!pointer.empty() && pointer.back() == "op_ns" && it.key() != "default") ||
-                            it.key() == "group_factor_constant_b";
+                            it.key() == "group_factor_constant_b" || it.key() == "window_pack_ns";
       if (!optional) fields.push_back({pointer / it.key(), child, ""});
       collect(*it, pointer / it.key(), child, leaves, fields);
     }

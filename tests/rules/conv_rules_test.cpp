@@ -66,6 +66,19 @@ std::span<const RuleCase> conv_cases() {
        "x = input() : f32[1,3,7,7]\nw1 = input() : f32[4,3,3,3]\nw2 = input() : f32[4,3,3,3]\n"
        "a = conv(x, w1, lo=[1,1], hi=[1,1])\nb = conv(x, w2)\noutput a, b",
        "", false},
+      // Two 1x1 convolutions of different widths (an Inception block's 32- and
+      // 48-map branches, scaled down): the first is the first maps of one conv.
+      {"batch-two-convs-sharing-input",
+       "x = input() : f32[1,4,5,5]\nw1 = input() : f32[3,4,1,1]\nw2 = input() : f32[5,4,1,1]\n"
+       "a = conv(x, w1)\nb = conv(x, w2)\noutput a, b",
+       "x = input() : f32[1,4,5,5]\nw1 = input() : f32[3,4,1,1]\nw2 = input() : f32[5,4,1,1]\n"
+       "w = concat(w1, w2, axis=0)\ny = conv(x, w)\n"
+       "s = slice(y, start=[0,0,0,0], stop=[1,3,5,5], step=[1,1,1,1])\noutput s"},
+      // Different dilations: not one convolution.
+      {"batch-two-convs-sharing-input",
+       "x = input() : f32[1,4,7,7]\nw1 = input() : f32[3,4,3,3]\nw2 = input() : f32[5,4,3,3]\n"
+       "a = conv(x, w1, dilations=[2,2])\nb = conv(x, w2)\noutput a, b",
+       "", false},
       // Grouped convolutions are left alone (the stacked weights' groups would mix).
       {"batch-convs-sharing-input.2",
        "x = input() : f32[1,4,5,5]\nw1 = input() : f32[4,2,3,3]\nw2 = input() : f32[4,2,3,3]\n"
