@@ -695,6 +695,17 @@ void define_module(nb::module_& m) {
         },
         "a"_a, "b"_a, nb::keep_alive<0, 1>(),
         "Matrix product over the last two axes; leading (batch) axes broadcast numpy-style.");
+  m.def("conv",
+        [](const ir::Tensor& x, const ir::Tensor& w, std::vector<int64_t> strides, std::vector<int64_t> dilations,
+           std::vector<int64_t> lo, std::vector<int64_t> hi, int64_t groups) {
+          check_same_graph({x, w});
+          return ir::conv(x, w, ir::ConvParams{std::move(strides), std::move(dilations), std::move(lo), std::move(hi),
+                                               groups});
+        },
+        "x"_a, "w"_a, "strides"_a = std::vector<int64_t>{}, "dilations"_a = std::vector<int64_t>{},
+        "lo"_a = std::vector<int64_t>{}, "hi"_a = std::vector<int64_t>{}, "groups"_a = 1, nb::keep_alive<0, 1>(),
+        "Convolution of x [N, C, spatial...] (1 to 3 spatial axes) with w [M, C / groups, kernel...]: one stride, "
+        "dilation and zero padding before (lo) / after (hi) per spatial axis (empty: 1, 1, 0, 0).");
 
   // --- Loading, reference, compiling.
   m.def("load",

@@ -43,6 +43,7 @@ from ._smelt import (
     log2,
     lt,
     matmul,
+    conv,
     max,
     min,
     mul,
@@ -99,5 +100,5 @@ __all__ = [
     "add", "sub", "mul", "div", "lt", "le", "eq", "where", "neg", "exp", "exp2", "log", "log2",
     "sin", "cos", "tanh", "sqrt", "rsqrt", "recip", "relu", "sigmoid", "gelu", "erf", "cast",
     "reshape", "permute", "slice_axis", "pad", "broadcast", "concat",
-    "reduce_sum", "reduce_max", "matmul",
+    "reduce_sum", "reduce_max", "matmul", "conv",
 ]

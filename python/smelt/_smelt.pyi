@@ -246,6 +246,11 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
     Matrix product over the last two axes; leading (batch) axes broadcast numpy-style.
     """
 
+def conv(x: Tensor, w: Tensor, strides: Sequence[int] = [], dilations: Sequence[int] = [], lo: Sequence[int] = [], hi: Sequence[int] = [], groups: int = 1) -> Tensor:
+    """
+    Convolution of x [N, C, spatial...] (1 to 3 spatial axes) with w [M, C / groups, kernel...]: one stride, dilation and zero padding before (lo) / after (hi) per spatial axis (empty: 1, 1, 0, 0).
+    """
+
 def load(path: str | os.PathLike) -> Graph:
     """
     Loads a graph from a .sg file or an ONNX model (.onnx). Raises smelt.Error: kind 'parse' with .file/.line/.col for a bad .sg file; 'import' or 'unsupported' for an ONNX model smelt cannot read.

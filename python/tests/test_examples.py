@@ -10,8 +10,9 @@ from conftest import EXAMPLES, assert_matches, outputs_tuple
 SEED_GRAPHS = sorted(EXAMPLES.glob("*.sg"))
 
 
-def test_there_are_ten_seed_graphs():
-    assert len(SEED_GRAPHS) == 10
+def test_there_are_eleven_example_graphs():
+    # The ten seed graphs and issue 19's conv_block.
+    assert len(SEED_GRAPHS) == 11
 
 
 @pytest.mark.parametrize("path", SEED_GRAPHS, ids=[p.stem for p in SEED_GRAPHS])

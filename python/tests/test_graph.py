@@ -105,3 +105,27 @@ def test_compiling_a_graph_without_outputs_is_an_error():
     g.input("x", "f32", [3])
     with pytest.raises(smelt.Error, match="no outputs"):
         smelt.compile(g)
+
+
+def test_conv_matches_a_numpy_convolution():
+    """smelt.conv with stride, padding and groups against a direct numpy loop."""
+    g = smelt.Graph("conv")
+    x = g.input("x", "f32", [2, 4, 7, 6])
+    w = g.input("w", "f32", [6, 2, 3, 3])
+    y = smelt.conv(x, w, strides=[2, 1], lo=[1, 0], hi=[1, 1], groups=2)
+    assert y.shape == (2, 6, 4, 5)
+    g.output(smelt.relu(y))
+    rng = np.random.default_rng(3)
+    xv = rng.standard_normal((2, 4, 7, 6), dtype=np.float32)
+    wv = rng.standard_normal((6, 2, 3, 3), dtype=np.float32)
+    padded = np.pad(xv.astype(np.float64), ((0, 0), (0, 0), (1, 1), (0, 1)))
+    want = np.zeros((2, 6, 4, 5))
+    for m in range(6):
+        group = m // 3
+        for i in range(4):
+            for j in range(5):
+                window = padded[:, 2 * group:2 * group + 2, 2 * i:2 * i + 3, j:j + 3]
+                want[:, m, i, j] = (window * wv[m]).sum(axis=(1, 2, 3))
+    np.testing.assert_allclose(smelt.compile(g)(xv, wv), np.maximum(want, 0), rtol=1e-4, atol=1e-5)
+    with pytest.raises(smelt.Error, match="groups"):
+        smelt.conv(x, w, groups=3)
