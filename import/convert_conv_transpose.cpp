@@ -23,14 +23,12 @@ using ir::Tensor;
 // arithmetic below cannot overflow (a real model's are far smaller).
 constexpr int64_t kMaxAttributeValue = int64_t{1} << 30;
 
-std::vector<int64_t> ints_or(Context& ctx, const std::string& name, size_t n, int64_t fallback) {
-  std::optional<std::vector<int64_t>> v = ctx.attr_ints(name);
-  if (!v) return std::vector<int64_t>(n, fallback);
-  if (v->size() != n)
-    ctx.fail(name + " has " + std::to_string(v->size()) + " values for " + std::to_string(n) + " spatial axes");
-  for (int64_t x : *v)
+// window_ints, each value within ±2^30.
+std::vector<int64_t> bounded_window_ints(Context& ctx, const std::string& name, size_t n, int64_t fallback) {
+  std::vector<int64_t> v = window_ints(ctx, name, n, fallback);
+  for (int64_t x : v)
     if (x < -kMaxAttributeValue || x > kMaxAttributeValue) ctx.fail(name + " holds " + std::to_string(x) + ", beyond 2^30");
-  return *v;
+  return v;
 }
 
 // Per spatial axis: the pads the ONNX equations give, before and after.
@@ -46,10 +44,10 @@ TransposedGeometry geometry_of(Context& ctx, const ir::Shape& x_shape, const ir:
   g.kernel.assign(w_shape.begin() + 2, w_shape.end());
   if (std::optional<std::vector<int64_t>> given = ctx.attr_ints("kernel_shape"); given && *given != g.kernel)
     ctx.fail("kernel_shape " + ir::shape_str(*given) + " differs from W's spatial extents " + ir::shape_str(g.kernel));
-  g.strides = ints_or(ctx, "strides", n, 1);
-  g.dilations = ints_or(ctx, "dilations", n, 1);
-  g.output_padding = ints_or(ctx, "output_padding", n, 0);
-  const std::vector<int64_t> pads = ints_or(ctx, "pads", 2 * n, 0);
+  g.strides = bounded_window_ints(ctx, "strides", n, 1);
+  g.dilations = bounded_window_ints(ctx, "dilations", n, 1);
+  g.output_padding = bounded_window_ints(ctx, "output_padding", n, 0);
+  const std::vector<int64_t> pads = bounded_window_ints(ctx, "pads", 2 * n, 0);
   const std::string auto_pad = ctx.attr_string("auto_pad", "NOTSET");
   std::optional<std::vector<int64_t>> output_shape = ctx.attr_ints("output_shape");
   if (auto_pad != "NOTSET" && auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER" && auto_pad != "VALID")

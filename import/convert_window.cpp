@@ -24,21 +24,14 @@ struct Window {
   std::vector<int64_t> out;             // output extents
 };
 
-std::vector<int64_t> ints_or(Context& ctx, const std::string& name, size_t n, int64_t fallback) {
-  std::optional<std::vector<int64_t>> v = ctx.attr_ints(name);
-  if (!v) return std::vector<int64_t>(n, fallback);
-  if (v->size() != n) ctx.fail(name + " has " + std::to_string(v->size()) + " values for " + std::to_string(n) +
-                               " spatial axes");
-  return *v;
-}
 
 Window window_of(Context& ctx, const ir::Shape& input, std::vector<int64_t> kernel, bool ceil_mode) {
   const size_t n = input.size() - 2;
   Window w;
   w.kernel = std::move(kernel);
-  w.strides = ints_or(ctx, "strides", n, 1);
-  w.dilations = ints_or(ctx, "dilations", n, 1);
-  std::vector<int64_t> pads = ints_or(ctx, "pads", 2 * n, 0);
+  w.strides = window_ints(ctx, "strides", n, 1);
+  w.dilations = window_ints(ctx, "dilations", n, 1);
+  std::vector<int64_t> pads = window_ints(ctx, "pads", 2 * n, 0);
   const std::string auto_pad = ctx.attr_string("auto_pad", "NOTSET");
   // Bounded so that window arithmetic cannot overflow (a real window is far smaller).
   constexpr int64_t kMaxExtent = int64_t{1} << 31;
@@ -229,6 +222,14 @@ void convert_conv(Context& ctx) {
 }
 
 }  // namespace
+
+std::vector<int64_t> window_ints(Context& ctx, const std::string& name, size_t n, int64_t fallback) {
+  std::optional<std::vector<int64_t>> v = ctx.attr_ints(name);
+  if (!v) return std::vector<int64_t>(n, fallback);
+  if (v->size() != n) ctx.fail(name + " has " + std::to_string(v->size()) + " values for " + std::to_string(n) +
+                               " spatial axes");
+  return *v;
+}
 
 Tensor convolution(Context& ctx, Tensor x, Tensor w, const ConvGeometry& geometry) {
   for (size_t i = 0; i + 2 < x.shape().size(); ++i) {

@@ -20,4 +20,8 @@ struct ConvGeometry {
 // an input smaller than the window is ctx.fail.
 ir::Tensor convolution(Context& ctx, ir::Tensor x, ir::Tensor w, const ConvGeometry& geometry);
 
+// A window attribute (strides, dilations, pads...): `n` integers, or `fallback`
+// on every entry when absent; another count is ctx.fail.
+std::vector<int64_t> window_ints(Context& ctx, const std::string& name, size_t n, int64_t fallback);
+
 }  // namespace smelt::importer
