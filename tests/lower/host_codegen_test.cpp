@@ -114,7 +114,9 @@ TEST(HostCodegen, AConcatAlongTheRowIsSplitIntoVectorSegments) {
   for (int i = 0; i < 6; ++i) parts.push_back(ir::input(g, "x" + std::to_string(i), DType::F32, {64, 256}));
   g.add_output(ir::concat(parts, 1));
   const std::string text = lower::emit_llvm_ir(fused(g), {});
-  EXPECT_TRUE(std::regex_search(text, std::regex(R"(load <16 x float>)"))) << text;
+  // Full-width vector loads: 16 lanes where LLVM prefers 512-bit vectors (AMD
+  // Zen 4/5), 8 where it prefers 256 on AVX-512 CPUs (Intel Xeon), 8 on AVX2.
+  EXPECT_TRUE(std::regex_search(text, std::regex(R"(load <(8|16) x float>)"))) << text;
 }
 
 TEST(HostCodegen, PermutedRowsOfALargeBufferArePrefetchedNotCachedOrOwnOnes) {
