@@ -1,5 +1,6 @@
 #include "verify/axioms.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <set>
@@ -12,25 +13,26 @@ namespace {
 // Ground applications of uninterpreted functions, by function name.
 using TermIndex = std::map<std::string, std::vector<z3::expr>>;
 
-// Collects the ground applications in `e`; returns whether `e` is ground
-// (mentions no bound variable).
-bool collect(const z3::expr& e, TermIndex& index, std::unordered_set<unsigned>& seen,
-             std::map<unsigned, bool>& ground) {
-  if (auto it = ground.find(e.id()); it != ground.end()) return it->second;
-  bool is_ground = true;
+// Collects the ground applications in `e` (those that mention no variable
+// bound outside them: a closed lambda, a sum's body, is ground); returns one
+// more than the largest de Bruijn index of a variable free in `e` (0: ground).
+unsigned collect(const z3::expr& e, TermIndex& index, std::unordered_set<unsigned>& seen,
+                 std::map<unsigned, unsigned>& free_depth) {
+  if (auto it = free_depth.find(e.id()); it != free_depth.end()) return it->second;
+  unsigned depth = 0;
   if (e.is_var()) {
-    is_ground = false;
+    depth = Z3_get_index_value(e.ctx(), e) + 1;
   } else if (e.is_quantifier() || e.is_lambda()) {
-    collect(e.body(), index, seen, ground);
-    is_ground = false;  // be conservative: do not treat binders as ground terms
+    const unsigned inner = collect(e.body(), index, seen, free_depth);
+    const unsigned bound = Z3_get_quantifier_num_bound(e.ctx(), e);
+    depth = inner > bound ? inner - bound : 0;
   } else if (e.is_app()) {
-    for (unsigned i = 0; i < e.num_args(); ++i) is_ground = collect(e.arg(i), index, seen, ground) && is_ground;
-    if (is_ground && e.num_args() > 0 && e.decl().decl_kind() == Z3_OP_UNINTERPRETED &&
-        seen.insert(e.id()).second)
+    for (unsigned i = 0; i < e.num_args(); ++i) depth = std::max(depth, collect(e.arg(i), index, seen, free_depth));
+    if (depth == 0 && e.num_args() > 0 && e.decl().decl_kind() == Z3_OP_UNINTERPRETED && seen.insert(e.id()).second)
       index[e.decl().name().str()].push_back(e);
   }
-  ground.emplace(e.id(), is_ground);
-  return is_ground;
+  free_depth.emplace(e.id(), depth);
+  return depth;
 }
 
 struct Match {
@@ -88,9 +90,9 @@ z3::expr_vector ground_instances(const std::vector<Axiom>& axioms, const z3::exp
   z3::expr_vector out(ctx);
   TermIndex index;
   std::unordered_set<unsigned> seen, done;
-  std::map<unsigned, bool> ground;
+  std::map<unsigned, unsigned> free_depth;
   std::vector<z3::expr> keep;  // keeps the instances' terms alive (their ids index `seen`)
-  for (const z3::expr& f : formulas) collect(f, index, seen, ground);
+  for (const z3::expr& f : formulas) collect(f, index, seen, free_depth);
   for (int round = 0; round < rounds; ++round) {
     TermIndex snapshot = index;
     size_t before = out.size();
@@ -116,7 +118,7 @@ z3::expr_vector ground_instances(const std::vector<Axiom>& axioms, const z3::exp
           if (!done.insert(instance.id()).second) continue;
           keep.push_back(instance);
           out.push_back(instance);
-          collect(instance, index, seen, ground);
+          collect(instance, index, seen, free_depth);
         }
       }
     }

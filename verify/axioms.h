@@ -21,8 +21,9 @@ z3::expr quantify(const Axiom& a);
 // Instances of the axioms for the terms of `formulas`: a pattern's applications
 // match syntactically, its constants and repeated variables under the
 // condition that they are equal ("t == lit 1 -> mul(d,x,t) = x"). New terms
-// from instances are matched again, for `rounds` rounds. Terms under a binder
-// (lambda bodies) are not instantiated.
+// from instances are matched again, for `rounds` rounds. Terms that mention a
+// variable bound outside them (inside a lambda's body) are not instantiated;
+// closed lambdas (a sum's body) are terms like any other.
 z3::expr_vector ground_instances(const std::vector<Axiom>& axioms, const z3::expr_vector& formulas,
                                  int rounds);
 

@@ -110,8 +110,9 @@ SymTensor encode_matmul(EncodingState& s, const rules::Term& t, Side side, const
 }
 
 // conv (docs/ops.md): y[n, m, o...] = Σ_{c, r...} w[m, c, r...] · x[n, group(m)·cg + c,
-// o·stride + r·dilation - lo...], x read as 0 outside its extents; one sum over
-// (c, r...) per output element, equal to another when their bodies are.
+// o·stride + r·dilation - lo...], x read as 0 outside its extents; one dot sum
+// over (c, r...) per output element, matmul's kind of sum: equal to another
+// when their bodies are, and to a matmul's over c when every r has extent 1.
 SymTensor encode_conv(EncodingState& s, const rules::Term& t, Side side, const SymTensor& x, const SymTensor& w) {
   TermAttrs attrs(s, t, side);
   const size_t rank = x.shape.size();
@@ -163,7 +164,7 @@ SymTensor encode_conv(EncodingState& s, const rules::Term& t, Side side, const S
             }
             z3::expr zero = state->values.literal(0.0);
             z3::expr body = z3::ite(in_box, state->values.dot(w.at(wi), z3::ite(inside, x.at(xi), zero)), zero);
-            return state->values.reduce("conv", vars, extents, body);
+            return state->values.reduce("matmul", vars, extents, body);
           }};
 }
 

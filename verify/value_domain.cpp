@@ -176,28 +176,29 @@ z3::expr ValueDomain::compare(const std::string& fn, const z3::expr& a, const z3
   return function("attr" + fn, domain, ctx_.bool_sort())(a, b);
 }
 
+z3::func_decl ValueDomain::reduce_function(const std::string& name, size_t n) {
+  z3::sort_vector index(ctx_), domain(ctx_);
+  for (size_t i = 0; i < n; ++i) index.push_back(ctx_.int_sort());
+  domain.push_back(n == 1 ? ctx_.array_sort(ctx_.int_sort(), sort_) : ctx_.array_sort(index, sort_));
+  for (size_t i = 0; i < n; ++i) domain.push_back(ctx_.int_sort());
+  return function(name + std::to_string(n), domain, sort_);
+}
+
 z3::expr ValueDomain::reduce(const std::string& kind, const std::vector<z3::expr>& vars,
                              const std::vector<z3::expr>& extents, const z3::expr& body) {
-  auto one_function = [&](const std::string& name, size_t n) {
-    z3::sort_vector index(ctx_), domain(ctx_);
-    for (size_t i = 0; i < n; ++i) index.push_back(ctx_.int_sort());
-    domain.push_back(n == 1 ? ctx_.array_sort(ctx_.int_sort(), sort_) : ctx_.array_sort(index, sort_));
-    for (size_t i = 0; i < n; ++i) domain.push_back(ctx_.int_sort());
-    return function(name + std::to_string(n), domain, sort_);
-  };
   if (real_) {
     // In the reals a multi-axis sum is the nest of one-axis sums, and matmul
     // is a sum of products like any other.
     std::string name = kind == "reduce_max" ? "max_over" : "sum_over";
     z3::expr out = body;
-    for (size_t k = vars.size(); k-- > 0;) out = one_function(name, 1)(z3::lambda(vars[k], out), extents[k]);
+    for (size_t k = vars.size(); k-- > 0;) out = reduce_function(name, 1)(z3::lambda(vars[k], out), extents[k]);
     return out;
   }
   z3::expr_vector xs(ctx_), args(ctx_);
   for (const z3::expr& v : vars) xs.push_back(v);
   args.push_back(z3::lambda(xs, body));
   for (const z3::expr& n : extents) args.push_back(n);
-  return one_function(kind, vars.size())(args);
+  return reduce_function(kind, vars.size())(args);
 }
 
 z3::expr ValueDomain::dot(const z3::expr& a, const z3::expr& b) {
@@ -294,6 +295,34 @@ std::vector<Axiom> ValueDomain::laws() {
     // Float-to-float rounding is symmetric.
     z3::expr through = cast3(d, e, f1("neg")(d, x));
     law({d, e, x}, through, z3::implies(is_float(d) && is_float(e), through == f1("neg")(e, cast3(d, e, x))));
+  }
+  // A dot sum (matmul's, conv's) over a box whose last axis has extent 1 is
+  // the sum over the other axes of the terms at index 0 of that one: the same
+  // terms in the same order (a 1x1 convolution is a matmul).
+  for (size_t n = 4; n >= 2; --n) {
+    if (!used("matmul" + std::to_string(n))) continue;
+    z3::sort_vector index(ctx_);
+    for (size_t i = 0; i < n; ++i) index.push_back(ctx_.int_sort());
+    z3::expr f = ctx_.constant("f!", ctx_.array_sort(index, sort_));
+    std::vector<z3::expr> vars{f};
+    z3::expr_vector extents(ctx_), bound(ctx_), at(ctx_);
+    for (size_t i = 0; i < n; ++i) {
+      vars.push_back(ctx_.int_const(("n!" + std::to_string(i)).c_str()));
+      extents.push_back(vars.back());
+    }
+    for (size_t i = 0; i + 1 < n; ++i) {
+      bound.push_back(ctx_.int_const(("k!" + std::to_string(i)).c_str()));
+      at.push_back(bound.back());
+    }
+    at.push_back(ctx_.int_val(0));
+    z3::expr_vector fewer(ctx_);
+    fewer.push_back(z3::lambda(bound, z3::select(f, at)));
+    for (size_t i = 0; i + 1 < n; ++i) fewer.push_back(extents[static_cast<int>(i)]);
+    z3::expr_vector all(ctx_);
+    all.push_back(f);
+    for (const z3::expr& extent : extents) all.push_back(extent);
+    z3::expr whole = reduce_function("matmul", n)(all);
+    law(vars, whole, z3::implies(extents[static_cast<int>(n - 1)] == 1, whole == reduce_function("matmul", n - 1)(fewer)));
   }
   return out;
 }

@@ -68,7 +68,8 @@ class ValueDomain {
   z3::expr compare(const std::string& fn, const z3::expr& a, const z3::expr& b);
 
   // sum / max over `vars` (each ranging over 0..extent-1) of `body`, which must
-  // already be masked to the range. kind: "reduce_sum", "reduce_max", "matmul".
+  // already be masked to the range. kind: "reduce_sum", "reduce_max", "matmul"
+  // (a dot sum: matmul's and conv's).
   z3::expr reduce(const std::string& kind, const std::vector<z3::expr>& vars,
                   const std::vector<z3::expr>& extents, const z3::expr& body);
   // The term summed by matmul: a product computed exactly (in double).
@@ -88,6 +89,8 @@ class ValueDomain {
   z3::func_decl var_function(const std::string& name, size_t arity);
   z3::func_decl value_function(const std::string& name, size_t arity);
   z3::func_decl function(const std::string& name, const z3::sort_vector& domain, const z3::sort& range);
+  // kind<n>(body array over n indices, n extents) -> value
+  z3::func_decl reduce_function(const std::string& kind, size_t n);
 
   z3::context& ctx_;
   bool real_;

@@ -1,5 +1,6 @@
 // Family 7: convolutions — a zero pad folded into the convolution's padding,
-// convolutions of one input batched into one over their stacked weights.
+// convolutions of one input batched into one over their stacked weights, 1x1
+// convolutions as matmuls.
 #include <gtest/gtest.h>
 
 #include "tests/rules/rule_case.h"
@@ -84,6 +85,41 @@ std::span<const RuleCase> conv_cases() {
        "x = input() : f32[1,4,5,5]\nw1 = input() : f32[4,2,3,3]\nw2 = input() : f32[4,2,3,3]\n"
        "a = conv(x, w1, groups=2)\nb = conv(x, w2, groups=2)\noutput a, b",
        "", false},
+      // A 1x1 convolution is a matmul of its weights with the input's positions.
+      {"conv-1x1-as-matmul",
+       "x = input() : f32[2,4,3,5]\nw = input() : f32[6,4,1,1]\nc = conv(x, w)\noutput c",
+       "x = input() : f32[2,4,3,5]\nw = input() : f32[6,4,1,1]\nw2 = reshape(w, shape=[6,4])\n"
+       "x3 = reshape(x, shape=[2,4,15])\nm = matmul(w2, x3)\nc = reshape(m, shape=[2,6,3,5])\noutput c"},
+      // One spatial axis; the dilation of a 1x1 kernel reads nothing more.
+      {"conv-1x1-as-matmul",
+       "x = input() : f32[1,3,7]\nw = input() : f32[2,3,1]\nc = conv(x, w, dilations=[3])\noutput c",
+       "x = input() : f32[1,3,7]\nw = input() : f32[2,3,1]\nw2 = reshape(w, shape=[2,3])\n"
+       "x3 = reshape(x, shape=[1,3,7])\nm = matmul(w2, x3)\nc = reshape(m, shape=[1,2,7])\noutput c"},
+      // A 3x3 kernel, a padded or grouped 1x1 convolution: not one matmul.
+      {"conv-1x1-as-matmul", kXW + "c = conv(x, w)\noutput c", "", false},
+      {"conv-1x1-as-matmul",
+       "x = input() : f32[1,2,5,5]\nw = input() : f32[3,2,1,1]\nc = conv(x, w, lo=[1,0], hi=[0,0])\noutput c", "",
+       false},
+      {"conv-1x1-as-matmul",
+       "x = input() : f32[1,4,5,5]\nw = input() : f32[4,2,1,1]\nc = conv(x, w, groups=2)\noutput c", "", false},
+      // A strided 1x1 convolution (a ResNet downsample) reads a strided slice.
+      {"strided-1x1-conv-of-slice",
+       "x = input() : f32[1,4,7,6]\nw = input() : f32[3,4,1,1]\nc = conv(x, w, strides=[2,3])\noutput c",
+       "x = input() : f32[1,4,7,6]\nw = input() : f32[3,4,1,1]\n"
+       "s = slice(x, start=[0,0,0,0], stop=[1,4,7,6], step=[1,1,2,3])\nc = conv(s, w)\noutput c"},
+      // ... and then is a matmul over it.
+      {"strided-1x1-conv-of-slice",
+       "x = input() : f32[1,4,7,6]\nw = input() : f32[3,4,1,1]\nc = conv(x, w, strides=[2,2])\noutput c",
+       "x = input() : f32[1,4,7,6]\nw = input() : f32[3,4,1,1]\n"
+       "s = slice(x, start=[0,0,0,0], stop=[1,4,7,6], step=[1,1,2,2])\nw2 = reshape(w, shape=[3,4])\n"
+       "x3 = reshape(s, shape=[1,4,12])\nm = matmul(w2, x3)\nc = reshape(m, shape=[1,3,4,3])\noutput c",
+       true, 2, {"conv-1x1-as-matmul"}},
+      // Unit strides or a padded input: left alone.
+      {"strided-1x1-conv-of-slice",
+       "x = input() : f32[1,4,7,6]\nw = input() : f32[3,4,1,1]\nc = conv(x, w)\noutput c", "", false},
+      {"strided-1x1-conv-of-slice",
+       "x = input() : f32[1,4,7,6]\nw = input() : f32[3,4,1,1]\nc = conv(x, w, strides=[2,2], lo=[1,1], hi=[1,1])\n"
+       "output c", "", false},
     };
     for (int n : {2, 4, 5, 7}) all.push_back(sharing_input_case(n));
     return all;
