@@ -34,6 +34,7 @@ struct RunOptions {
   std::string arch;             // cuda / hip code-generation architecture; "" = the device's
   bool check = false;           // compare every output with the reference interpreter
   bool no_fusion = false;
+  bool unsafe_fp = false;       // also the rules exact only in real arithmetic (FuseOptions::unsafe_fp)
   unsigned threads = 0;         // host threads; 0 = every core
   std::string outputs;          // a folder to write each output into as <name>.npy; "" = none
 };

@@ -67,6 +67,7 @@ int compile_command(const CompileOptions& options) {
   fuse.fusion = !options.no_fusion;
   fuse.threads = options.threads;
   fuse.rewrites = !options.no_rewrites;
+  fuse.unsafe_fp = options.unsafe_fp;
   fuse.exact = options.exact;
   fuse.limits.extraction_s = options.time_limit_s;
   fuse.measure = options.measure;

@@ -19,6 +19,7 @@ struct CompileOptions {
   std::string profile;    // a device profile (JSON); empty: the shipped host profile
   bool no_fusion = false;
   bool no_rewrites = false;
+  bool unsafe_fp = false;  // also the rules exact only in real arithmetic (FuseOptions::unsafe_fp)
   bool exact = false;
   double time_limit_s = Limits{}.extraction_s;
   unsigned threads = 0;   // host threads the program is costed for (0: every core)

@@ -24,6 +24,10 @@ const char* kDescription =
     "smelt: an equality-saturation superoptimizer for tensor programs (kernel fusion).\n"
     "Exit codes: 0 ok, 1 bad input, 2 usage error, 3 internal error.";
 
+const char* kUnsafeFpHelp =
+    "Also rewrite with the rules exact only in real arithmetic (reassociation, distribution, batch-norm scales "
+    "folded into convolution weights): outputs may differ from the graph's in the last bits, as with fast-math";
+
 // --memory-limit, on the commands that read graphs and allocate tensors.
 void add_memory_limit_option(CLI::App* command, std::string& limit) {
   command
@@ -75,6 +79,7 @@ int main(int argc, char** argv) {
   run_cmd->add_flag("--check", run.check,
                     "Compare every output with the reference interpreter (tolerance by dtype); exit 1 on a mismatch");
   run_cmd->add_flag("--no-fusion", run.no_fusion, "Run unfused: one kernel per op");
+  run_cmd->add_flag("--unsafe-fp", run.unsafe_fp, kUnsafeFpHelp);
   run_cmd->add_option("--outputs", run.outputs,
                       "Write each output into this folder (created if missing) as <output name>.npy "
                       "(characters other than letters, digits, _ - . in a name become _)");
@@ -118,6 +123,7 @@ int main(int argc, char** argv) {
   compile_cmd->add_option("--profile", compile.profile, "Device profile (JSON) to cost kernels with");
   compile_cmd->add_flag("--no-fusion", compile.no_fusion, "No fusion: one kernel per op");
   compile_cmd->add_flag("--no-rewrites", compile.no_rewrites, "Fuse the graph as given, without rewrite rules");
+  compile_cmd->add_flag("--unsafe-fp", compile.unsafe_fp, kUnsafeFpHelp);
   compile_cmd->add_flag("--exact", compile.exact, "Exhaustive extraction (e-graphs of at most 200 classes)");
   compile_cmd->add_option("--threads", compile.threads, "Host threads the program is costed for, and timed with under --measure (0: every core)");
   compile_cmd

@@ -147,6 +147,7 @@ int run_compiled_command(const RunOptions& options, const RunTimingOptions& timi
   compile_options.target = *smelt::parse_target(options.target);
   compile_options.arch = options.arch;
   compile_options.fusion = !options.no_fusion;
+  compile_options.unsafe_fp = options.unsafe_fp;
   compile_options.threads = options.threads;
   const auto compile_start = std::chrono::steady_clock::now();
   smelt::Program program = smelt::compile(g, compile_options);  // a missing device: DeviceUnavailable, exit 1

@@ -116,12 +116,19 @@ void convert_batch_norm(Context& ctx) {
     Tensor p = ctx.input(i);
     if (p.dtype() != x.dtype()) ctx.unsupported(std::string(what) + " has another dtype than the input");
     if (p.shape() != ir::Shape{shape[1]}) ctx.fail(std::string(what) + " must be [C]");
-    return ir::broadcast(ir::reshape(p, per_channel), shape);
+    return p;
   };
   Tensor scale = channel(1, "scale"), bias = channel(2, "B"), mean = channel(3, "input_mean"),
          variance = channel(4, "input_var");
-  Tensor normalized = ir::div(ir::sub(x, mean), ir::sqrt(ir::add(variance, like(ctx, variance, epsilon))));
-  ctx.set_output(0, ir::add(ir::mul(normalized, scale), bias));
+  // Per channel, as PyTorch's and ONNX Runtime's inference kernels compute it:
+  // alpha = scale / sqrt(var + epsilon), beta = B - mean * alpha (vectors of C,
+  // folded at compile time when they are constants), then y = x * alpha + beta:
+  // two operations per element, and a per-map factor that conv-scale-into-weights
+  // can fold into a convolution's weights.
+  Tensor alpha = ir::div(scale, ir::sqrt(ir::add(variance, like(ctx, variance, epsilon))));
+  Tensor beta = ir::sub(bias, ir::mul(mean, alpha));
+  auto per_map = [&](const Tensor& v) { return ir::broadcast(ir::reshape(v, per_channel), shape); };
+  ctx.set_output(0, ir::add(ir::mul(x, per_map(alpha)), per_map(beta)));
 }
 
 // DepthToSpace and SpaceToDepth on [N, C, H, W]: reshape, permute, reshape.

@@ -24,6 +24,13 @@ const std::vector<rules::CompiledRule>& default_compiled_rules() {
   return compiled;
 }
 
+// The default rules and the :unsafe-fp ones (FuseOptions::unsafe_fp).
+const std::vector<rules::CompiledRule>& every_compiled_rule() {
+  static const std::vector<rules::Rule> rules = rules::all_rules();
+  static const std::vector<rules::CompiledRule> compiled = rules::compile_rules(rules);
+  return compiled;
+}
+
 void set_after(FusionResult& r, const ir::Graph& graph, ir::Lowering lowering, const cost::DeviceProfile& profile,
                const FuseOptions& options) {
   r.graph = graph;
@@ -109,8 +116,9 @@ FusionResult fuse(const ir::Graph& input, const FuseOptions& options) {
   }
 
   const std::span<const rules::CompiledRule> rules =
-      options.rewrites ? std::span<const rules::CompiledRule>(default_compiled_rules())
-                       : std::span<const rules::CompiledRule>();
+      !options.rewrites ? std::span<const rules::CompiledRule>()
+      : options.unsafe_fp ? std::span<const rules::CompiledRule>(every_compiled_rule())
+                          : std::span<const rules::CompiledRule>(default_compiled_rules());
   egraph::RunnerLimits saturation_limits = rules::default_limits();  // the memory limit with them
   saturation_limits.iterations = options.limits.iterations;
   saturation_limits.nodes = options.limits.nodes;

@@ -27,6 +27,11 @@ struct FuseOptions {
   Limits limits{};
   bool fusion = true;    // false: no fusion, one kernel per op (after = before)
   bool rewrites = true;  // false: fuse the graph as given, without equality saturation
+  // Also rewrite with the rules exact only in real arithmetic (:unsafe-fp in
+  // rules/*.rules: reassociation, distribution, a per-map scale folded into a
+  // convolution's weights, which folds batch-norm): results may differ from
+  // the graph's in the last bits, as with a compiler's fast-math.
+  bool unsafe_fp = false;
   bool exact = false;    // exhaustive extraction where the e-graph has <= 200 classes
   unsigned threads = 0;  // host threads the program runs on, the caller's included (0: every core)
   // Simplify every kernel's index maps and masks, each simplification proved

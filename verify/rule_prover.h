@@ -30,8 +30,10 @@ struct ProverOptions {
   // cannot decide those, and the enumerated encoding follows where it gives up.
   unsigned nonlinear_query_timeout_ms = 2000;
   // An element query given division-uniqueness facts for a delinearized index
-  // (stride matches, row_major.cpp): these need longer, and few queries have them.
-  unsigned stride_match_query_timeout_ms = 6000;
+  // (stride matches, row_major.cpp): these need longer, and few queries have them
+  // (slice-of-split-reshape's and reshape-split-of-concat's took 8-12 s on a
+  // 2-core Intel Xeon, where 6 s left them UNKNOWN).
+  unsigned stride_match_query_timeout_ms = 20000;
   double rule_time_limit_s = 120;     // all cases of one rule together
   int max_rank = 4;                   // tensor ranks enumerated: 1..max_rank
 };

@@ -103,7 +103,7 @@ z3::expr ValueDomain::apply(ir::Op op, const z3::expr& dtype, const std::vector<
     switch (op) {
       case ir::Op::Add: return a[0] + a[1];
       case ir::Op::Sub: return a[0] - a[1];
-      case ir::Op::Mul: return a[0] * a[1];
+      case ir::Op::Mul: return scale_sum(a[0], a[1]);
       case ir::Op::Div: return a[0] / a[1];
       case ir::Op::Neg: return -a[0];
       case ir::Op::Recip: return one / a[0];
@@ -121,6 +121,24 @@ z3::expr ValueDomain::apply(ir::Op op, const z3::expr& dtype, const std::vector<
   args.push_back(dtype);
   for (const z3::expr& x : a) args.push_back(x);
   return op_function(std::string(ir::op_name(op)), a.size())(args);
+}
+
+z3::expr ValueDomain::scale_sum(const z3::expr& a, const z3::expr& b) {
+  auto is_sum = [](const z3::expr& e) {
+    return e.is_app() && e.num_args() == 2 && e.decl().name().str() == "sum_over1" && e.arg(0).is_lambda();
+  };
+  if (!is_sum(a) && is_sum(b)) return scale_sum(b, a);
+  // Through the masks of a sum's body: ite(m, t, e) * b = ite(m, t * b, e * b).
+  if (a.is_ite()) return z3::ite(a.arg(0), scale_sum(a.arg(1), b), scale_sum(a.arg(2), b));
+  if (!is_sum(a)) return a * b;
+  // (sum_k f(k)) * b = sum_k f(k) * b: the factor moves into the body (and
+  // into the sums nested there), so that a sum scaled outside and one whose
+  // terms are scaled have bodies Z3 can compare.
+  z3::expr k = ctx_.int_const(("scaled!" + std::to_string(++scaled_)).c_str());
+  z3::expr_vector at(ctx_);
+  at.push_back(k);
+  z3::expr body = a.arg(0).body().substitute(at);
+  return a.decl()(z3::lambda(k, scale_sum(body, b)), a.arg(1));
 }
 
 z3::expr ValueDomain::cast(const z3::expr& from, const z3::expr& to, const z3::expr& v) {

@@ -89,6 +89,8 @@ class ValueDomain {
   z3::func_decl var_function(const std::string& name, size_t arity);
   z3::func_decl value_function(const std::string& name, size_t arity);
   z3::func_decl function(const std::string& name, const z3::sort_vector& domain, const z3::sort& range);
+  // Real mode: a * b, with a factor of a sum moved into its body.
+  z3::expr scale_sum(const z3::expr& a, const z3::expr& b);
   // kind<n>(body array over n indices, n extents) -> value
   z3::func_decl reduce_function(const std::string& kind, size_t n);
 
@@ -97,6 +99,7 @@ class ValueDomain {
   z3::sort sort_;
   std::map<std::string, z3::func_decl> functions_;
   std::vector<std::pair<double, z3::expr>> literals_;  // IEEE mode: one constant per double
+  int scaled_ = 0;                                      // bound variables made by scale_sum
 };
 
 }  // namespace smelt::verify

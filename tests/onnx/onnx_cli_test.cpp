@@ -193,4 +193,42 @@ TEST_F(HostileModelTest, OutputWithoutShapeImportsWithTheComputedType) {
   EXPECT_NE(r.out.find("outputs: y f32[2,3]"), std::string::npos) << r.out;
 }
 
+// Conv (constant weights) -> BatchNormalization (constant statistics) -> Relu.
+smelt::onnx_testing::ModelBuilder conv_batch_norm_model() {
+  smelt::onnx_testing::ModelBuilder m;
+  m.input("x", kF32, {2, 3, 10, 10}).output("y", kF32, {2, 8, 10, 10});
+  std::vector<float> w(8 * 3 * 3 * 3), scale, bias, mean, var;
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(static_cast<int>(i * 37 % 23) - 11) / 17.0f;
+  for (int c = 0; c < 8; ++c) {
+    scale.push_back(0.5f + 0.25f * static_cast<float>(c));
+    bias.push_back(0.1f * static_cast<float>(c - 4));
+    mean.push_back(0.05f * static_cast<float>(c));
+    var.push_back(0.3f + 0.2f * static_cast<float>(c));
+  }
+  m.float_initializer("w", {8, 3, 3, 3}, w).float_initializer("scale", {8}, scale);
+  m.float_initializer("b", {8}, bias).float_initializer("mean", {8}, mean).float_initializer("var", {8}, var);
+  smelt::onnx_testing::add_ints_attr(m.node("Conv", {"x", "w"}, {"c"}), "pads", {1, 1, 1, 1});
+  m.node("BatchNormalization", {"c", "scale", "b", "mean", "var"}, {"n"});
+  m.node("Relu", {"n"}, {"y"});
+  return m;
+}
+
+// --unsafe-fp lets conv-scale-into-weights put the batch-norm's scale into the
+// convolution's constant weights (the extraction takes it where the model
+// predicts a gain: here the epilogue's multiply costs nothing measurable, a
+// tie, and the graph's form stays); by default the rules stay exact in IEEE
+// arithmetic and it does not fire. Either way the program matches the reference.
+TEST_F(HostileModelTest, UnsafeFpBringsBatchNormFoldingIntoTheSearch) {
+  const std::string model = write_model("conv_bn.onnx", conv_batch_norm_model()).string();
+  auto exact = smelt("compile --json " + model);
+  ASSERT_EQ(exact.exit_code, 0) << exact.err;
+  EXPECT_EQ(exact.out.find("conv-scale-into-weights"), std::string::npos) << exact.out;
+  auto folded = smelt("compile --json --unsafe-fp " + model);
+  ASSERT_EQ(folded.exit_code, 0) << folded.err;
+  EXPECT_NE(folded.out.find("\"conv-scale-into-weights\""), std::string::npos) << folded.out;
+  auto run = smelt("run --check --unsafe-fp " + model);
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("every output matches the reference interpreter"), std::string::npos) << run.out;
+}
+
 }  // namespace

@@ -1,6 +1,6 @@
 // Family 7: convolutions — a zero pad folded into the convolution's padding,
 // convolutions of one input batched into one over their stacked weights, 1x1
-// convolutions as matmuls.
+// convolutions as matmuls, a per-map scale into the weights (:unsafe-fp).
 #include <gtest/gtest.h>
 
 #include "tests/rules/rule_case.h"
@@ -120,6 +120,16 @@ std::span<const RuleCase> conv_cases() {
       {"strided-1x1-conv-of-slice",
        "x = input() : f32[1,4,7,6]\nw = input() : f32[3,4,1,1]\nc = conv(x, w, strides=[2,2], lo=[1,1], hi=[1,1])\n"
        "output c", "", false},
+      // A per-map factor (a batch-norm's scale) into the weights of its maps.
+      {"conv-scale-into-weights",
+       kXW + "k = input() : f32[1,3,1,1]\nc = conv(x, w, lo=[1,1], hi=[1,1])\n"
+             "b = broadcast(k, shape=[1,3,5,5])\nm = mul(c, b)\noutput m",
+       kXW + "k = input() : f32[1,3,1,1]\nr = reshape(k, shape=[3,1,1,1])\nb = broadcast(r, shape=[3,2,3,3])\n"
+             "v = mul(w, b)\nc = conv(x, v, lo=[1,1], hi=[1,1])\noutput c"},
+      // A factor per position is not one per map.
+      {"conv-scale-into-weights",
+       kXW + "k = input() : f32[1,1,3,3]\nc = conv(x, w)\nb = broadcast(k, shape=[1,3,3,3])\nm = mul(c, b)\noutput m",
+       "", false},
     };
     for (int n : {2, 4, 5, 7}) all.push_back(sharing_input_case(n));
     return all;
