@@ -5,35 +5,12 @@
 #include <utility>
 
 namespace smelt::runtime {
-namespace {
 
-// A GPU runtime may carry its own copy of LLVM (ROCm's HIP does, through
-// comgr). Bound to smelt's libLLVM instead, its option registrations collide
-// with smelt's and LLVM aborts the process ("Option 'disassemble' registered
-// more than once!", seen on an NVIDIA machine that also had HIP installed):
-// RTLD_DEEPBIND makes the library and its dependencies use their own symbols
-// first. AddressSanitizer refuses RTLD_DEEPBIND (it aborts in dlopen), so
-// sanitized builds go without it.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
-
-constexpr int kOpenFlags = RTLD_NOW | RTLD_LOCAL | (kSanitized ? 0 : RTLD_DEEPBIND);
-
-}  // namespace
-
-DynamicLibrary DynamicLibrary::open(const std::vector<std::string>& names) {
+DynamicLibrary DynamicLibrary::open(const std::vector<std::string>& names, Namespace where) {
   DynamicLibrary lib;
   for (const std::string& name : names) {
-    lib.handle_ = ::dlopen(name.c_str(), kOpenFlags);
+    lib.handle_ = where == Namespace::kOwn ? ::dlmopen(LM_ID_NEWLM, name.c_str(), RTLD_NOW | RTLD_LOCAL)
+                                           : ::dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (lib.handle_) {
       lib.name_ = name;
       lib.error_.clear();

@@ -42,7 +42,8 @@ struct HipApi {
 
 std::unique_ptr<HipApi> load_api() {
   auto api = std::make_unique<HipApi>(
-      HipApi{DynamicLibrary::open({"libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5"})});
+      HipApi{DynamicLibrary::open({"libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5"},
+                                   DynamicLibrary::Namespace::kOwn)});
   if (!api->library.loaded())
     throw DeviceUnavailable("hip: libamdhip64.so not found (no ROCm HIP runtime on this machine)");
   const DriverSymbols symbols{api->library, "hip"};

@@ -1,6 +1,7 @@
 // Devices: the host always runs; CUDA and HIP either run the program (a GPU is
 // present) or say in one line what is missing.
 #include "runtime/device.h"
+#include "runtime/dynamic_library.h"
 
 #include <dlfcn.h>
 #include <gtest/gtest.h>
@@ -58,6 +59,20 @@ TEST(Device, TheFailureIsRepeatable) {
   try { runtime::open_device(lower::Target::kCuda); } catch (const runtime::DeviceUnavailable& e) { first = e.what(); }
   try { runtime::open_device(lower::Target::kCuda); } catch (const runtime::DeviceUnavailable& e) { second = e.what(); }
   EXPECT_EQ(first, second);
+}
+
+// A library in a link-map namespace of its own (how HIP is opened) answers
+// its symbols like one opened into the process's; a missing one says why.
+TEST(DynamicLibrary, OwnNamespaceLoadsAndBindsSymbols) {
+  using runtime::DynamicLibrary;
+  DynamicLibrary zlib = DynamicLibrary::open({"libz.so.1"}, DynamicLibrary::Namespace::kOwn);
+  ASSERT_TRUE(zlib.loaded()) << zlib.error();
+  auto version = reinterpret_cast<const char* (*)()>(zlib.symbol("zlibVersion"));
+  ASSERT_NE(version, nullptr);
+  EXPECT_EQ(std::string(version()).substr(0, 2), "1.");
+  DynamicLibrary missing = DynamicLibrary::open({"libsmelt-no-such-library.so"}, DynamicLibrary::Namespace::kOwn);
+  EXPECT_FALSE(missing.loaded());
+  EXPECT_NE(missing.error().find("libsmelt-no-such-library.so"), std::string::npos) << missing.error();
 }
 
 TEST(Device, HostAlwaysOpens) {
