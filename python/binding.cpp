@@ -479,7 +479,8 @@ class PyProgram {
 
 PyProgram compile_graph(const GraphBox& box, const std::string& target_name, unsigned threads,
                         std::optional<std::filesystem::path> profile, bool fusion, bool rewrites, bool exact,
-                        const std::string& arch, size_t measure, const std::optional<smelt::Limits>& limits) {
+                        const std::string& arch, size_t measure, const std::optional<smelt::Limits>& limits,
+                        bool unsafe_fp) {
   const std::optional<lower::Target> target = smelt::parse_target(target_name);
   if (!target) throw std::invalid_argument("unknown target " + target_name + " (host, cuda, hip)");
   if (box.graph.outputs().empty()) throw ir::ShapeError("the graph has no outputs (Graph.output adds them)");
@@ -490,6 +491,7 @@ PyProgram compile_graph(const GraphBox& box, const std::string& target_name, uns
   options.fusion = fusion;
   options.rewrites = rewrites;
   options.exact = exact;
+  options.unsafe_fp = unsafe_fp;
   options.threads = threads;
   options.measure = measure;
   // A copy: another Python thread may go on building the graph while this one compiles without the GIL.
@@ -805,7 +807,7 @@ void define_module(nb::module_& m) {
 
   m.def("compile", &compile_graph, "graph"_a, "target"_a = "host", "threads"_a = 0, "profile"_a = nb::none(),
         "fusion"_a = true, "rewrites"_a = true, "exact"_a = false, "arch"_a = "", "measure"_a = 0,
-        "limits"_a = nb::none(),
+        "limits"_a = nb::none(), "unsafe_fp"_a = false,
         "Fuses `graph` (equality saturation with smelt's proved rules, then the kernels the cost model "
         "predicts fastest), lowers it with LLVM for `target` ('host', 'cuda', 'hip') and loads it.\n\n"
         "threads: host threads the program runs on, the caller's included (0: every core).\n"
@@ -814,7 +816,9 @@ void define_module(nb::module_& m) {
         "fusion: False runs one kernel per op. rewrites: False fuses the graph as given, without "
         "saturation. exact: exhaustive extraction on small e-graphs. arch: GPU architecture (sm_80, "
         "gfx90a, ...; '' = the device's). measure: time the `measure` best candidates on the host and keep "
-        "the fastest. limits: smelt.Limits bounding the search; None: smelt's defaults.\n\n"
+        "the fastest. limits: smelt.Limits bounding the search; None: smelt's defaults. unsafe_fp: also the "
+        "rules exact only in real arithmetic (reassociation, batch-norm scales folded into convolution "
+        "weights): outputs may differ in the last bits, as with fast-math.\n\n"
         "The GIL is released while compiling. Raises smelt.Error (kind 'device_unavailable' where the "
         "target cannot run here, 'lower', 'shape', ...).");
 }

@@ -378,13 +378,13 @@ class Program:
 
     def __repr__(self) -> str: ...
 
-def compile(graph: Graph, target: str = 'host', threads: int = 0, profile: str | os.PathLike | None = None, fusion: bool = True, rewrites: bool = True, exact: bool = False, arch: str = '', measure: int = 0, limits: Limits | None = None) -> Program:
+def compile(graph: Graph, target: str = 'host', threads: int = 0, profile: str | os.PathLike | None = None, fusion: bool = True, rewrites: bool = True, exact: bool = False, arch: str = '', measure: int = 0, limits: Limits | None = None, unsafe_fp: bool = False) -> Program:
     """
     Fuses `graph` (equality saturation with smelt's proved rules, then the kernels the cost model predicts fastest), lowers it with LLVM for `target` ('host', 'cuda', 'hip') and loads it.
 
     threads: host threads the program runs on, the caller's included (0: every core).
     profile: a device profile JSON (`smelt calibrate`) to cost kernels with; None: the built-in host profile.
-    fusion: False runs one kernel per op. rewrites: False fuses the graph as given, without saturation. exact: exhaustive extraction on small e-graphs. arch: GPU architecture (sm_80, gfx90a, ...; '' = the device's). measure: time the `measure` best candidates on the host and keep the fastest. limits: smelt.Limits bounding the search; None: smelt's defaults.
+    fusion: False runs one kernel per op. rewrites: False fuses the graph as given, without saturation. exact: exhaustive extraction on small e-graphs. arch: GPU architecture (sm_80, gfx90a, ...; '' = the device's). measure: time the `measure` best candidates on the host and keep the fastest. limits: smelt.Limits bounding the search; None: smelt's defaults. unsafe_fp: also the rules exact only in real arithmetic (reassociation, batch-norm scales folded into convolution weights): outputs may differ in the last bits, as with fast-math.
 
     The GIL is released while compiling. Raises smelt.Error (kind 'device_unavailable' where the target cannot run here, 'lower', 'shape', ...).
     """

@@ -84,6 +84,24 @@ def test_limits_and_options(silu_graph):
     assert "host" in prog.device and prog.target == "host"
 
 
+def test_unsafe_fp_adds_the_real_arithmetic_rules():
+    """A per-map scale of a convolution (a batch-norm's) may go into its weights only with unsafe_fp."""
+    g = smelt.Graph("conv_scale")
+    x = g.input("x", "f32", [1, 2, 6, 6])
+    w = g.input("w", "f32", [3, 2, 3, 3])
+    k = g.input("k", "f32", [1, 3, 1, 1])
+    g.output(smelt.mul(smelt.conv(x, w, lo=[1, 1], hi=[1, 1]), smelt.broadcast(k, [1, 3, 6, 6])))
+    exact = smelt.compile(g, threads=1)
+    assert "conv-scale-into-weights" not in exact.fusion["rules_fired"]
+    fast = smelt.compile(g, threads=1, unsafe_fp=True)
+    assert fast.fusion["rules_fired"]["conv-scale-into-weights"] >= 1
+    inputs = smelt.random_inputs(g, seed=3)
+    got_all = fast(*inputs)
+    got_all = got_all if isinstance(got_all, (list, tuple)) else [got_all]
+    for got, want in zip(got_all, smelt.reference(g, inputs)):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
 def test_runs_from_many_threads(towers):
     """Runs of one program from several threads take turns and each gets its own results."""
     graph, prog = towers
