@@ -18,17 +18,19 @@
 namespace smelt {
 namespace {
 
-const std::vector<rules::CompiledRule>& default_compiled_rules() {
-  static const std::vector<rules::Rule> rules = rules::default_rules();
-  static const std::vector<rules::CompiledRule> compiled = rules::compile_rules(rules);
-  return compiled;
-}
-
-// The default rules and the :unsafe-fp ones (FuseOptions::unsafe_fp).
-const std::vector<rules::CompiledRule>& every_compiled_rule() {
-  static const std::vector<rules::Rule> rules = rules::all_rules();
-  static const std::vector<rules::CompiledRule> compiled = rules::compile_rules(rules);
-  return compiled;
+// The shipped rules, compiled once: the default set, or with the :unsafe-fp
+// ones too (FuseOptions::unsafe_fp).
+const std::vector<rules::CompiledRule>& shipped_compiled_rules(bool unsafe_fp) {
+  // The rules outlive their compiled forms (group rules instantiate from them);
+  // each set is compiled on first use only.
+  if (unsafe_fp) {
+    static const std::vector<rules::Rule> every_rule = rules::all_rules();
+    static const std::vector<rules::CompiledRule> every = rules::compile_rules(every_rule);
+    return every;
+  }
+  static const std::vector<rules::Rule> exact_rules = rules::default_rules();
+  static const std::vector<rules::CompiledRule> exact = rules::compile_rules(exact_rules);
+  return exact;
 }
 
 void set_after(FusionResult& r, const ir::Graph& graph, ir::Lowering lowering, const cost::DeviceProfile& profile,
@@ -116,9 +118,8 @@ FusionResult fuse(const ir::Graph& input, const FuseOptions& options) {
   }
 
   const std::span<const rules::CompiledRule> rules =
-      !options.rewrites ? std::span<const rules::CompiledRule>()
-      : options.unsafe_fp ? std::span<const rules::CompiledRule>(every_compiled_rule())
-                          : std::span<const rules::CompiledRule>(default_compiled_rules());
+      options.rewrites ? std::span<const rules::CompiledRule>(shipped_compiled_rules(options.unsafe_fp))
+                       : std::span<const rules::CompiledRule>();
   egraph::RunnerLimits saturation_limits = rules::default_limits();  // the memory limit with them
   saturation_limits.iterations = options.limits.iterations;
   saturation_limits.nodes = options.limits.nodes;
