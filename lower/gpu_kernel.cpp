@@ -14,54 +14,15 @@ namespace smelt::lower {
 namespace {
 
 constexpr unsigned kSharedAddressSpace = 3;  // NVPTX .shared and AMDGPU LDS alike
-constexpr unsigned kAmdgpuGlobalAddressSpace = 1;
+constexpr unsigned kGlobalAddressSpace = 1;  // NVPTX .global and AMDGPU global alike
 
-bool has_reduce(const ir::Kernel& kernel) {
-  for (const ir::KernelExpr& e : kernel.exprs)
-    if (e.kind == ir::KernelExpr::Kind::kReduce) return true;
-  return false;
-}
-
-uint32_t reduce_block_threads(int64_t steps) {
-  uint32_t threads = 32;
-  while (threads < 256 && threads < steps) threads *= 2;
-  return threads;
-}
-
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 }  // namespace
-
-GpuPlan plan_gpu_kernel(const ir::Kernel& kernel) {
-  GpuPlan plan;
-  const int64_t elements = ir::numel(kernel.space);
-  if (!has_reduce(kernel)) {
-    plan.shape = GpuShape::kElementwise;
-    plan.block_threads = 256;
-    plan.work_items = static_cast<uint64_t>(ceil_div(elements, plan.block_threads));
-    return plan;
-  }
-  if (std::optional<ir::ContractionGroup> matmul = ir::match_contraction_group(kernel)) {
-    const int64_t sides = static_cast<int64_t>(matmul->a_sides.size() + matmul->b_sides.size());
-    if (sides * kTileK * kTileM * 4 <= kMaxSharedBytes) {
-      int64_t batch = 1;
-      for (int64_t extent : matmul->batch) batch *= extent;
-      plan.shape = GpuShape::kTiledMatmul;
-      plan.block_threads = kMatmulThreads;
-      plan.work_items = static_cast<uint64_t>(batch * ceil_div(matmul->m, kTileM) * ceil_div(matmul->n, kTileN));
-      return plan;
-    }
-  }
-  plan.shape = GpuShape::kBlockReduce;
-  plan.block_threads = reduce_block_threads(ir::numel(kernel.reduction));
-  plan.work_items = static_cast<uint64_t>(elements);
-  return plan;
-}
 
 LaunchConfig gpu_launch_config(const GpuPlan& plan) {
   LaunchConfig config{};
   // An empty kernel still launches one block (a zero grid is a launch error); its loop does nothing.
-  config.grid[0] = static_cast<uint32_t>(std::clamp<uint64_t>(plan.work_items, 1, kMaxGridBlocks));
+  config.grid[0] = ir::gpu_grid_blocks(plan);
   config.grid[1] = config.grid[2] = 1;
   config.block[0] = plan.block_threads;
   config.block[1] = config.block[2] = 1;
@@ -332,8 +293,10 @@ llvm::Function* emit_gpu_kernel(llvm::Module& module, const ir::KernelProgram& p
   const ir::Kernel& kernel = program.kernels.at(kernel_index);
   const GpuPlan plan = plan_gpu_kernel(kernel);
   llvm::LLVMContext& context = module.getContext();
-  // hip: the buffer array and the buffers are global memory; cuda: generic pointers.
-  const unsigned space = target == Target::kHip ? kAmdgpuGlobalAddressSpace : 0;
+  // The buffer array and the buffers are global memory (address space 1 on
+  // both targets): NVPTX then emits ld.global / st.global, not generic
+  // accesses that resolve their space at run time. The host emulation: 0.
+  const unsigned space = target == Target::kHost ? 0 : kGlobalAddressSpace;
   llvm::Type* pointer = llvm::PointerType::get(context, space);
   auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(context), {pointer}, false);
   llvm::Function* function =

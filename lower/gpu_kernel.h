@@ -33,26 +33,21 @@
 
 #include "ir/kernel.h"
 #include "ir/contraction_group.h"
+#include "ir/gpu_split.h"
 #include "lower/kernel_emitter.h"
 #include "lower/lower.h"
 
 namespace smelt::lower {
 
-enum class GpuShape { kElementwise, kBlockReduce, kTiledMatmul };
+// The shapes, their plan and their constants are ir/gpu_split.h's (the cost
+// model reads the same plan).
+using ir::GpuPlan;
+using ir::GpuShape;
+using ir::plan_gpu_kernel;
+inline constexpr int64_t kTileM = ir::kGpuTileM, kTileN = ir::kGpuTileN, kTileK = ir::kGpuTileK;
+inline constexpr uint32_t kMatmulThreads = ir::kGpuMatmulThreads;
+inline constexpr int64_t kMaxSharedBytes = ir::kGpuMaxSharedBytes;
 
-struct GpuPlan {
-  GpuShape shape = GpuShape::kElementwise;
-  uint32_t block_threads = 256;
-  uint64_t work_items = 0;  // elements, output elements or output tiles
-};
-
-inline constexpr int64_t kTileM = 64, kTileN = 64, kTileK = 16;
-inline constexpr uint32_t kMatmulThreads = 256;  // 16×16 threads, 4×4 outputs each
-inline constexpr uint32_t kMaxGridBlocks = 65536;  // more work strides over the grid
-// Static shared memory per block that the tiled matmul may use (both targets allow 48 KiB without opt-in).
-inline constexpr int64_t kMaxSharedBytes = 48 * 1024;
-
-GpuPlan plan_gpu_kernel(const ir::Kernel& kernel);
 LaunchConfig gpu_launch_config(const GpuPlan& plan);
 
 // Emits kernel `kernel` of `program` into `module` (configured for `target`;

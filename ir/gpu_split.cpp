@@ -1,0 +1,70 @@
+#include "ir/gpu_split.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "ir/contraction_group.h"
+
+namespace smelt::ir {
+namespace {
+
+bool has_reduce(const Kernel& kernel) {
+  for (const KernelExpr& e : kernel.exprs)
+    if (e.kind == KernelExpr::Kind::kReduce) return true;
+  return false;
+}
+
+// The smallest power of two from 32 (a warp) to 256 that covers the steps.
+uint32_t reduce_block_threads(int64_t steps) {
+  uint32_t threads = 32;
+  while (threads < 256 && threads < steps) threads *= 2;
+  return threads;
+}
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+}  // namespace
+
+GpuPlan plan_gpu_kernel(const Kernel& kernel) {
+  GpuPlan plan;
+  const int64_t elements = numel(kernel.space);
+  if (!has_reduce(kernel)) {
+    plan.shape = GpuShape::kElementwise;
+    plan.block_threads = kGpuElementwiseThreads;
+    plan.work_items = static_cast<uint64_t>(ceil_div(elements, plan.block_threads));
+    return plan;
+  }
+  if (std::optional<ContractionGroup> matmul = match_contraction_group(kernel)) {
+    const int64_t sides = static_cast<int64_t>(matmul->a_sides.size() + matmul->b_sides.size());
+    if (sides * kGpuTileK * kGpuTileM * 4 <= kGpuMaxSharedBytes) {
+      int64_t batch = 1;
+      for (int64_t extent : matmul->batch) batch *= extent;
+      plan.shape = GpuShape::kTiledMatmul;
+      plan.block_threads = kGpuMatmulThreads;
+      plan.work_items = static_cast<uint64_t>(batch * ceil_div(matmul->m, kGpuTileM) * ceil_div(matmul->n, kGpuTileN));
+      return plan;
+    }
+  }
+  plan.shape = GpuShape::kBlockReduce;
+  plan.block_threads = reduce_block_threads(numel(kernel.reduction));
+  plan.work_items = static_cast<uint64_t>(elements);
+  return plan;
+}
+
+uint32_t gpu_grid_blocks(const GpuPlan& plan) {
+  return static_cast<uint32_t>(std::clamp<uint64_t>(plan.work_items, 1, kGpuMaxGridBlocks));
+}
+
+double gpu_busy_threads(const Kernel& kernel, const GpuPlan& plan) {
+  const double blocks = gpu_grid_blocks(plan);
+  switch (plan.shape) {
+    case GpuShape::kElementwise:
+      return std::max(1.0, std::min(static_cast<double>(numel(kernel.space)), blocks * plan.block_threads));
+    case GpuShape::kBlockReduce:
+      return std::max(1.0, blocks * std::min<double>(plan.block_threads, static_cast<double>(numel(kernel.reduction))));
+    case GpuShape::kTiledMatmul: return blocks * plan.block_threads;
+  }
+  return 1;
+}
+
+}  // namespace smelt::ir
