@@ -50,17 +50,12 @@ std::vector<unsigned> thread_counts(unsigned up_to) {
 }  // namespace
 
 int calibrate_command(const CalibrateOptions& options) {
-  if (options.device != "host") {
-    std::cerr << "error: calibrate --device " << options.device
-              << ": GPU calibration is not implemented yet (only --device host); GPU kernels are costed with the "
-                 "host model\n";
-    return kBadInput;
-  }
-  const fs::path profile_path = options.output;
-  fs::path png_path = profile_path;
-  png_path.replace_extension(".png");
+  // A GPU's profile is named by the GPU, known once the device is open.
+  fs::path profile_path = options.output.empty() ? fs::path("profile.json") : fs::path(options.output);
+  const bool named_by_gpu = options.output.empty() && options.device != "host";
   smelt::CalibrateOptions o;
   o.device = options.device;
+  o.arch = options.arch;
   o.quick = options.quick;
   o.threads = thread_counts(options.threads);
   o.graphs = options.validate;
@@ -91,6 +86,9 @@ int calibrate_command(const CalibrateOptions& options) {
                 << what << (done == total ? "\r\033[K" : "") << std::flush;
     };
   smelt::CalibrationReport report = smelt::calibrate(o);
+  if (named_by_gpu) profile_path = cost::profile_file_name(report.calibration.profile.cpu);
+  fs::path png_path = profile_path;
+  png_path.replace_extension(".png");
 
   cost::ScatterPlot plot;
   plot.title = "smelt cost model on " + report.calibration.profile.cpu + ": " + std::to_string(report.kernels.count) +
@@ -107,6 +105,9 @@ int calibrate_command(const CalibrateOptions& options) {
     return kBadInput;
   }
 
+  for (const std::string& failure : report.calibration.failed_steps)
+    std::cerr << "error: calibrate: step " << failure << "\n";
+  const int status = report.calibration.failed_steps.empty() ? kOk : kBadInput;
   if (options.json) {
     auto summary = [](const smelt::ValidationSummary& s) {
       return nlohmann::ordered_json{{"count", s.count}, {"spearman", s.spearman}, {"median_abs_err", s.median_abs_err},
@@ -119,7 +120,7 @@ int calibrate_command(const CalibrateOptions& options) {
                                 {"kernels", summary(report.kernels)},
                                 {"programs", summary(report.programs)}};
     std::cout << j.dump() << "\n";
-    return kOk;
+    return status;
   }
   // The kernels furthest off, to look at with `smelt compile --report`.
   std::vector<const smelt::ValidationPoint*> worst;
@@ -146,7 +147,7 @@ int calibrate_command(const CalibrateOptions& options) {
   if (!plot.points.empty()) std::cout << "plot: " << png_path.string() << "\n";
   std::cout << "programs: " << summary_line(report.programs, "programs") << "\n";
   std::cout << summary_line(report.kernels, "kernels") << "\n";
-  return kOk;
+  return status;
 }
 
 }  // namespace smelt::cli

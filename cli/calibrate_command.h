@@ -1,5 +1,5 @@
 #pragma once
-// `smelt calibrate --device host [-o PROFILE.json] [--quick] [--threads N]
+// `smelt calibrate [--device host|cuda|hip] [-o PROFILE.json] [--arch A] [--quick] [--threads N]
 // [--validate FILE...] [--random N] [--validate-only PROFILE.json] [--json]`:
 // measures a device profile through the code smelt emits, validates it on
 // kernels and programs it was not fitted on, writes the profile (with the
@@ -11,7 +11,8 @@ namespace smelt::cli {
 
 struct CalibrateOptions {
   std::string device = "host";
-  std::string output = "profile.json";  // the PNG goes beside it: <stem>.png
+  std::string output;                    // "": profile.json, a GPU's <name>.json; the PNG goes beside it: <stem>.png
+  std::string arch;                      // cuda / hip: "" = the device's own
   bool quick = false;
   unsigned threads = 0;                  // calibrate 1, 2, 4, ... up to this (0: every core)
   std::vector<std::string> validate;     // extra .sg / .onnx graphs for validation

@@ -64,6 +64,12 @@ int compile_command(const CompileOptions& options) {
       return kBadInput;
     }
   }
+  if (options.profile.empty() && options.target != "host") {
+    // No device here to name: the shipped profile of the target's kind, said on stderr.
+    smelt::TargetProfile chosen = smelt::profile_for_target(*smelt::parse_target(options.target), "");
+    fuse.profile = std::move(chosen.profile);
+    if (!chosen.note.empty()) std::cerr << "note: " << chosen.note << "\n";
+  }
   fuse.fusion = !options.no_fusion;
   fuse.threads = options.threads;
   fuse.rewrites = !options.no_rewrites;

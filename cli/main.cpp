@@ -193,11 +193,15 @@ int main(int argc, char** argv) {
       "calibrate",
       "Measure the cost model's device profile by running the kernels smelt emits; validate it on held-out "
       "kernels and programs; write PROFILE.json and a predicted-vs-measured scatter PNG beside it");
-  calibrate_cmd->add_option("--device", calibrate.device, "host (cuda and hip: not implemented yet, exit 1)")
+  calibrate_cmd->add_option("--device", calibrate.device,
+                            "host, or a GPU (cuda, hip: measured on the device through the kernels smelt emits for it; "
+                            "a missing driver or device: exit 1)")
       ->check(CLI::IsMember({"host", "cuda", "hip"}))
       ->default_val("host");
-  calibrate_cmd->add_option("-o,--output", calibrate.output, "The profile to write (the plot: same name, .png)")
-      ->default_val("profile.json");
+  calibrate_cmd->add_option("-o,--output", calibrate.output,
+                            "The profile to write (the plot: same name, .png); default profile.json, for a GPU "
+                            "<its name>.json (nvidia-h200.json), the name it ships under in cost/profiles/");
+  calibrate_cmd->add_option("--arch", calibrate.arch, "cuda / hip: the architecture to emit for (default: the device's)");
   calibrate_cmd->add_flag("--quick", calibrate.quick, "Fewer sizes, shapes and validation graphs: under a minute");
   calibrate_cmd->add_option("--threads", calibrate.threads, "Calibrate 1, 2, 4, ... up to N threads (0: every core)")
       ->check(CLI::Range(0u, 1024u))

@@ -152,6 +152,7 @@ int run_compiled_command(const RunOptions& options, const RunTimingOptions& timi
   const auto compile_start = std::chrono::steady_clock::now();
   smelt::Program program = smelt::compile(g, compile_options);  // a missing device: DeviceUnavailable, exit 1
   const double compile_s = seconds_since(compile_start);
+  if (!program.fusion().profile_note.empty()) std::cerr << "note: " << program.fusion().profile_note << "\n";
   const auto run_start = std::chrono::steady_clock::now();
   const std::vector<ir::HostTensor> outputs = program.run(inputs);
   const double run_s = seconds_since(run_start);

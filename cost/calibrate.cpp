@@ -10,6 +10,7 @@
 
 #include "cost/predict.h"
 #include "ir/builder.h"
+#include "ir/gpu_split.h"
 #include "ir/lower_to_kernels.h"
 #include "runtime/executable.h"
 #include "runtime/host_device.h"
@@ -51,10 +52,31 @@ struct Calibrator {
   const CalibrationOptions& options;
   Calibration result;
   std::vector<std::pair<std::string, std::function<void()>>> steps;
+  // A GPU (cuda, hip): every microkernel runs there, at sizes that fill it;
+  // null: the host's thread pool.
+  std::shared_ptr<runtime::Device> gpu = nullptr;
+
+  // GPU sizes times options.gpu_size_scale (tests run the GPU steps on the host, smaller).
+  double scaled(double x) const { return std::max(1.0, std::round(x * options.gpu_size_scale)); }
+  int64_t scaled(int64_t x) const { return static_cast<int64_t>(scaled(static_cast<double>(x))); }
+  std::vector<double> scaled(std::vector<double> xs) const {
+    for (double& x : xs) x = scaled(x);
+    return xs;
+  }
 
   Timing time(const ir::KernelProgram& program, unsigned threads) {
-    return time_host_program(program, threads, options.quick ? 0.08 : 0.25);
+    const double budget = options.quick ? 0.08 : 0.25;
+    if (gpu) return time_programs({&program}, gpu, budget)[0];
+    return time_host_program(program, threads, budget);
   }
+  // The time a measurement's work took: on a GPU less the launch and the
+  // program's own cost (fixed_costs, measured first), which the model charges
+  // apart and which are most of a small kernel there (about 6 of a 4 MB copy's 7 us on an H200).
+  double work_us(const Timing& t, const ThreadRates& r) const {
+    if (!gpu) return t.median_us;
+    return std::max(0.05 * t.median_us, t.median_us - r.kernel_us - r.program_us);
+  }
+
   void record(const std::string& what, unsigned threads, const Timing& t, double value, const std::string& unit) {
     result.samples.push_back({what, threads, t, value, unit});
   }
@@ -77,7 +99,7 @@ struct Calibrator {
     const Timing t1 = time(fused(one), r.threads);
     r.program_us = std::max(0.0, t1.median_us - r.kernel_us);
     record("program (one kernel of 16 elements)", r.threads, t1, r.program_us, "us");
-    if (r.threads == 1) {
+    if (r.threads == 1 || gpu) {  // a GPU's launches have no pool to dispatch to
       r.dispatch_us = 0;
       return;
     }
@@ -114,6 +136,10 @@ struct Calibrator {
 
   // --- memory: per working-set size, reads and writes from two kernels
   std::vector<double> working_sets(unsigned threads) const {
+    // A GPU: from sets that keep every thread busy (smaller kernels are the
+    // fill curve's) through its L2 (50 MB on an H100) to device memory.
+    if (gpu) return scaled(options.quick ? std::vector<double>{4e6, 32e6, 256e6}
+                                         : std::vector<double>{4e6, 16e6, 48e6, 128e6, 512e6});
     std::vector<double> sizes = options.quick ? std::vector<double>{64e3, 1e6, 16e6, 128e6}
                                               : std::vector<double>{32e3, 128e3, 512e3, 2e6, 8e6, 32e6, 128e6};
     // A kernel is split only with enough work: smaller sets run inline.
@@ -136,8 +162,8 @@ struct Calibrator {
       read4.add_output(sum);
       const double n4 = static_cast<double>(ir::numel(s4));
       const Timing t4 = time(fused(read4), r.threads);
-      const double per_copy = t1.median_us * 1e3 / (4 * n1);  // ns per byte of (read + write)
-      const double per_read4 = t4.median_us * 1e3 / (4 * n4);  // ns per byte of (4 reads + write)
+      const double per_copy = work_us(t1, r) * 1e3 / (4 * n1);  // ns per byte of (read + write)
+      const double per_read4 = work_us(t4, r) * 1e3 / (4 * n4);  // ns per byte of (4 reads + write)
       double read = (per_read4 - per_copy) / 3;
       read = std::clamp(read, 0.1 * per_copy, 0.9 * per_copy);
       const double write = per_copy - read;
@@ -152,7 +178,7 @@ struct Calibrator {
       // broadcast operand, less the write, per byte read.
       auto other = [&](AccessKind kind, const ir::Graph& g, double bytes_read, double bytes_written) {
         const Timing t = time(fused(g), r.threads);
-        double v = (t.median_us * 1e3 - bytes_written * write) / bytes_read;
+        double v = (work_us(t, r) * 1e3 - bytes_written * write) / bytes_read;
         v = std::clamp(v, 0.2 * read, 200 * read);
         r.read[static_cast<int>(kind)].push_back({bytes, v});
         record(std::string("read ") + access_kind_name(kind) + " " + std::to_string(static_cast<long>(bytes)) + " B",
@@ -189,7 +215,7 @@ struct Calibrator {
         const Timing t = time(fused(g), r.threads);
         // What remains after the contiguous read of y and the write, per byte of the column.
         const double n = static_cast<double>(ir::numel(s));
-        double v = (t.median_us * 1e3 - 4 * n * (read + write)) / (4.0 * static_cast<double>(s[0]));
+        double v = (work_us(t, r) * 1e3 - 4 * n * (read + write)) / (4.0 * static_cast<double>(s[0]));
         v = std::clamp(v, 0.2 * read, 20 * read);
         r.read[static_cast<int>(AccessKind::kBroadcast)].push_back({bytes, v});
         record("read broadcast " + std::to_string(static_cast<long>(bytes)) + " B", r.threads, t, v, "ns/B");
@@ -198,23 +224,24 @@ struct Calibrator {
     // A padded bf16 read in cache, less the write: per element.
     {
       ir::Graph g("masked_narrow");
-      const int64_t rows = r.threads > 1 ? 256 : 128;
+      const int64_t rows = gpu ? scaled(int64_t{16384}) : r.threads > 1 ? 256 : 128;
       g.add_output(ir::neg(ir::pad(ir::input(g, "x", DType::BF16, {rows, 240}), {0, 8}, {0, 8}, 0)));
       const Timing t = time(fused(g), r.threads);
       const double out = static_cast<double>(rows * 256), in = static_cast<double>(rows * 240);
       r.read_masked_narrow_ns =
-          std::max(0.0, (t.median_us * 1e3 - out * 4 * r.write.front().ns) / in);
+          std::max(0.0, (work_us(t, r) * 1e3 - out * 4 * r.write.front().ns) / in);
       record("read masked bf16", r.threads, t, r.read_masked_narrow_ns, "ns/element");
     }
-    // Power-of-two strides: a transpose of 512 KB whose reads step 512 B … 8 KB.
-    const double write = interpolate(r.write, 1e6);
+    // Power-of-two strides: a transpose of 512 KB (a GPU: 32 MB) whose reads step 512 B … 8 KB.
+    const int64_t elements = gpu ? std::max<int64_t>(2048, scaled(int64_t{8} << 20)) : 131072;
+    const double write = interpolate(r.write, 2.0 * 4 * static_cast<double>(elements));
     for (int64_t cols : {128, 256, 512, 1024, 2048}) {
       ir::Graph g("aliasing");
-      const int64_t rows = 131072 / cols;
+      const int64_t rows = elements / cols;
       g.add_output(ir::neg(ir::permute(ir::input(g, "x", DType::F32, {rows, cols}), {1, 0})));
       const Timing t = time(fused(g), r.threads);
-      const double bytes = 4.0 * 131072;
-      const double v = std::max(0.001, (t.median_us * 1e3 - bytes * write) / bytes);
+      const double bytes = 4.0 * static_cast<double>(elements);
+      const double v = std::max(gpu ? 1e-6 : 0.001, (work_us(t, r) * 1e3 - bytes * write) / bytes);
       r.read_aliasing_stride.push_back({4.0 * static_cast<double>(cols), v});
       record("read strided by " + std::to_string(4 * cols) + " B", r.threads, t, v, "ns/B");
     }
@@ -222,8 +249,10 @@ struct Calibrator {
 
   // --- ops: four independent applications per element, less the same kernel without the op
   void ops(ThreadRates& r) {
-    const ir::Shape s = rows_of(r.threads > 1 ? 1e6 : 256e3);
+    // A GPU: 16 MB, in its L2; the op's cost beside the memory's is small there.
+    const ir::Shape s = rows_of(gpu ? scaled(16e6) : r.threads > 1 ? 1e6 : 256e3);
     const double n = static_cast<double>(ir::numel(s));
+    const double floor_ns = gpu ? 1e-6 : 0.002;  // the smallest cost an op is given
     const double scales[] = {0.5, 0.7, 0.9, 1.1};
     auto kernel = [&](const std::string& op) {
       ir::Graph g("op_" + op);
@@ -247,7 +276,7 @@ struct Calibrator {
     names.insert(names.end(), std::begin(kBinaryOps), std::end(kBinaryOps));
     for (const std::string& op : names) {
       const Timing t = time(kernel(op), r.threads);
-      const double ns = std::max(0.002, (t.median_us - base.median_us) * 1e3 / (4 * n));
+      const double ns = std::max(floor_ns, (t.median_us - base.median_us) * 1e3 / (4 * n));
       r.op_ns[op] = ns;
       record("op " + op, r.threads, t, ns, "ns/element");
     }
@@ -273,13 +302,14 @@ struct Calibrator {
     // timed as to-and-back, less the way back.
     for (const char* rounding : {"cast_bf16", "cast_f16"}) {
       const Timing t = time(kernel(rounding), r.threads);
-      r.op_ns[rounding] = std::max(0.002, (t.median_us - base.median_us) * 1e3 / (4 * n) - r.op_ns["add"]);
+      r.op_ns[rounding] = std::max(floor_ns, (t.median_us - base.median_us) * 1e3 / (4 * n) - r.op_ns["add"]);
       record(std::string("op ") + rounding, r.threads, t, r.op_ns[rounding], "ns/element");
     }
   }
 
   // Per-row costs: the same number of elements in short rows and in long rows.
   void rows(ThreadRates& r) {
+    if (gpu) return gpu_rows(r);
     const int64_t n = r.threads > 1 ? 96 * 1024 : 48 * 1024;
     enum Body { kCopy, kSum, kMax };
     auto shaped = [&](int64_t cols, Body body) {
@@ -304,7 +334,81 @@ struct Calibrator {
       }
   }
 
+  // A GPU reduces a row per block (ir/gpu_split.h), so rows of every length
+  // are timed over 16 MB; what the reads cost (the bandwidth step's curve) is
+  // taken out, the rest is the reduction's. It has no per-row loop cost.
+  void gpu_rows(ThreadRates& r) {
+    r.row_ns = 0;
+    // At least 1024 rows (blocks), so the device is full: the fill step measures fewer.
+    const int64_t n = std::max<int64_t>(262144, scaled(int64_t{4} << 20));
+    const int64_t least_rows = std::max<int64_t>(16, scaled(int64_t{1024}));
+    const std::vector<int64_t> lengths = options.quick ? std::vector<int64_t>{16, 64, 256, 1024, 8192}
+                                                       : std::vector<int64_t>{8, 16, 32, 64, 128, 256, 1024, 4096, 16384};
+    for (bool max : {false, true})
+      for (int64_t length : lengths) {
+        const int64_t rows = std::max(least_rows, n / length);
+        const double bytes = 4.0 * static_cast<double>(rows * length);
+        const double read = interpolate(r.read[static_cast<int>(AccessKind::kContiguous)], bytes);
+        ir::Graph g("rows");
+        ir::Tensor x = ir::input(g, "x", DType::F32, {rows, length});
+        g.add_output(max ? ir::reduce_max(x, {1}) : ir::reduce_sum(x, {1}));
+        const Timing t = time(fused(g), r.threads);
+        const double rest_ns = work_us(t, r) * 1e3 - bytes * read;
+        const double per_element = std::max(1e-6, rest_ns / static_cast<double>(rows * length));
+        (max ? r.reduce_max_inner : r.reduce_inner).push_back({static_cast<double>(length), per_element});
+        record(std::string(max ? "max" : "sum") + " of rows of " + std::to_string(length), r.threads, t, per_element,
+               "ns/element");
+      }
+  }
+
+  // A GPU kernel that keeps few threads busy is bound by each thread's
+  // latency: a block reduction of rows of 256K elements over 1, 4, 16, ...
+  // rows (one block of 256 threads each) against what the device's rates
+  // predict for the same work: the share of the device it got.
+  void fill(ThreadRates& r) {
+    // Rows of 256K elements while the whole stays under 256 MB, then shorter
+    // rows (still 64 steps per thread), up to threads enough to fill any GPU.
+    const int64_t longest = std::max<int64_t>(4096, scaled(int64_t{262144}));
+    const int64_t most = std::max<int64_t>(longest, scaled(int64_t{1} << 26));
+    const std::vector<int64_t> row_counts = options.quick ? std::vector<int64_t>{1, 8, 64, 512, 4096}
+                                                          : std::vector<int64_t>{1, 4, 16, 64, 256, 1024, 4096, 16384};
+    double best = 1e-5;
+    for (int64_t rows : row_counts) {
+      const int64_t length = std::max<int64_t>(256, std::min(longest, most / rows));
+      ir::Graph g("fill");
+      g.add_output(ir::reduce_sum(ir::input(g, "x", DType::F32, {rows, length}), {1}));
+      const ir::KernelProgram program = fused(g);
+      const Timing t = time(program, r.threads);
+      const double elements = static_cast<double>(rows * length);
+      const double memory = 4 * elements * interpolate(r.read[static_cast<int>(AccessKind::kContiguous)], 4 * elements);
+      const double compute = elements * interpolate(r.reduce_inner, static_cast<double>(length));
+      const double work_ns = std::max(memory, compute);
+      const double taken_ns = std::max(1e-3, work_us(t, r) * 1e3);
+      // More busy threads never get a smaller share (a dip is noise).
+      best = std::clamp(work_ns / taken_ns, best, 1.0);
+      const ir::Kernel& k = program.kernels.at(0);
+      const double busy = ir::gpu_busy_threads(k, ir::plan_gpu_kernel(k));
+      if (!r.fill.empty() && !(busy > r.fill.back().x)) continue;
+      r.fill.push_back({busy, best});
+      record("fill: " + std::to_string(rows) + " rows of " + std::to_string(length) + " summed", r.threads, t, best,
+             "share");
+    }
+  }
+
   void reductions(ThreadRates& r) {
+    if (gpu) {
+      // Columns summed down 4096 rows: each block strides across rows (the
+      // strided read the bandwidth step measured is taken out).
+      const int64_t rows = std::max<int64_t>(64, scaled(int64_t{4096})), cols = 1024;
+      const double bytes = 4.0 * static_cast<double>(rows * cols);
+      ir::Graph g("reduce_outer");
+      g.add_output(ir::reduce_sum(ir::input(g, "x", DType::F32, {rows, cols}), {0}));
+      const Timing t = time(fused(g), r.threads);
+      const double rest_ns = work_us(t, r) * 1e3 - bytes * interpolate(r.read[static_cast<int>(AccessKind::kStrided)], bytes);
+      r.reduce_outer_ns = std::max(1e-6, rest_ns / static_cast<double>(rows * cols));
+      record("reduce outer axis", r.threads, t, r.reduce_outer_ns, "ns/element");
+      return;
+    }
     // In cache: the adds, not the memory (the loads are charged as reads).
     const double bytes = r.threads > 1 ? 256e3 : 128e3;
     {
@@ -321,16 +425,17 @@ struct Calibrator {
   // A prologue on B (a concat of four weights along N: masked loads and
   // selects), against the same gemm without: per prologue node evaluation.
   void prologue(ThreadRates& r) {
+    const int64_t m = gpu ? 1024 : 32, k = gpu ? 1024 : 256, n = gpu ? 384 : 96;  // a GPU: shapes that fill it
     auto gemm = [&](bool with_prologue) {
       ir::Graph g("prologue");
-      ir::Tensor x = ir::input(g, "x", DType::F32, {32, 256});
+      ir::Tensor x = ir::input(g, "x", DType::F32, {m, k});
       ir::Tensor w;
       if (with_prologue) {
         std::vector<ir::Tensor> parts;
-        for (int i = 0; i < 4; ++i) parts.push_back(ir::input(g, "w" + std::to_string(i), DType::F32, {256, 96}));
+        for (int i = 0; i < 4; ++i) parts.push_back(ir::input(g, "w" + std::to_string(i), DType::F32, {k, n}));
         w = ir::concat(parts, 1);
       } else {
-        w = ir::input(g, "w", DType::F32, {256, 384});
+        w = ir::input(g, "w", DType::F32, {k, 4 * n});
       }
       g.add_output(ir::matmul(x, w));
       return fused(g);
@@ -346,13 +451,15 @@ struct Calibrator {
   // matmul of its shape over an explicit im2col input ([32, 288] x [288, 784]):
   // the difference per window element is what packing the windows costs.
   void windows(ThreadRates& r) {
+    // A GPU: 64 maps over 56x56 (a ResNet's first stage), enough to fill it.
+    const int64_t maps = gpu ? 64 : 32, side = gpu ? 56 : 28;
     ir::Graph conv_graph("windows");
-    ir::Tensor x = ir::input(conv_graph, "x", DType::F32, {1, 32, 28, 28});
-    ir::Tensor w = ir::input(conv_graph, "w", DType::F32, {32, 32, 3, 3});
+    ir::Tensor x = ir::input(conv_graph, "x", DType::F32, {1, maps, side, side});
+    ir::Tensor w = ir::input(conv_graph, "w", DType::F32, {maps, maps, 3, 3});
     conv_graph.add_output(ir::conv(x, w, {{1, 1}, {1, 1}, {1, 1}, {1, 1}, 1}));
     ir::Graph gemm_graph("windows_as_gemm");
-    gemm_graph.add_output(ir::matmul(ir::input(gemm_graph, "w", DType::F32, {32, 288}),
-                                     ir::input(gemm_graph, "cols", DType::F32, {288, 784})));
+    gemm_graph.add_output(ir::matmul(ir::input(gemm_graph, "w", DType::F32, {maps, maps * 9}),
+                                     ir::input(gemm_graph, "cols", DType::F32, {maps * 9, side * side})));
     const ir::KernelProgram conv = fused(conv_graph), gemm = fused(gemm_graph);
     const Timing t_conv = time(conv, r.threads), t_gemm = time(gemm, r.threads);
     const double elements = window_elements(conv.kernels.at(0));
@@ -375,7 +482,7 @@ struct Calibrator {
     }
     auto gemms = [&](bool grouped, bool constant_b) {
       ir::Graph g("group");
-      ir::Tensor a = ir::input(g, "a", DType::F32, {64, 1024});
+      ir::Tensor a = ir::input(g, "a", DType::F32, {gpu ? 512 : 64, 1024});
       ir::Tensor w1 = constant_b ? ir::constant(g, values1, DType::F32, {1024, 2048})
                                  : ir::input(g, "w1", DType::F32, {1024, 2048});
       ir::Tensor w2 = constant_b ? ir::constant(g, values2, DType::F32, {1024, 2048})
@@ -386,7 +493,9 @@ struct Calibrator {
     };
     for (bool constant_b : {false, true}) {
       const ir::KernelProgram grouped = gemms(true, constant_b), separate = gemms(false, constant_b);
-      const std::vector<Timing> t = time_host_programs({&grouped, &separate}, r.threads, options.quick ? 0.15 : 0.4);
+      const double budget = options.quick ? 0.15 : 0.4;
+      const std::vector<Timing> t = gpu ? time_programs({&grouped, &separate}, gpu, budget)
+                                        : time_host_programs({&grouped, &separate}, r.threads, budget);
       const double factor = std::clamp(t[0].median_us / t[1].median_us, 0.5, 2.0);
       (constant_b ? r.group_factor_constant_b : r.group_factor) = factor;
       record(constant_b ? "contraction group of 2 vs separate gemms, constant B" : "contraction group of 2 vs separate gemms",
@@ -396,16 +505,28 @@ struct Calibrator {
 
   void matmuls(ThreadRates& r) {
     std::vector<MatmulPoint> shapes;
-    const std::vector<long> ms = options.quick ? std::vector<long>{8, 128, 512} : std::vector<long>{1, 8, 32, 128, 512};
-    const std::vector<long> ns = options.quick ? std::vector<long>{256, 2048} : std::vector<long>{64, 256, 1024, 4096};
-    const std::vector<long> ks = options.quick ? std::vector<long>{256, 2048} : std::vector<long>{64, 256, 1024, 4096};
+    std::vector<long> ms = options.quick ? std::vector<long>{8, 128, 512} : std::vector<long>{1, 8, 32, 128, 512};
+    std::vector<long> ns = options.quick ? std::vector<long>{256, 2048} : std::vector<long>{64, 256, 1024, 4096};
+    std::vector<long> ks = options.quick ? std::vector<long>{256, 2048} : std::vector<long>{64, 256, 1024, 4096};
+    double most_flops = 4.3e9;
+    if (gpu) {  // 64x64 tiles: from a few tiles to tens of thousands
+      // Dense even when quick: a shape of few tiles runs at a fraction of the
+      // rate of many (12 tiles of a [64, 768] product: 0.7 TFLOP/s, 15 at 4096^2).
+      ms = options.quick ? std::vector<long>{16, 64, 256, 1024, 4096} : std::vector<long>{8, 32, 64, 128, 256, 512, 1024, 4096};
+      ns = options.quick ? std::vector<long>{64, 256, 1024, 4096} : std::vector<long>{64, 128, 256, 512, 1024, 2048, 4096};
+      ks = options.quick ? std::vector<long>{64, 256, 1024, 4096} : std::vector<long>{64, 256, 1024, 4096};
+      most_flops = scaled(1.4e11);
+      for (std::vector<long>* sizes : {&ms, &ns, &ks})
+        for (long& v : *sizes) v = std::max(16L, static_cast<long>(scaled(static_cast<double>(v))));
+    }
     for (long m : ms)
       for (long n : ns)
         for (long k : ks)
-          if (2.0 * m * n * k <= 4.3e9) shapes.push_back({1, m, n, k, 0});
+          if (2.0 * m * n * k <= most_flops) shapes.push_back({1, m, n, k, 0});
     shapes.push_back({6, 32, 64, 64, 0});
     shapes.push_back({8, 128, 128, 64, 0});
-    if (!options.quick) shapes.push_back({32, 128, 128, 128, 0});
+    if (!options.quick || gpu) shapes.push_back({32, 128, 128, 128, 0});
+    if (gpu) shapes.push_back({96, 128, 128, 64, 0});  // attention's heads x batch
     for (MatmulPoint p : shapes) {
       ir::Graph g("matmul");
       const ir::Shape a = p.batch > 1 ? ir::Shape{p.batch, p.m, p.k} : ir::Shape{p.m, p.k};
@@ -414,7 +535,7 @@ struct Calibrator {
       const Timing t = time(fused(g), r.threads);
       const double flops = 2.0 * p.batch * p.m * p.n * p.k;
       // The fixed cost is the model's own term: the rate is what remains.
-      const double fixed = r.kernel_us + (r.threads > 1 ? r.dispatch_us : 0);
+      const double fixed = r.kernel_us + (gpu ? r.program_us : r.threads > 1 ? r.dispatch_us : 0);
       p.gflops = flops / (std::max(0.2 * t.median_us, t.median_us - fixed) * 1e3);
       r.matmul.push_back(p);
       record("matmul " + std::to_string(p.batch) + "x" + std::to_string(p.m) + "x" + std::to_string(p.n) + "x" +
@@ -423,12 +544,30 @@ struct Calibrator {
     }
   }
 
+  // A step that fails (a driver error on a GPU lent for minutes) is recorded
+  // and the others still run, so one run gives every measurement it can; the
+  // caller reports the failures and exits 1.
+  Calibration run() {
+    for (size_t s = 0; s < steps.size(); ++s) {
+      if (options.progress) options.progress(s, steps.size(), steps[s].first);
+      try {
+        steps[s].second();
+      } catch (const std::exception& e) {
+        result.failed_steps.push_back(steps[s].first + ": " + e.what());
+      }
+    }
+    if (options.progress) options.progress(steps.size(), steps.size(), "done");
+    return std::move(result);
+  }
+
   // The one fitted number: how much memory and compute time overlap, chosen
   // to fit chains of transcendental ops over sizes in and out of cache.
   void fit_overlap() {
     std::vector<std::pair<ir::KernelProgram, double>> cases;
     const unsigned threads = result.profile.rates.front().threads;
-    for (double ws : options.quick ? std::vector<double>{1e6, 64e6} : std::vector<double>{256e3, 2e6, 16e6, 96e6})
+    const std::vector<double> sizes = gpu ? scaled(options.quick ? std::vector<double>{4e6, 256e6} : std::vector<double>{4e6, 32e6, 256e6, 1e9})
+                                          : (options.quick ? std::vector<double>{1e6, 64e6} : std::vector<double>{256e3, 2e6, 16e6, 96e6});
+    for (double ws : sizes)
       for (int length : {1, 3, 6}) {
         ir::Graph g("mixed");
         ir::Tensor x = ir::input(g, "x", DType::F32, rows_of(ws / 2));
@@ -468,16 +607,7 @@ std::vector<unsigned> default_calibration_threads() {
   return threads;
 }
 
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("model name", 0) == 0) {
-      const size_t colon = line.find(':');
-      if (colon != std::string::npos) return line.substr(line.find_first_not_of(" \t", colon + 1));
-    }
-  return "unknown";
-}
+std::string cpu_model() { return runtime::cpu_model(); }
 
 std::vector<ir::HostTensor> timing_inputs(const ir::KernelProgram& program, uint64_t seed) {
   std::vector<const ir::Buffer*> inputs;
@@ -540,7 +670,11 @@ Timing time_host_program(const ir::KernelProgram& program, unsigned threads, dou
 std::vector<Timing> time_host_programs(const std::vector<const ir::KernelProgram*>& programs, unsigned threads,
                                        double budget_s) {
   // One device (one thread pool) for all: no idle pool spins beside the one timed.
-  auto device = std::make_shared<runtime::HostDevice>(threads);
+  return time_programs(programs, std::make_shared<runtime::HostDevice>(threads), budget_s);
+}
+
+std::vector<Timing> time_programs(const std::vector<const ir::KernelProgram*>& programs,
+                                  const std::shared_ptr<runtime::Device>& device, double budget_s) {
   std::vector<std::unique_ptr<runtime::Executable>> exes;
   std::vector<std::vector<ir::HostTensor>> inputs(programs.size());
   std::vector<RunFn> runs;
@@ -580,12 +714,33 @@ Calibration calibrate_host(const CalibrationOptions& options) {
     c.steps.push_back({"convolution windows" + at, [&c, r] { c.windows(*r); }});
   }
   c.steps.push_back({"fitting memory / compute overlap", [&c] { c.fit_overlap(); }});
-  for (size_t s = 0; s < c.steps.size(); ++s) {
-    if (options.progress) options.progress(s, c.steps.size(), c.steps[s].first);
-    c.steps[s].second();
-  }
-  if (options.progress) options.progress(c.steps.size(), c.steps.size(), "done");
-  return std::move(c.result);
+  return c.run();
+}
+
+Calibration calibrate_gpu(const CalibrationOptions& options, std::shared_ptr<runtime::Device> device,
+                          const std::string& gpu_name) {
+  Calibrator c{options, {}, {}, std::move(device)};
+  DeviceProfile& p = c.result.profile;
+  p.device = runtime::target_name(c.gpu->target());
+  p.cpu = gpu_name;
+  p.date = today();
+  p.overlap = 0.5;
+  p.name = p.device + ": measured " + p.date + " by smelt calibrate" + (options.quick ? " --quick" : "") + " on " + gpu_name;
+  p.rates.resize(1);
+  ThreadRates* r = &p.rates[0];
+  r->threads = 1;  // the whole device
+  c.steps.push_back({"launch costs", [&c, r] { c.fixed_costs(*r); }});
+  c.steps.push_back({"bandwidth", [&c, r] { c.memory(*r); }});
+  c.steps.push_back({"elementwise ops", [&c, r] { c.ops(*r); }});
+  c.steps.push_back({"reductions", [&c, r] { c.reductions(*r); }});
+  c.steps.push_back({"rows", [&c, r] { c.rows(*r); }});
+  c.steps.push_back({"fill", [&c, r] { c.fill(*r); }});
+  c.steps.push_back({"matmul shapes", [&c, r] { c.matmuls(*r); }});
+  c.steps.push_back({"matmul prologue", [&c, r] { c.prologue(*r); }});
+  c.steps.push_back({"contraction groups", [&c, r] { c.group(*r); }});
+  c.steps.push_back({"convolution windows", [&c, r] { c.windows(*r); }});
+  c.steps.push_back({"fitting memory / compute overlap", [&c] { c.fit_overlap(); }});
+  return c.run();
 }
 
 }  // namespace smelt::cost

@@ -11,6 +11,7 @@
 #include "cost/measure.h"
 #include "ir/host_tensor.h"
 #include "ir/kernel.h"
+#include "runtime/device.h"
 
 namespace smelt::cost {
 
@@ -19,8 +20,11 @@ using CalibrationProgress = std::function<void(size_t done, size_t total, const 
 
 struct CalibrationOptions {
   bool quick = false;              // fewer sizes and shapes: under a minute on two cores
-  std::vector<unsigned> threads;   // empty: 1, 2, 4, ... up to every core (and every core itself)
+  std::vector<unsigned> threads;   // host: empty = 1, 2, 4, ... up to every core (and every core itself)
   CalibrationProgress progress;
+  // calibrate_gpu's sizes times this: tests run its steps on the host device
+  // at a fraction of the sizes that fill a GPU (1 on a GPU).
+  double gpu_size_scale = 1;
 };
 
 // One timed microkernel, as written beside the profile (the spread is kept).
@@ -35,6 +39,9 @@ struct CalibrationSample {
 struct Calibration {
   DeviceProfile profile;
   std::vector<CalibrationSample> samples;
+  // Steps that threw ("bandwidth: cuda: cuLaunchKernel failed ..."): the
+  // profile lacks what they measure. Empty on success.
+  std::vector<std::string> failed_steps;
 };
 
 // The thread counts calibrated by default on this machine.
@@ -42,6 +49,13 @@ std::vector<unsigned> default_calibration_threads();
 
 // Measures the host and fits a profile (device "host", this CPU's model, today's date).
 Calibration calibrate_host(const CalibrationOptions& options);
+
+// Measures a GPU through the kernels smelt emits for it (cuda, hip) and fits a
+// profile: device "cuda" / "hip", `cpu` the GPU's name, one set of rates
+// (threads 1: the whole device) at GPU sizes, with the fill curve.
+// `gpu_name` is what the driver calls the device ("NVIDIA H200").
+Calibration calibrate_gpu(const CalibrationOptions& options, std::shared_ptr<runtime::Device> device,
+                          const std::string& gpu_name);
 
 // Random inputs for a program (values in [0.5, 1.5) for floats, so every op's
 // fast path is timed), in the order of its input buffers' io_index.
@@ -54,6 +68,11 @@ ir::KernelProgram single_kernel_program(const ir::KernelProgram& program, size_t
 
 // Times `program` on the host with `threads` threads until stable.
 Timing time_host_program(const ir::KernelProgram& program, unsigned threads, double budget_s = 0.25);
+
+// Times several programs side by side on `device` (the host's pool or a GPU:
+// events around the launches), as time_host_programs does.
+std::vector<Timing> time_programs(const std::vector<const ir::KernelProgram*>& programs,
+                                  const std::shared_ptr<runtime::Device>& device, double budget_s = 0.25);
 
 // Times several programs side by side on one host device: all are loaded
 // first, then run in interleaved rounds until every median is stable

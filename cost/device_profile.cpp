@@ -1,6 +1,7 @@
 #include "cost/device_profile.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -13,6 +14,11 @@
 namespace smelt::cost {
 
 extern const char* const kHostProfileJson;  // generated from cost/profiles/host.json
+struct EmbeddedProfile {
+  const char* file;
+  const char* json;
+};
+extern const EmbeddedProfile kShippedGpuProfiles[];  // generated from cost/profiles/*.json; ends with {nullptr, nullptr}
 
 namespace {
 
@@ -50,7 +56,7 @@ double op_ns(const ThreadRates& r, const std::string& op) {
   return it == r.op_ns.end() ? 0.1 : it->second;
 }
 
-double interpolate(const Curve& curve, double x) {
+double interpolate(const Curve& curve, double x, Scale values) {
   if (curve.empty()) return 0;
   if (x <= curve.front().x) return curve.front().ns;
   if (x >= curve.back().x) return curve.back().ns;
@@ -59,6 +65,7 @@ double interpolate(const Curve& curve, double x) {
     const CurvePoint& a = curve[i - 1];
     const CurvePoint& b = curve[i];
     const double t = (std::log(x) - std::log(a.x)) / (std::log(b.x) - std::log(a.x));
+    if (values == Scale::kLog) return std::exp(std::log(a.ns) + t * (std::log(b.ns) - std::log(a.ns)));
     return a.ns + t * (b.ns - a.ns);
   }
   return curve.back().ns;
@@ -178,6 +185,11 @@ ThreadRates thread_rates(const json& j, const std::string& path, const std::stri
   r.group_factor = number(j, "group_factor", path, source, true);
   r.group_factor_constant_b =
       j.contains("group_factor_constant_b") ? number(j, "group_factor_constant_b", path, source, true) : r.group_factor;
+  if (j.contains("fill")) {
+    r.fill = curve(j["fill"], path + "fill", source);
+    for (size_t i = 0; i < r.fill.size(); ++i)
+      if (r.fill[i].ns > 1) bad(source, path + "fill[" + std::to_string(i) + "]", "share must be <= 1");
+  }
   const json& mm = member(j, "matmul", path, source);
   if (!mm.is_array() || mm.empty()) bad(source, path + "matmul", "must be a non-empty array");
   for (size_t i = 0; i < mm.size(); ++i) {
@@ -294,6 +306,11 @@ DeviceProfile parse_profile(const std::string& json_text, const std::string& sou
   for (size_t i = 1; i < p.rates.size(); ++i)
     if (p.rates[i].threads <= p.rates[i - 1].threads)
       bad(source, "rates[" + std::to_string(i) + "].threads", "must increase");
+  // A GPU runs a kernel on the whole device: one set of rates, with its fill.
+  if (p.device != "host") {
+    if (p.rates.size() != 1) bad(source, "rates", "a " + p.device + " profile has one entry (the whole device)");
+    if (p.rates[0].fill.empty()) bad(source, "rates[0].fill", "is missing (a " + p.device + " profile needs it)");
+  }
   return p;
 }
 
@@ -335,10 +352,50 @@ std::string profile_to_json(const DeviceProfile& p) {
                      {"window_pack_ns", r.window_pack_ns},
                      {"group_factor", r.group_factor},
                      {"group_factor_constant_b", r.group_factor_constant_b}});
+    if (!r.fill.empty()) rates.back()["fill"] = curve_json(r.fill);
   }
   json j = {{"format", DeviceProfile::kFormat}, {"name", p.name}, {"device", p.device}, {"cpu", p.cpu},
             {"date", p.date}, {"overlap", p.overlap}, {"rates", rates}};
   return j.dump(1) + "\n";
+}
+
+const std::vector<ShippedProfile>& shipped_gpu_profiles() {
+  static const std::vector<ShippedProfile> profiles = [] {
+    std::vector<ShippedProfile> out;
+    for (const EmbeddedProfile* e = kShippedGpuProfiles; e->file; ++e) out.push_back({e->file, parse_profile(e->json, e->file)});
+    return out;
+  }();
+  return profiles;
+}
+
+std::string profile_file_name(const std::string& gpu_name) {
+  std::string name;
+  for (char c : gpu_name) {
+    if (std::isalnum(static_cast<unsigned char>(c))) name += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    else if (!name.empty() && name.back() != '-') name += '-';
+  }
+  while (!name.empty() && name.back() == '-') name.pop_back();
+  return (name.empty() ? "gpu" : name) + ".json";
+}
+
+ChosenProfile gpu_profile_for(const std::string& device, const std::string& gpu_name) {
+  const std::string wanted = profile_file_name(gpu_name);
+  const ShippedProfile* best = nullptr;
+  size_t best_prefix = 0;
+  std::string kinds;
+  for (const ShippedProfile& s : shipped_gpu_profiles()) {
+    if (s.profile.device != device) continue;
+    const std::string file = profile_file_name(s.profile.cpu);
+    if (file == wanted) return {s.profile, ""};
+    size_t prefix = 0;
+    while (prefix < file.size() && prefix < wanted.size() && file[prefix] == wanted[prefix]) ++prefix;
+    if (!best || prefix > best_prefix) best = &s, best_prefix = prefix;
+  }
+  if (!best)
+    throw std::runtime_error("no " + device + " cost profile ships with this smelt (for " + gpu_name +
+                             "): measure one with `smelt calibrate --device " + device + "` and pass it with --profile");
+  return {best->profile, "costing with " + best->file + " (measured on " + best->profile.cpu + "): no profile ships for " +
+                             gpu_name + "; `smelt calibrate --device " + device + "` measures one"};
 }
 
 const DeviceProfile& default_host_profile() {

@@ -77,13 +77,20 @@ struct ThreadRates {
   // Profiles measured before the second existed load it as group_factor.
   double group_factor = 1;
   double group_factor_constant_b = 1;
+  // GPU profiles only (empty on the host): the share of the device's
+  // throughput a kernel gets by the threads it keeps busy
+  // (ir::gpu_busy_threads), measured with block reductions of long rows over
+  // 1, 4, 16, ... rows (cost/calibrate.cpp): a kernel of few threads is bound
+  // by each thread's latency, not by the device's bandwidth. x: busy threads,
+  // ns: the share, in (0, 1].
+  Curve fill;
 };
 
 struct DeviceProfile {
   static constexpr int kFormat = 2;
   std::string name;    // free text
   std::string device;  // "host", "cuda", "hip"
-  std::string cpu;     // the processor model the numbers were measured on
+  std::string cpu;     // the processor the numbers were measured on: the CPU model, or the GPU's name ("NVIDIA H200")
   std::string date;    // ISO date of the measurement
   // A kernel's time is max(memory, compute) + overlap * min(memory, compute).
   double overlap = 0;
@@ -101,8 +108,11 @@ struct DeviceProfile {
 };
 
 double op_ns(const ThreadRates& r, const std::string& op);
-// The curve at x: interpolated in log(x), clamped at the ends.
-double interpolate(const Curve& curve, double x);
+// The curve at x: interpolated in log(x), clamped at the ends; the values
+// linearly, or in log (a power law between the points: the GPU's fill, whose
+// share grows in proportion to the threads below saturation).
+enum class Scale { kLinear, kLog };
+double interpolate(const Curve& curve, double x, Scale values = Scale::kLinear);
 // GFLOP/s of the tiled matmul for a shape: interpolated between the measured
 // shapes nearest in log(batch, m, n, k).
 double matmul_gflops(const ThreadRates& r, long batch, long m, long n, long k);
@@ -117,5 +127,29 @@ std::string profile_to_json(const DeviceProfile& profile);
 // The profile that ships for the host (measured by `smelt calibrate` on the
 // project's machine kind, embedded at build time from cost/profiles/host.json).
 const DeviceProfile& default_host_profile();
+
+// The GPU profiles that ship (cost/profiles/<name>.json but host.json,
+// measured by `smelt calibrate --device cuda|hip` on that GPU and embedded at
+// build time), each with the file it came from.
+struct ShippedProfile {
+  std::string file;  // "cost/profiles/nvidia-h200.json"
+  DeviceProfile profile;
+};
+const std::vector<ShippedProfile>& shipped_gpu_profiles();
+
+// The file name a GPU's profile ships under: its name in lower case, runs of
+// other characters as one '-': "NVIDIA H100 80GB HBM3" -> "nvidia-h100-80gb-hbm3.json".
+std::string profile_file_name(const std::string& gpu_name);
+
+// The profile that costs kernels for GPU `gpu_name` of kind `device` (cuda |
+// hip): the one measured on that GPU when it ships; else the shipped profile
+// of the same kind whose name shares the longest prefix with it, and `note`
+// says so in one line (never the host's numbers). Throws std::runtime_error
+// when no profile of that kind ships.
+struct ChosenProfile {
+  DeviceProfile profile;
+  std::string note;  // empty when the profile was measured on this GPU
+};
+ChosenProfile gpu_profile_for(const std::string& device, const std::string& gpu_name);
 
 }  // namespace smelt::cost

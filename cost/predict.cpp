@@ -1,12 +1,14 @@
 #include "cost/predict.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <optional>
 
 #include "ir/constant_folding.h"
 #include "ir/contraction_group.h"
+#include "ir/gpu_split.h"
 #include "ir/host_split.h"
 #include "ir/kernel_branches.h"
 
@@ -249,12 +251,15 @@ KernelCost predict(const ir::KernelProgram& program, const ir::Kernel& k, const 
   KernelCost cost;
   // Evaluated once at compile time (ir/constant_folding.h): it never runs.
   if (ir::folds_at_compile_time(program, k)) return cost;
-  const ir::HostSplit split = ir::host_split(k, profile.threads());
-  const ThreadRates& rates = profile.at(split.threads_used);
+  // A GPU runs the kernel on the whole device (one set of rates, no thread
+  // pool): its plan (ir/gpu_split.h) says how many threads it keeps busy.
+  const bool gpu = profile.device != "host";
+  const ir::HostSplit split = gpu ? ir::HostSplit{} : ir::host_split(k, profile.threads());
+  const ThreadRates& rates = gpu ? profile.rates.front() : profile.at(split.threads_used);
   cost.threads = split.threads_used;
   cost.fixed_us = rates.kernel_us + (split.threads_used > 1 ? rates.dispatch_us : 0);
   const double balance =
-      split.chunks > 0 && split.threads_used > 1
+      !gpu && split.chunks > 0 && split.threads_used > 1
           ? static_cast<double>((split.chunks + split.threads_used - 1) / split.threads_used) * split.threads_used /
                 static_cast<double>(split.chunks)
           : 1.0;
@@ -267,7 +272,8 @@ KernelCost predict(const ir::KernelProgram& program, const ir::Kernel& k, const 
   VarMask reduction_vars = 0;
   for (size_t r = 0; r < k.reduction.size(); ++r) reduction_vars |= VarMask{1} << (k.space.size() + r);
 
-  const bool unrolled = is_unrolled_reduction(k);
+  // LLVM unrolls a short reduction into the host's vector loop; a GPU block reduces it like any other.
+  const bool unrolled = !gpu && is_unrolled_reduction(k);
   const int contractions = parts.contractions;
   const bool contraction = contractions > 0;
   const std::optional<ir::ContractionGroup> group =
@@ -294,7 +300,7 @@ KernelCost predict(const ir::KernelProgram& program, const ir::Kernel& k, const 
   };
   std::vector<Traffic> loads;
   // The host's code for masked loads (ir::host_masked_loads_as_branches).
-  const bool selected_masked_loads = !contraction && !ir::host_masked_loads_as_branches(k);
+  const bool selected_masked_loads = !gpu && !contraction && !ir::host_masked_loads_as_branches(k);
   std::vector<size_t> streamed;  // loads of a whole buffer counted as memory traffic, outside reductions
   for (size_t i = 0; i < k.exprs.size(); ++i) {
     const ir::KernelExpr& e = k.exprs[i];
@@ -415,7 +421,14 @@ KernelCost predict(const ir::KernelProgram& program, const ir::Kernel& k, const 
   if (!contraction && k.space.size() >= 2) compute_ns += static_cast<double>(split.units) * rates.row_ns;
   cost.memory_us = memory_ns / 1000;
   cost.compute_us = compute_ns / 1000;
-  const double work_us = std::max(cost.memory_us, cost.compute_us) + profile.overlap * std::min(cost.memory_us, cost.compute_us);
+  double work_us = std::max(cost.memory_us, cost.compute_us) + profile.overlap * std::min(cost.memory_us, cost.compute_us);
+  // A GPU kernel that keeps few threads busy gets that share of the device,
+  // in proportion to its threads below saturation (a power law between the
+  // measured points); the tiled matmul's measured rates already hold their fill.
+  if (gpu && !rates.fill.empty()) {
+    const ir::GpuPlan plan = ir::plan_gpu_kernel(k);
+    if (plan.shape != ir::GpuShape::kTiledMatmul) work_us /= interpolate(rates.fill, ir::gpu_busy_threads(k, plan), Scale::kLog);
+  }
   cost.total_us = cost.fixed_us + balance * work_us;
   return cost;
 }

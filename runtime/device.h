@@ -62,6 +62,9 @@ class Device {
   virtual lower::Target target() const = 0;
   // For reports: "host (2 threads)", "cuda: NVIDIA H100 80GB HBM3 (sm_90)".
   virtual std::string description() const = 0;
+  // The processor's own name, as its cost profile records it: the GPU's
+  // ("NVIDIA H200"), the host's CPU model (/proc/cpuinfo).
+  virtual std::string processor() const = 0;
   // The code-generation options matching this device (its architecture).
   virtual lower::TargetOptions target_options() const = 0;
   // Compiles or loads `program`'s code and allocates its buffers following `plan`.

@@ -13,6 +13,7 @@ class GpuDevice : public Device {
   GpuDevice(lower::Target target, std::shared_ptr<GpuDriver> driver);
   lower::Target target() const override { return target_; }
   std::string description() const override;
+  std::string processor() const override { return driver_->device_name(); }
   lower::TargetOptions target_options() const override { return {target_, driver_->arch()}; }
   std::unique_ptr<LoadedProgram> load(const ir::KernelProgram& program, const BufferPlan& plan) override;
 

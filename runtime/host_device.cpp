@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <fstream>
 #include <stdexcept>
 
 #include "ir/host_split.h"
@@ -112,6 +113,17 @@ int64_t min_units_per_chunk(const ir::Kernel& kernel, int64_t units, unsigned th
 }
 
 HostDevice::HostDevice(unsigned threads) : pool_(std::make_shared<ThreadPool>(threads)) {}
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("model name", 0) == 0) {
+      const size_t colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(line.find_first_not_of(" \t", colon + 1));
+    }
+  return "unknown";
+}
 
 std::string HostDevice::description() const {
   const unsigned n = pool_->threads();

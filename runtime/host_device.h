@@ -2,17 +2,22 @@
 // The host: kernels compiled by smelt::lower::HostJit, each kernel's parallel units
 // split over a thread pool. Always available.
 #include <memory>
+#include <string>
 
 #include "runtime/device.h"
 #include "runtime/thread_pool.h"
 
 namespace smelt::runtime {
 
+// This machine's processor model (from /proc/cpuinfo), "unknown" if unreadable.
+std::string cpu_model();
+
 class HostDevice : public Device {
  public:
   explicit HostDevice(unsigned threads = 0);
   lower::Target target() const override { return lower::Target::kHost; }
   std::string description() const override;
+  std::string processor() const override { return cpu_model(); }
   lower::TargetOptions target_options() const override { return {lower::Target::kHost, ""}; }
   std::unique_ptr<LoadedProgram> load(const ir::KernelProgram& program, const BufferPlan& plan) override;
 

@@ -13,6 +13,7 @@
 #include "cost/predict.h"
 #include "ir/builder.h"
 #include "ir/text_format.h"
+#include "runtime/device.h"
 #include "smelt/smelt.h"
 
 namespace smelt {
@@ -21,11 +22,13 @@ namespace {
 // A random graph of realistic size (4K..2M elements per value), a few ops
 // long, that fusion turns into interesting kernels: elementwise chains over
 // views, broadcasts, reductions along either axis, small gemms.
-ir::Graph random_sized_graph(std::mt19937_64& rng, int index) {
+// `row_scale` multiplies the rows (a GPU: 32, 32K..32M elements, so kernels
+// fill it as a model's do rather than only timing launches).
+ir::Graph random_sized_graph(std::mt19937_64& rng, int index, int64_t row_scale) {
   auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<uint64_t>(n)); };
   static const int64_t kRows[] = {16, 64, 128, 256, 512, 1024};
   static const int64_t kCols[] = {64, 100, 128, 256, 768, 1024};
-  const int64_t rows = kRows[pick(6)], cols = kCols[pick(6)];
+  const int64_t rows = kRows[pick(6)] * row_scale, cols = kCols[pick(6)];
   ir::Graph g("random_" + std::to_string(index));
   ir::Tensor x = ir::input(g, "x", ir::DType::F32, {rows, cols});
   ir::Tensor v = x;
@@ -87,6 +90,11 @@ struct Collector {
   const cost::DeviceProfile& profile;
   std::vector<ValidationPoint>& points;
   double budget_s;
+  std::shared_ptr<runtime::Device> gpu;  // null: the host, at each thread count
+
+  cost::Timing time(const ir::KernelProgram& p, unsigned threads) const {
+    return gpu ? cost::time_programs({&p}, gpu, budget_s)[0] : cost::time_host_program(p, threads, budget_s);
+  }
 
   // Every kernel of `program` alone, and the whole program, at every thread count.
   void program(const std::string& what, const ir::KernelProgram& p, const std::vector<unsigned>& threads,
@@ -96,11 +104,11 @@ struct Collector {
       if (kernels_too)
         for (size_t k = 0; k < p.kernels.size(); ++k) {
           const ir::KernelProgram one = cost::single_kernel_program(p, k);
-          const cost::Timing timing = cost::time_host_program(one, t, budget_s);
+          const cost::Timing timing = time(one, t);
           points.push_back({what + " kernel " + p.kernels[k].name, false, t, cost::predict_program_us(one, at),
                             timing.median_us, timing.spread});
         }
-      const cost::Timing timing = cost::time_host_program(p, t, budget_s);
+      const cost::Timing timing = time(p, t);
       points.push_back({what, true, t, cost::predict_program_us(p, at), timing.median_us, timing.spread});
     }
   }
@@ -157,12 +165,18 @@ ValidationSummary summarize_validation(const std::vector<ValidationPoint>& point
 }
 
 CalibrationReport calibrate(const CalibrateOptions& options) {
-  if (options.device != "host")
-    throw std::invalid_argument("calibrate: --device " + options.device +
-                                ": GPU calibration is not implemented yet (only the host)");
+  const std::optional<Target> target = parse_target(options.device);
+  if (!target) throw std::invalid_argument("calibrate: --device " + options.device + ": not host, cuda or hip");
+  // A GPU: opened first, so a missing driver or device is said before any work
+  // (runtime::DeviceUnavailable, exit 1); measured on the whole device.
+  std::shared_ptr<runtime::Device> gpu;
+  if (*target != Target::kHost) gpu = runtime::open_device(*target, {.threads = 0, .arch = options.arch});
+  if (gpu && options.existing && options.existing->device != options.device)
+    throw std::invalid_argument("calibrate: the profile to validate is for " + options.existing->device + ", not " +
+                                options.device);
   CalibrationReport report;
   const std::vector<unsigned> threads =
-      options.threads.empty() ? cost::default_calibration_threads() : options.threads;
+      gpu ? std::vector<unsigned>{1} : options.threads.empty() ? cost::default_calibration_threads() : options.threads;
   const int randoms = options.random_graphs > 0 ? options.random_graphs : options.quick ? 16 : 60;
   // Validation steps are counted after the measurement's own.
   const size_t validation_steps = static_cast<size_t>(randoms) + options.graphs.size();
@@ -175,13 +189,15 @@ CalibrationReport calibrate(const CalibrateOptions& options) {
     };
   if (options.existing) {
     report.calibration.profile = *options.existing;
+  } else if (gpu) {
+    report.calibration = cost::calibrate_gpu(measure, gpu, gpu->processor());
   } else {
     report.calibration = cost::calibrate_host(measure);
   }
   const size_t offset = options.existing ? 0 : measurement_steps;
   const size_t total = offset + validation_steps;
 
-  Collector collect{options, report.calibration.profile, report.points, options.quick ? 0.05 : 0.15};
+  Collector collect{options, report.calibration.profile, report.points, options.quick ? 0.05 : 0.15, gpu};
   std::mt19937_64 rng(options.seed);
   FuseOptions fuse_options;
   fuse_options.profile = report.calibration.profile;
@@ -189,7 +205,7 @@ CalibrationReport calibrate(const CalibrateOptions& options) {
   fuse_options.simplify_indices = false;  // the kernels run the same either way; proofs take time
   for (int i = 0; i < randoms; ++i) {
     if (options.progress) options.progress(offset + static_cast<size_t>(i), total, "validation: random graph " + std::to_string(i));
-    const ir::Graph g = random_sized_graph(rng, i);
+    const ir::Graph g = random_sized_graph(rng, i, gpu ? 32 : 1);
     if (!options.save_graphs.empty()) {
       std::ofstream out(std::filesystem::path(options.save_graphs) / (g.name() + ".sg"));
       out << ir::print_graph(g);

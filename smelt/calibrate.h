@@ -12,7 +12,8 @@
 namespace smelt {
 
 struct CalibrateOptions {
-  std::string device = "host";            // host | cuda | hip (only host is measured here)
+  std::string device = "host";            // host | cuda | hip (a GPU: measured on the device, which must be present)
+  std::string arch;                       // cuda / hip: "" = the device's own architecture
   bool quick = false;                     // under a minute on two cores
   std::vector<unsigned> threads;          // empty: cost::default_calibration_threads()
   std::vector<std::string> graphs;        // .sg / .onnx files for validation; empty: none beyond the random ones
@@ -48,8 +49,8 @@ struct CalibrationReport {
   ValidationSummary kernels, programs;
 };
 
-// Throws std::invalid_argument for a device that cannot be calibrated here
-// (cuda / hip need their device; the message says so).
+// Throws std::invalid_argument for a device name that is not host, cuda or
+// hip, runtime::DeviceUnavailable (an Error) where the GPU is missing.
 CalibrationReport calibrate(const CalibrateOptions& options);
 
 ValidationSummary summarize_validation(const std::vector<ValidationPoint>& points, bool programs);

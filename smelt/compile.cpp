@@ -30,6 +30,22 @@ std::vector<std::vector<double>> Program::benchmark_each_kernel(const std::vecto
   return executable_->benchmark_each_kernel(inputs, reps, warmup);
 }
 
+TargetProfile profile_for_target(Target target, const std::string& gpu_name) {
+  if (target == Target::kHost) return {cost::default_host_profile(), ""};
+  const std::string kind = runtime::target_name(target);
+  try {
+    cost::ChosenProfile chosen = cost::gpu_profile_for(kind, gpu_name.empty() ? kind : gpu_name);
+    if (gpu_name.empty())  // no device to name (compile --emit): the shipped one of that kind
+      chosen.note = "costing with the shipped " + kind + " profile (measured on " + chosen.profile.cpu +
+                    "); --profile names another";
+    return {std::move(chosen.profile), std::move(chosen.note)};
+  } catch (const std::runtime_error&) {
+    return {cost::default_host_profile(),
+            "no " + kind + " cost profile ships with this smelt: kernels are costed with the host's numbers, which do "
+            "not describe a GPU (measure one with `smelt calibrate --device " + kind + "`, pass it with --profile)"};
+  }
+}
+
 Program compile(const ir::Graph& graph, const CompileOptions& options) {
   if (options.measure > 0 && options.target != lower::Target::kHost)
     throw std::invalid_argument("measure: candidates are timed on the host; the target is " +
@@ -38,7 +54,17 @@ Program compile(const ir::Graph& graph, const CompileOptions& options) {
   std::shared_ptr<runtime::Device> device =
       runtime::open_device(options.target, {.threads = options.threads, .arch = options.arch});
   Program program;
-  auto fusion = std::make_shared<FusionResult>(fuse(graph, options));
+  // A GPU is costed with the profile measured on it (cost/profiles/), or the
+  // nearest shipped one of its kind, said in profile_note.
+  CompileOptions costed = options;
+  std::string note;
+  if (options.target != Target::kHost && !options.profile) {
+    TargetProfile chosen = profile_for_target(options.target, device->processor());
+    costed.profile = std::move(chosen.profile);
+    note = std::move(chosen.note);
+  }
+  auto fusion = std::make_shared<FusionResult>(fuse(graph, costed));
+  fusion->profile_note = note;
   program.executable_ = std::make_shared<runtime::Executable>(fusion->after, std::move(device));
   program.fusion_ = std::move(fusion);
   return program;

@@ -97,6 +97,16 @@ std::vector<uint8_t> emit(const ir::KernelProgram& program, const lower::TargetO
 std::optional<lower::Target> parse_target(const std::string& name);
 std::string target_name(Target target);  // parse_target's inverse
 
+// The profile that costs kernels for `target` when none is given: the host's;
+// for a GPU the one measured on `gpu_name` where it ships in cost/profiles/,
+// else the nearest shipped one of its kind, else the host's. `note` says in
+// one line when it is not the device's own (empty when it is).
+struct TargetProfile {
+  cost::DeviceProfile profile;
+  std::string note;
+};
+TargetProfile profile_for_target(Target target, const std::string& gpu_name);
+
 // Fuses, lowers and loads `graph`. Throws a smelt::Error: kDeviceUnavailable
 // (the target cannot run here: one line saying what is missing), kLower,
 // kDevice; std::invalid_argument for `measure` on a target other than the host.

@@ -107,6 +107,7 @@ FusionResult fuse(const ir::Graph& input, const FuseOptions& options) {
   r.before = ir::fold_constant_kernels(unfused.program);
   r.kernels_before = r.before.kernels.size();
   r.predicted_us_before = cost::predict_program_us(r.before, profile);
+  r.profile_name = profile.name;
   if (!options.fusion) {
     r.extractor = "none";
     if (options.measure > 0) {

@@ -33,6 +33,10 @@ struct FusionResult {
   size_t kernels_before = 0, kernels_after = 0;
   double predicted_us_before = 0, predicted_us_after = 0;
   std::vector<cost::KernelCost> after_kernel_costs;  // by kernel of `after`
+  // The profile the kernels were costed with (its `name`), and, when it was
+  // not measured on the device they run on (a GPU with no profile of its own
+  // shipped), one line saying which it is (smelt::compile sets both).
+  std::string profile_name, profile_note;
   // Saturation.
   std::string stop_reason;
   size_t iterations = 0, egraph_nodes = 0, egraph_classes = 0;
