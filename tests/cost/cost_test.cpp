@@ -61,8 +61,8 @@ TEST(DeviceProfile, TheShippedHostProfileHasRatesForOneAndMoreThreads) {
 
 // The embedded copy is the file in the source tree (a stale build would differ).
 TEST(DeviceProfile, TheEmbeddedProfileIsTheShippedFile) {
-  const std::filesystem::path file =
-      std::filesystem::path(__FILE__).parent_path().parent_path().parent_path() / "cost/profiles/host.json";
+  // SMELT_SOURCE_DIR, not __FILE__: through ccache (CCACHE_BASEDIR) the compiler sees relative paths.
+  const std::filesystem::path file = std::filesystem::path(SMELT_SOURCE_DIR) / "cost/profiles/host.json";
   ASSERT_TRUE(std::filesystem::exists(file)) << file;
   const DeviceProfile loaded = load_profile(file.string(), "host");
   EXPECT_EQ(profile_to_json(loaded), profile_to_json(default_host_profile()));
