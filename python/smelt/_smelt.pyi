@@ -383,7 +383,7 @@ def compile(graph: Graph, target: str = 'host', threads: int = 0, profile: str |
     Fuses `graph` (equality saturation with smelt's proved rules, then the kernels the cost model predicts fastest), lowers it with LLVM for `target` ('host', 'cuda', 'hip') and loads it.
 
     threads: host threads the program runs on, the caller's included (0: every core).
-    profile: a device profile JSON (`smelt calibrate`) to cost kernels with; None: the built-in host profile.
+    profile: a device profile JSON (`smelt calibrate`) to cost kernels with; None: the built-in one for the target (the host's; a GPU's measured on it, by its name, or the nearest shipped).
     fusion: False runs one kernel per op. rewrites: False fuses the graph as given, without saturation. exact: exhaustive extraction on small e-graphs. arch: GPU architecture (sm_80, gfx90a, ...; '' = the device's). measure: time the `measure` best candidates on the host and keep the fastest. limits: smelt.Limits bounding the search; None: smelt's defaults. unsafe_fp: also the rules exact only in real arithmetic (reassociation, batch-norm scales folded into convolution weights): outputs may differ in the last bits, as with fast-math.
 
     The GIL is released while compiling. Raises smelt.Error (kind 'device_unavailable' where the target cannot run here, 'lower', 'shape', ...).
