@@ -112,8 +112,7 @@ ContractionParts contraction_parts(const ir::Kernel& k) {
 // Per node: the share of its evaluations that some version of the kernel runs
 // (ir/kernel_branches.h): a side of a per-region branch only where it is taken,
 // a node no output needs never.
-std::vector<double> evaluated_share(const ir::Kernel& k) {
-  const ir::BranchPlan plan = ir::plan_branches(k);
+std::vector<double> evaluated_share(const ir::Kernel& k, const ir::BranchPlan& plan) {
   std::vector<double> share(k.exprs.size(), 0);
   for (const ir::BranchPlan::Leaf& leaf : plan.leaves)
     for (size_t i = 0; i < k.exprs.size(); ++i)
@@ -256,6 +255,7 @@ KernelCost predict(const ir::KernelProgram& program, const ir::Kernel& k, const 
   const bool gpu = profile.device != "host";
   const ir::HostSplit split = gpu ? ir::HostSplit{} : ir::host_split(k, profile.threads());
   const ThreadRates& rates = gpu ? profile.rates.front() : profile.at(split.threads_used);
+  const ir::GpuPlan gpu_plan = gpu ? ir::plan_gpu_kernel(k) : ir::GpuPlan{};
   cost.threads = split.threads_used;
   cost.fixed_us = rates.kernel_us + (split.threads_used > 1 ? rates.dispatch_us : 0);
   const double balance =
@@ -268,7 +268,8 @@ KernelCost predict(const ir::KernelProgram& program, const ir::Kernel& k, const 
   const ContractionParts parts = contraction_parts(k);
   const std::vector<bool>& covered = parts.covered;
   const std::vector<bool>& prologue = parts.prologue;
-  const std::vector<double> share = evaluated_share(k);
+  // The versions as the target's code runs them (a GPU decides some per run of elements).
+  const std::vector<double> share = evaluated_share(k, gpu ? ir::gpu_branch_plan(k, gpu_plan) : ir::plan_branches(k));
   VarMask reduction_vars = 0;
   for (size_t r = 0; r < k.reduction.size(); ++r) reduction_vars |= VarMask{1} << (k.space.size() + r);
 
@@ -426,8 +427,8 @@ KernelCost predict(const ir::KernelProgram& program, const ir::Kernel& k, const 
   // in proportion to its threads below saturation (a power law between the
   // measured points); the tiled matmul's measured rates already hold their fill.
   if (gpu && !rates.fill.empty()) {
-    const ir::GpuPlan plan = ir::plan_gpu_kernel(k);
-    if (plan.shape != ir::GpuShape::kTiledMatmul) work_us /= interpolate(rates.fill, ir::gpu_busy_threads(k, plan), Scale::kLog);
+    if (gpu_plan.shape != ir::GpuShape::kTiledMatmul)
+      work_us /= interpolate(rates.fill, ir::gpu_busy_threads(k, gpu_plan), Scale::kLog);
   }
   cost.total_us = cost.fixed_us + balance * work_us;
   return cost;
@@ -436,7 +437,7 @@ KernelCost predict(const ir::KernelProgram& program, const ir::Kernel& k, const 
 double prologue_evaluations(const ir::Kernel& k) {
   const std::vector<bool> prologue = contraction_parts(k).prologue;
   const std::vector<VarMask> vars = node_vars(k);
-  const std::vector<double> share = evaluated_share(k);
+  const std::vector<double> share = evaluated_share(k, ir::plan_branches(k));
   double total = 0;
   for (size_t i = 0; i < k.exprs.size(); ++i)
     if (prologue[i]) total += extent_product(k, vars[i]) * share[i];

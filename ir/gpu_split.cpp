@@ -23,6 +23,23 @@ uint32_t reduce_block_threads(int64_t steps) {
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+// Bytes per element of the widest dtype the kernel loads or stores.
+int64_t widest_access_bytes(const Kernel& kernel) {
+  int64_t widest = 1;
+  for (const KernelExpr& e : kernel.exprs)
+    if (e.kind == KernelExpr::Kind::kLoad) widest = std::max<int64_t>(widest, dtype_bytes(e.dtype));
+  for (const KernelOutput& out : kernel.outputs)
+    widest = std::max<int64_t>(widest, dtype_bytes(kernel.exprs.at(static_cast<size_t>(out.expr)).dtype));
+  return widest;
+}
+
+int64_t elementwise_run(const Kernel& kernel) {
+  if (kernel.space.empty() || numel(kernel.space) < kGpuRunMinElements) return 1;
+  int64_t run = std::max<int64_t>(1, kGpuRunBytes / widest_access_bytes(kernel));
+  while (run > 1 && kernel.space.back() % run != 0) run /= 2;
+  return run;
+}
+
 }  // namespace
 
 GpuPlan plan_gpu_kernel(const Kernel& kernel) {
@@ -31,7 +48,8 @@ GpuPlan plan_gpu_kernel(const Kernel& kernel) {
   if (!has_reduce(kernel)) {
     plan.shape = GpuShape::kElementwise;
     plan.block_threads = kGpuElementwiseThreads;
-    plan.work_items = static_cast<uint64_t>(ceil_div(elements, plan.block_threads));
+    plan.elements_per_thread = elementwise_run(kernel);
+    plan.work_items = static_cast<uint64_t>(ceil_div(elements / plan.elements_per_thread, plan.block_threads));
     return plan;
   }
   if (std::optional<ContractionGroup> matmul = match_contraction_group(kernel)) {
@@ -51,6 +69,12 @@ GpuPlan plan_gpu_kernel(const Kernel& kernel) {
   return plan;
 }
 
+BranchPlan gpu_branch_plan(const Kernel& kernel, const GpuPlan& plan) {
+  if (plan.shape != GpuShape::kElementwise || plan.elements_per_thread == 1) return plan_branches(kernel);
+  const size_t rank = kernel.space.size();
+  return plan_branches_over(kernel, rank >= 64 ? ~uint64_t{0} : (uint64_t{1} << rank) - 1);
+}
+
 uint32_t gpu_grid_blocks(const GpuPlan& plan) {
   return static_cast<uint32_t>(std::clamp<uint64_t>(plan.work_items, 1, kGpuMaxGridBlocks));
 }
@@ -59,7 +83,8 @@ double gpu_busy_threads(const Kernel& kernel, const GpuPlan& plan) {
   const double blocks = gpu_grid_blocks(plan);
   switch (plan.shape) {
     case GpuShape::kElementwise:
-      return std::max(1.0, std::min(static_cast<double>(numel(kernel.space)), blocks * plan.block_threads));
+      return std::max(1.0, std::min(static_cast<double>(numel(kernel.space) / plan.elements_per_thread),
+                                    blocks * plan.block_threads));
     case GpuShape::kBlockReduce:
       return std::max(1.0, blocks * std::min<double>(plan.block_threads, static_cast<double>(numel(kernel.reduction))));
     case GpuShape::kTiledMatmul: return blocks * plan.block_threads;

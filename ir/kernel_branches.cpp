@@ -15,8 +15,8 @@ uint64_t first_vars(size_t count) { return count >= 64 ? ~uint64_t{0} : (uint64_
 
 class TreeBuilder {
  public:
-  TreeBuilder(const Kernel& kernel, size_t max_leaves)
-      : kernel_(kernel), uniform_(uniform_vars(kernel)), max_leaves_(max_leaves) {}
+  TreeBuilder(const Kernel& kernel, uint64_t uniform, size_t max_leaves)
+      : kernel_(kernel), uniform_(uniform), max_leaves_(max_leaves) {}
 
   // The decision node for the versions under `assumed`; -1 when the leaves
   // would exceed the limit.
@@ -149,8 +149,12 @@ std::vector<bool> live_nodes(const Kernel& kernel, const std::vector<std::pair<I
 }
 
 BranchPlan plan_branches(const Kernel& kernel, size_t max_leaves) {
-  if (uniform_vars(kernel) == 0 || max_leaves < 2) return single_version(kernel);
-  TreeBuilder builder(kernel, max_leaves);
+  return plan_branches_over(kernel, uniform_vars(kernel), max_leaves);
+}
+
+BranchPlan plan_branches_over(const Kernel& kernel, uint64_t uniform, size_t max_leaves) {
+  if (uniform == 0 || max_leaves < 2) return single_version(kernel);
+  TreeBuilder builder(kernel, uniform, max_leaves);
   std::vector<std::pair<IndexRef, bool>> assumed;
   if (builder.build(assumed) < 0) return single_version(kernel);
   BranchPlan plan = builder.take();

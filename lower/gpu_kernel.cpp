@@ -15,6 +15,10 @@ namespace {
 
 constexpr unsigned kSharedAddressSpace = 3;  // NVPTX .shared and AMDGPU LDS alike
 constexpr unsigned kGlobalAddressSpace = 1;  // NVPTX .global and AMDGPU global alike
+// What the GPU runtime guarantees of every buffer: cuMemAlloc / hipMalloc give
+// 256 bytes, the arena's slots runtime::kBufferAlignment = 64. 16 is what the
+// widest access (16 bytes, ir::kGpuRunBytes) needs.
+constexpr uint64_t kGpuBufferAlignment = 16;
 
 
 }  // namespace
@@ -113,10 +117,18 @@ void GpuBuilder::if_then(llvm::Value* condition, const std::function<void()>& th
 
 std::vector<llvm::Value*> GpuBuilder::delinearize(llvm::Value* linear, const std::vector<int64_t>& shape) {
   std::vector<llvm::Value*> coordinates(shape.size(), nullptr);
+  // Below 2^32 elements in 32 bits: a GPU divides a 64-bit integer by a
+  // constant with a 64-bit multiply-high, several 32-bit instructions each.
+  uint64_t elements = 1;
+  for (int64_t extent : shape) elements *= static_cast<uint64_t>(extent);
+  const bool narrow = elements <= UINT32_MAX;
+  llvm::Type* type = narrow ? b.getInt32Ty() : b.getInt64Ty();
+  if (narrow) linear = b.CreateTrunc(linear, type);
   for (size_t axis = shape.size(); axis-- > 0;) {
-    const uint64_t extent = static_cast<uint64_t>(shape[axis]);
-    coordinates[axis] = axis == 0 ? linear : b.CreateURem(linear, b.getInt64(extent));
-    if (axis > 0) linear = b.CreateUDiv(linear, b.getInt64(extent));
+    llvm::Value* extent = llvm::ConstantInt::get(type, static_cast<uint64_t>(shape[axis]));
+    coordinates[axis] = axis == 0 ? linear : b.CreateURem(linear, extent);
+    if (axis > 0) linear = b.CreateUDiv(linear, extent);
+    if (narrow) coordinates[axis] = b.CreateZExt(coordinates[axis], b.getInt64Ty());
   }
   return coordinates;
 }
@@ -150,21 +162,96 @@ llvm::AllocaInst* GpuBuilder::local(llvm::Type* type, const char* name) {
 
 namespace {
 
-void emit_elementwise(GpuBuilder& gpu, KernelEmitter& emitter) {
+void emit_elementwise(GpuBuilder& gpu, KernelEmitter& emitter, int64_t run) {
   const ir::Kernel& kernel = emitter.kernel();
   llvm::IRBuilder<>& b = gpu.b;
   llvm::Value* threads = b.getInt64(gpu.block_threads());
   llvm::Value* first = b.CreateAdd(b.CreateMul(gpu.block_index(), threads), gpu.thread_index());
   llvm::Value* stride = b.CreateMul(gpu.grid_blocks(), threads);
-  gpu.strided_loop(first, b.getInt64(static_cast<uint64_t>(ir::numel(kernel.space))), stride, [&](llvm::Value* linear) {
-    std::vector<llvm::Value*> vars = gpu.delinearize(linear, kernel.space);
+  // One element per thread: the versions decided at the element.
+  auto element = [&](const std::vector<llvm::Value*>& space_vars, llvm::Value* linear) {
+    std::vector<llvm::Value*> vars = space_vars;
     vars.resize(static_cast<size_t>(kernel.num_vars()), nullptr);
     emitter.emit_versions(NodeValues(kernel, vars), [&](const ir::BranchPlan::Leaf& version) {
       NodeValues at(kernel, vars);
       at.assume(version);
       emitter.store_outputs(at, linear);
     });
-  }, "element");
+  };
+  if (run == 1) {
+    gpu.strided_loop(first, b.getInt64(static_cast<uint64_t>(ir::numel(kernel.space))), stride, [&](llvm::Value* linear) {
+      element(gpu.delinearize(linear, kernel.space), linear);
+    }, "element");
+    return;
+  }
+  // Runs of `run` elements along the innermost axis (ir/gpu_split.h): the
+  // elements of a run share the outer coordinates and the innermost one's
+  // multiple of `run`, so their accesses are consecutive and 16-byte aligned
+  // (buffers are at least 64-byte aligned, runtime/buffer_plan.h), which
+  // LLVM's load/store vectorizer turns into one access. Where the run agrees
+  // on the versions' conditions (concat and pad boundaries at multiples of the
+  // run) one version computes all of it; else each element decides its own.
+  ir::Shape runs = kernel.space;
+  runs.back() /= run;
+  const size_t inner = runs.size() - 1;
+  gpu.strided_loop(first, b.getInt64(static_cast<uint64_t>(ir::numel(runs))), stride, [&](llvm::Value* index) {
+    std::vector<llvm::Value*> base = gpu.delinearize(index, runs);
+    base[inner] = b.CreateMul(base[inner], b.getInt64(static_cast<uint64_t>(run)), "run.first", true, true);
+    llvm::Value* linear = b.CreateMul(index, b.getInt64(static_cast<uint64_t>(run)), "run.linear", true, true);
+    std::vector<std::vector<llvm::Value*>> vars(static_cast<size_t>(run), base);
+    for (int64_t j = 0; j < run; ++j) {
+      vars[j][inner] = b.CreateAdd(base[inner], b.getInt64(static_cast<uint64_t>(j)), "", true, true);
+      vars[j].resize(static_cast<size_t>(kernel.num_vars()), nullptr);
+    }
+    auto each = [&](const std::function<void(int64_t)>& body) {
+      for (int64_t j = 0; j < run; ++j) body(j);
+    };
+    // Node by node across the run: the run's loads of one node lie side by
+    // side in the code, and where every version starts with the same loads,
+    // LLVM hoists them together above the versions' branch (element by
+    // element it hoisted the first element's alone, and the rest no longer
+    // formed an aligned 16-byte access).
+    auto whole_run = [&] {
+      emitter.emit_versions(NodeValues(kernel, vars[0]), [&](const ir::BranchPlan::Leaf& version) {
+        std::vector<NodeValues> at;
+        for (int64_t j = 0; j < run; ++j) {
+          at.emplace_back(kernel, vars[j]);
+          at.back().assume(version);
+        }
+        for (size_t node = 0; node < kernel.exprs.size(); ++node)
+          if (version.live[node])
+            each([&](int64_t j) { emitter.emit_node(static_cast<int>(node), at[j]); });
+        each([&](int64_t j) {
+          emitter.store_outputs(at[j], b.CreateAdd(linear, b.getInt64(static_cast<uint64_t>(j)), "", true, true));
+        });
+      });
+    };
+    if (!emitter.versions().versioned()) {
+      whole_run();
+      return;
+    }
+    std::vector<NodeValues> points;
+    for (int64_t j = 0; j < run; ++j) points.emplace_back(kernel, vars[j]);
+    std::vector<const NodeValues*> point_refs;
+    for (const NodeValues& p : points) point_refs.push_back(&p);
+    llvm::Function* function = b.GetInsertBlock()->getParent();
+    auto* agreed = llvm::BasicBlock::Create(b.getContext(), "run.agreed", function);
+    auto* split = llvm::BasicBlock::Create(b.getContext(), "run.split", function);
+    auto* done = llvm::BasicBlock::Create(b.getContext(), "run.done", function);
+    b.CreateCondBr(emitter.versions_agree(point_refs), agreed, split);
+    b.SetInsertPoint(agreed);
+    whole_run();
+    b.CreateBr(done);
+    // A run across a boundary: element by element, in a loop (not `run` copies).
+    b.SetInsertPoint(split);
+    emit_loop(b, b.getInt64(0), b.getInt64(static_cast<uint64_t>(run)), [&](llvm::Value* j) {
+      std::vector<llvm::Value*> at = base;
+      at[inner] = b.CreateAdd(base[inner], j, "", true, true);
+      element(at, b.CreateAdd(linear, j, "", true, true));
+    }, "run.element");
+    b.CreateBr(done);
+    b.SetInsertPoint(done);
+  }, "run");
 }
 
 void emit_block_reduce(GpuBuilder& gpu, KernelEmitter& emitter) {
@@ -310,11 +397,13 @@ llvm::Function* emit_gpu_kernel(llvm::Module& module, const ir::KernelProgram& p
 
   llvm::IRBuilder<> builder(llvm::BasicBlock::Create(context, "entry", function));
   KernelEmitter emitter(builder, program, kernel_index, math,
-                        load_kernel_buffers(builder, program, kernel_index, buffer_array));
+                        load_kernel_buffers(builder, program, kernel_index, buffer_array,
+                                            target == Target::kHost ? 1 : kGpuBufferAlignment));
+  emitter.set_versions(ir::gpu_branch_plan(kernel, plan));
   GpuBuilder gpu(builder, target, plan.block_threads);
   if (ir::numel(kernel.space) > 0) {
     switch (plan.shape) {
-      case GpuShape::kElementwise: emit_elementwise(gpu, emitter); break;
+      case GpuShape::kElementwise: emit_elementwise(gpu, emitter, plan.elements_per_thread); break;
       case GpuShape::kBlockReduce: emit_block_reduce(gpu, emitter); break;
       case GpuShape::kTiledMatmul: emit_tiled_matmul(gpu, emitter); break;
     }

@@ -44,6 +44,7 @@ class NvptxMath : public MathHooks {
       default: throw LowerError("cuda: no math function for " + std::string(ir::op_info(op).name));
     }
   }
+  bool native_bf16_rounding() const override { return true; }  // sm_80 and sm_90, the archs smelt emits
   llvm::Value* pow(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y) const override {
     return call_library(b, "__nv_powf", {x, y});
   }

@@ -102,7 +102,7 @@ void emit_loop(llvm::IRBuilder<>& builder, llvm::Value* begin, llvm::Value* end,
 }
 
 std::vector<llvm::Value*> load_kernel_buffers(llvm::IRBuilder<>& builder, const ir::KernelProgram& program,
-                                              size_t kernel, llvm::Value* buffer_array) {
+                                              size_t kernel, llvm::Value* buffer_array, uint64_t alignment) {
   const ir::Kernel& k = program.kernels.at(kernel);
   std::vector<bool> used(program.buffers.size(), false);
   for (const ir::KernelExpr& e : k.exprs)
@@ -113,7 +113,14 @@ std::vector<llvm::Value*> load_kernel_buffers(llvm::IRBuilder<>& builder, const 
   for (size_t b = 0; b < program.buffers.size(); ++b) {
     if (!used[b]) continue;
     llvm::Value* slot = builder.CreateConstInBoundsGEP1_64(pointer, buffer_array, b);
-    buffers[b] = builder.CreateLoad(pointer, slot, program.buffers[b].name);
+    llvm::LoadInst* load = builder.CreateLoad(pointer, slot, program.buffers[b].name);
+    if (alignment > 1) {
+      llvm::LLVMContext& context = builder.getContext();
+      load->setMetadata(llvm::LLVMContext::MD_align,
+                        llvm::MDNode::get(context, llvm::ConstantAsMetadata::get(builder.getInt64(alignment))));
+      load->setMetadata(llvm::LLVMContext::MD_noundef, llvm::MDNode::get(context, {}));
+    }
+    buffers[b] = load;
   }
   return buffers;
 }
@@ -184,6 +191,19 @@ void KernelEmitter::emit_versions(const NodeValues& at, const std::function<void
   };
   decide(0);
   b.SetInsertPoint(done);
+}
+
+llvm::Value* KernelEmitter::versions_agree(const std::vector<const NodeValues*>& points) {
+  llvm::IRBuilder<>& b = builder_;
+  llvm::Value* agree = b.getTrue();
+  if (!versions_.versioned() || points.size() < 2) return agree;
+  for (const ir::BranchPlan::Decision& d : versions_.nodes) {
+    if (d.condition == ir::kNoIndex) continue;
+    llvm::Value* first = index(d.condition, *points.front());
+    for (size_t p = 1; p < points.size(); ++p)
+      agree = b.CreateAnd(agree, b.CreateICmpEQ(first, index(d.condition, *points[p])));
+  }
+  return agree;
 }
 
 llvm::Value* KernelEmitter::emit_node_versioned(int node, const std::vector<llvm::Value*>& vars) {
@@ -278,6 +298,7 @@ llvm::Value* KernelEmitter::round_float(llvm::Value* v, DType dtype) {
   llvm::IRBuilder<>& b = builder_;
   if (dtype == DType::F16) return b.CreateFPExt(b.CreateFPTrunc(v, b.getHalfTy()), b.getFloatTy());
   if (dtype != DType::BF16) return v;
+  if (math_.native_bf16_rounding()) return b.CreateFPExt(b.CreateFPTrunc(v, b.getBFloatTy()), b.getFloatTy());
   // Round to nearest even on the bits (ir/dtype.cpp f32_to_bf16_bits), NaN kept quiet.
   llvm::Value* bits = b.CreateBitCast(v, b.getInt32Ty());
   llvm::Value* lsb = b.CreateAnd(b.CreateLShr(bits, 16), b.getInt32(1));

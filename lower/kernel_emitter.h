@@ -58,6 +58,11 @@ struct MathHooks {
   // op ∈ {Exp, Exp2, Log, Log2, Sin, Cos, Tanh, Sqrt, Erf}: f32 → f32.
   virtual llvm::Value* unary(llvm::IRBuilder<>& builder, ir::Op op, llvm::Value* x) const = 0;
   virtual llvm::Value* pow(llvm::IRBuilder<>& builder, llvm::Value* x, llvm::Value* y) const = 0;
+  // Whether the target rounds f32 to bf16 in one instruction (LLVM's fptrunc to
+  // bfloat: NVPTX cvt.rn.bf16.f32 on sm_80 and later) with the reference's
+  // rounding (to nearest even; a NaN stays a NaN, its payload not kept).
+  // Otherwise the emitter rounds on the bits: 8 integer instructions.
+  virtual bool native_bf16_rounding() const { return false; }
 };
 
 // Host: exp, exp2, tanh and erf composed inline (composed_math.h); sin and cos
@@ -117,6 +122,12 @@ class KernelEmitter {
   const std::vector<bool>& inner() const { return inner_; }
   // The kernel's versions (ir::plan_branches), the plan the cost model prices.
   const ir::BranchPlan& versions() const { return versions_; }
+  // Replaces the versions by a plan of the same kernel whose conditions the
+  // target decides where it knows their variables (ir::gpu_branch_plan).
+  void set_versions(ir::BranchPlan versions) { versions_ = std::move(versions); }
+  // i1: whether every condition of the versions has one value at all `points`
+  // (then a version chosen at one of them holds at each).
+  llvm::Value* versions_agree(const std::vector<const NodeValues*>& points);
 
   // Emits `body(version)` once per version, behind branches on the versions'
   // conditions evaluated at `at` (it must hold the variables they use); one
@@ -230,8 +241,9 @@ void emit_loop(llvm::IRBuilder<>& builder, llvm::Value* begin, llvm::Value* end,
 // The kernel ABI's buffer pointers for the KernelEmitter: at the builder's
 // insertion point, loads from `buffer_array` (one pointer per KernelProgram
 // buffer, of buffer_array's pointer type) those kernel `kernel` reads or writes;
-// null for the others.
+// null for the others. `alignment` > 1: every pointer is known to be aligned to
+// it (!align on the loads), so LLVM may merge consecutive accesses.
 std::vector<llvm::Value*> load_kernel_buffers(llvm::IRBuilder<>& builder, const ir::KernelProgram& program,
-                                              size_t kernel, llvm::Value* buffer_array);
+                                              size_t kernel, llvm::Value* buffer_array, uint64_t alignment = 1);
 
 }  // namespace smelt::lower

@@ -22,6 +22,7 @@
 
 #include "gpu_test_util.h"
 #include "ir/builder.h"
+#include "ir/gpu_split.h"
 #include "ir/lower_to_kernels.h"
 #include "ir/tensor_compare.h"
 #include "lower/gpu_lower.h"
@@ -169,6 +170,29 @@ TEST(GpuEmulation, EveryExampleComputesTheReferenceOutputs) {
       EXPECT_EQ(ir::compare_outputs(want[graph], got), "") << example.name;
     }
   }
+}
+
+// Runs of elements per thread (ir/gpu_split.h) where a run agrees on the
+// versions' condition (a RoPE rotation of halves 64: runs of 8 bf16) and where
+// it does not (a concat at column 4093: runs of 4 f32 that straddle it take
+// the element-by-element path).
+TEST(GpuEmulation, RunsOfElementsComputeTheReferenceOnBothSidesOfABoundary) {
+  ir::Graph g("runs");
+  const ir::Tensor x = ir::input(g, "x", ir::DType::F32, {256, 4096});
+  const ir::Tensor two = ir::broadcast(ir::constant(g, 2.0), {256, 4093});
+  const ir::Tensor one = ir::broadcast(ir::constant(g, 1.0), {256, 3});
+  g.add_output(ir::concat({ir::slice_axis(x, 1, 0, 4093) * two, ir::slice_axis(x, 1, 4093, 4096) + one}, 1));
+  const ir::Tensor h = ir::input(g, "h", ir::DType::BF16, {4096, 256});
+  const ir::Tensor rotated = ir::concat(
+      {ir::slice_axis(h, 1, 64, 128), -ir::slice_axis(h, 1, 0, 64), ir::slice_axis(h, 1, 128, 256)}, 1);
+  g.add_output(rotated * h);
+  const ir::KernelProgram program = ir::lower_to_kernels(g, ir::materialize_outputs(g));
+  ASSERT_EQ(program.kernels.size(), 2u);
+  EXPECT_EQ(ir::plan_gpu_kernel(program.kernels[0]).elements_per_thread, 4);
+  EXPECT_EQ(ir::plan_gpu_kernel(program.kernels[1]).elements_per_thread, 8);
+  const std::vector<ir::HostTensor> inputs = smelt::random_inputs(g, 11);
+  const std::vector<ir::HostTensor> want = smelt::run_reference(g, inputs);
+  EXPECT_EQ(ir::compare_outputs(want, run_emulated(program, inputs, /*max_blocks=*/2)), "");
 }
 
 // A long float sum (KernelEmitter::sums_in_blocks): each thread's f32 sum of a

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gpu_test_util.h"
+#include "ir/gpu_split.h"
 #include "ir/lower_to_kernels.h"
 #include "ir/text_format.h"
 #include "lower/lower.h"
@@ -89,6 +90,46 @@ TEST(GpuKernels, ElementwiseKernelIsAGridStrideLoopWithLibdeviceInlined) {
   EXPECT_EQ(launch.block[0], 256u);
   EXPECT_EQ(launch.grid[0], 4u);  // ceil(1000 / 256)
   EXPECT_EQ(launch.grid[1] * launch.grid[2] * launch.block[1] * launch.block[2], 1u);
+}
+
+// The nvFuser seed's RoPE backward (bf16, rotation halves of 64) at a million
+// elements: each thread takes runs of 8 elements (16 bytes of bf16), every
+// access of the run is one 16-byte load or store (no 2-byte ones left: one
+// element per thread spent ~100 instructions per element on an H200), the
+// rotation's `where` is decided once per run, and bf16 rounds in one cvt.
+const char* kRopeBackward = R"(graph rope_bwd
+g = input() : bf16[1,4,2048,128]
+cos = input() : bf16[2048,128]
+sin = input() : bf16[2048,128]
+cos_b = broadcast(cos, shape=[1,4,2048,128]) : bf16[1,4,2048,128]
+sin_b = broadcast(sin, shape=[1,4,2048,128]) : bf16[1,4,2048,128]
+u = mul(g, sin_b) : bf16[1,4,2048,128]
+u_hi = slice(u, start=[0,0,0,64], stop=[1,4,2048,128], step=[1,1,1,1]) : bf16[1,4,2048,64]
+u_lo = slice(u, start=[0,0,0,0], stop=[1,4,2048,64], step=[1,1,1,1]) : bf16[1,4,2048,64]
+u_lo_n = neg(u_lo) : bf16[1,4,2048,64]
+r = concat(u_hi, u_lo_n, axis=3) : bf16[1,4,2048,128]
+gc = mul(g, cos_b) : bf16[1,4,2048,128]
+dx = add(gc, r) : bf16[1,4,2048,128]
+output dx
+)";
+
+TEST(GpuKernels, LargeElementwiseKernelsMoveSixteenBytesPerAccess) {
+  const ir::KernelProgram program = program_of(kRopeBackward);
+  ASSERT_EQ(program.kernels.size(), 1u);
+  const ir::GpuPlan plan = ir::plan_gpu_kernel(program.kernels[0]);
+  EXPECT_EQ(plan.elements_per_thread, 8);
+  EXPECT_EQ(plan.work_items, 1u << 20 >> 3 >> 8);  // blocks of 256 threads
+  for (const char* arch : {"sm_80", "sm_90"}) {
+    const std::string ptx = ptx_of(program, arch);
+    EXPECT_NE(ptx.find("ld.global.v4.b32"), std::string::npos) << arch << ptx;
+    EXPECT_NE(ptx.find("st.global.v4.b32"), std::string::npos) << arch << ptx;
+    EXPECT_EQ(ptx.find("ld.global.u16"), std::string::npos) << arch << ptx;
+    EXPECT_EQ(ptx.find("st.global.u16"), std::string::npos) << arch << ptx;
+    EXPECT_NE(ptx.find("cvt.rn.bf16.f32"), std::string::npos) << arch << ptx;
+    EXPECT_EQ(ptxas_errors(ptx, arch), "");
+  }
+  // Below 2^20 elements (ir::kGpuRunMinElements): one element per thread.
+  EXPECT_EQ(ir::plan_gpu_kernel(program_of(kElementwise).kernels.at(0)).elements_per_thread, 1);
 }
 
 TEST(GpuKernels, LibdeviceReflectAnswersNoFlushToZero) {
