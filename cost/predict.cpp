@@ -343,8 +343,11 @@ KernelCost predict(const ir::KernelProgram& program, const ir::Kernel& k, const 
           : rates.call_chain_factor[std::min<size_t>(static_cast<size_t>(chain) - 1, rates.call_chain_factor.size() - 1)];
   double memory_ns = 0, compute_ns = 0;
   // In cache a load or store costs per element, not per byte: a 2-byte
-  // element takes the instructions of a 4-byte one (and a conversion).
-  auto in_cache = [](const Curve& c) { return c.empty() ? 0.0 : 4 * c.front().ns; };
+  // element takes the instructions of a 4-byte one (and a conversion). Not
+  // where GPU threads take runs of elements (ir/gpu_split.h): there 8 bf16
+  // elements are one 16-byte access, as 4 f32 ones are.
+  const double in_cache_bytes = gpu_plan.elements_per_thread > 1 ? 2 : 4;
+  auto in_cache = [&](const Curve& c) { return c.empty() ? 0.0 : in_cache_bytes * c.front().ns; };
   for (const Traffic& t : loads) {
     const Curve& curve = rates.read[static_cast<int>(t.kind)];
     const Curve& contiguous = rates.read[static_cast<int>(AccessKind::kContiguous)];
