@@ -40,40 +40,7 @@ int64_t elementwise_run(const Kernel& kernel) {
   return run;
 }
 
-// The outer axis that the most loads of the innermost axis do not depend on
-// (ties: the inner one); -1 when that axis is already next to the innermost,
-// or no load is such.
-int broadcast_axis(const Kernel& kernel) {
-  const int rank = static_cast<int>(kernel.space.size());
-  if (rank < 3) return -1;
-  const uint64_t innermost = uint64_t{1} << (rank - 1);
-  std::vector<int> loads_not_using(static_cast<size_t>(rank), 0);
-  for (const KernelExpr& e : kernel.exprs) {
-    if (e.kind != KernelExpr::Kind::kLoad) continue;
-    uint64_t used = 0;
-    for (IndexRef r : e.index) used |= kernel.indices.vars_used(r);
-    if (!(used & innermost)) continue;
-    for (int axis = 0; axis + 1 < rank; ++axis)
-      if (kernel.space[static_cast<size_t>(axis)] > 1 && !(used >> axis & 1)) ++loads_not_using[static_cast<size_t>(axis)];
-  }
-  int best = -1;
-  for (int axis = 0; axis + 1 < rank; ++axis)
-    if (loads_not_using[static_cast<size_t>(axis)] > 0 &&
-        (best < 0 || loads_not_using[static_cast<size_t>(axis)] >= loads_not_using[static_cast<size_t>(best)]))
-      best = axis;
-  return best == rank - 2 ? -1 : best;
-}
-
 }  // namespace
-
-std::vector<int> gpu_thread_axes(const Kernel& kernel, const GpuPlan& plan) {
-  std::vector<int> axes;
-  const int rank = static_cast<int>(kernel.space.size());
-  for (int axis = 0; axis < rank; ++axis)
-    if (axis != plan.broadcast_axis) axes.push_back(axis);
-  if (plan.broadcast_axis >= 0) axes.insert(axes.end() - 1, plan.broadcast_axis);
-  return axes;
-}
 
 GpuPlan plan_gpu_kernel(const Kernel& kernel) {
   GpuPlan plan;
@@ -82,7 +49,6 @@ GpuPlan plan_gpu_kernel(const Kernel& kernel) {
     plan.shape = GpuShape::kElementwise;
     plan.block_threads = kGpuElementwiseThreads;
     plan.elements_per_thread = elementwise_run(kernel);
-    if (elements >= kGpuRunMinElements) plan.broadcast_axis = broadcast_axis(kernel);
     plan.work_items = static_cast<uint64_t>(ceil_div(elements / plan.elements_per_thread, plan.block_threads));
     return plan;
   }

@@ -5,7 +5,6 @@
 // configuration, and the cost model (cost/predict.cpp), which must agree on it
 // as they do on ir/host_split.h for the host.
 #include <cstdint>
-#include <vector>
 
 #include "ir/kernel.h"
 #include "ir/kernel_branches.h"
@@ -43,19 +42,7 @@ struct GpuPlan {
   // Elementwise: consecutive elements along the innermost axis per thread (a
   // power of two dividing that axis' extent); 1 for the other shapes.
   int64_t elements_per_thread = 1;
-  // Elementwise: an outer axis the threads walk just outside the innermost
-  // one (-1: row-major order), so the threads of a block cover its values at
-  // one position of the axes around it and share, in L1, what the loads that
-  // do not depend on it read. The RoPE kernels' cos / sin ([seq, 128], beside
-  // g [1, heads, seq, 128]): in row-major order each head's threads read them
-  // again from L2 (32 heads: 128 MB of L2 reads beside 138 MB of DRAM traffic).
-  int broadcast_axis = -1;
 };
-
-// The order in which an elementwise kernel's threads walk its space's axes,
-// outermost first: the space's, with plan.broadcast_axis moved just outside
-// the innermost.
-std::vector<int> gpu_thread_axes(const Kernel& kernel, const GpuPlan& plan);
 
 GpuPlan plan_gpu_kernel(const Kernel& kernel);
 

@@ -162,42 +162,7 @@ llvm::AllocaInst* GpuBuilder::local(llvm::Type* type, const char* name) {
 
 namespace {
 
-// The space's coordinates of work item `index` when the threads walk the axes
-// in `order` (ir::gpu_thread_axes) over `extents` (the space's, the innermost
-// divided by the run), and the row-major element of the first: the output's.
-struct WorkItem {
-  std::vector<llvm::Value*> coordinates;
-  llvm::Value* linear;
-};
-WorkItem work_item(GpuBuilder& gpu, llvm::Value* index, const ir::Shape& space, const ir::Shape& extents,
-                   const std::vector<int>& order, int64_t run) {
-  llvm::IRBuilder<>& b = gpu.b;
-  ir::Shape walked;
-  for (int axis : order) walked.push_back(extents[static_cast<size_t>(axis)]);
-  const std::vector<llvm::Value*> walked_coordinates = gpu.delinearize(index, walked);
-  WorkItem item{std::vector<llvm::Value*>(space.size(), nullptr), nullptr};
-  for (size_t i = 0; i < order.size(); ++i) item.coordinates[static_cast<size_t>(order[i])] = walked_coordinates[i];
-  if (run > 1)
-    item.coordinates.back() = b.CreateMul(item.coordinates.back(), b.getInt64(static_cast<uint64_t>(run)), "run.first",
-                                          true, true);
-  bool row_major = true;
-  for (size_t i = 0; i < order.size(); ++i) row_major = row_major && order[i] == static_cast<int>(i);
-  if (row_major) {
-    item.linear = run > 1 ? b.CreateMul(index, b.getInt64(static_cast<uint64_t>(run)), "run.linear", true, true) : index;
-    return item;
-  }
-  int64_t stride = 1;
-  for (size_t axis = space.size(); axis-- > 0;) {
-    llvm::Value* term = b.CreateMul(item.coordinates[axis], b.getInt64(static_cast<uint64_t>(stride)), "", true, true);
-    item.linear = item.linear ? b.CreateAdd(item.linear, term, "", true, true) : term;
-    stride *= space[axis];
-  }
-  return item;
-}
-
-void emit_elementwise(GpuBuilder& gpu, KernelEmitter& emitter, const GpuPlan& plan) {
-  const int64_t run = plan.elements_per_thread;
-  const std::vector<int> order = ir::gpu_thread_axes(emitter.kernel(), plan);
+void emit_elementwise(GpuBuilder& gpu, KernelEmitter& emitter, int64_t run) {
   const ir::Kernel& kernel = emitter.kernel();
   llvm::IRBuilder<>& b = gpu.b;
   llvm::Value* threads = b.getInt64(gpu.block_threads());
@@ -214,9 +179,8 @@ void emit_elementwise(GpuBuilder& gpu, KernelEmitter& emitter, const GpuPlan& pl
     });
   };
   if (run == 1) {
-    gpu.strided_loop(first, b.getInt64(static_cast<uint64_t>(ir::numel(kernel.space))), stride, [&](llvm::Value* index) {
-      const WorkItem item = work_item(gpu, index, kernel.space, kernel.space, order, 1);
-      element(item.coordinates, item.linear);
+    gpu.strided_loop(first, b.getInt64(static_cast<uint64_t>(ir::numel(kernel.space))), stride, [&](llvm::Value* linear) {
+      element(gpu.delinearize(linear, kernel.space), linear);
     }, "element");
     return;
   }
@@ -231,9 +195,9 @@ void emit_elementwise(GpuBuilder& gpu, KernelEmitter& emitter, const GpuPlan& pl
   runs.back() /= run;
   const size_t inner = runs.size() - 1;
   gpu.strided_loop(first, b.getInt64(static_cast<uint64_t>(ir::numel(runs))), stride, [&](llvm::Value* index) {
-    const WorkItem item = work_item(gpu, index, kernel.space, runs, order, run);
-    const std::vector<llvm::Value*>& base = item.coordinates;
-    llvm::Value* linear = item.linear;
+    std::vector<llvm::Value*> base = gpu.delinearize(index, runs);
+    base[inner] = b.CreateMul(base[inner], b.getInt64(static_cast<uint64_t>(run)), "run.first", true, true);
+    llvm::Value* linear = b.CreateMul(index, b.getInt64(static_cast<uint64_t>(run)), "run.linear", true, true);
     std::vector<std::vector<llvm::Value*>> vars(static_cast<size_t>(run), base);
     for (int64_t j = 0; j < run; ++j) {
       vars[j][inner] = b.CreateAdd(base[inner], b.getInt64(static_cast<uint64_t>(j)), "", true, true);
@@ -439,7 +403,7 @@ llvm::Function* emit_gpu_kernel(llvm::Module& module, const ir::KernelProgram& p
   GpuBuilder gpu(builder, target, plan.block_threads);
   if (ir::numel(kernel.space) > 0) {
     switch (plan.shape) {
-      case GpuShape::kElementwise: emit_elementwise(gpu, emitter, plan); break;
+      case GpuShape::kElementwise: emit_elementwise(gpu, emitter, plan.elements_per_thread); break;
       case GpuShape::kBlockReduce: emit_block_reduce(gpu, emitter); break;
       case GpuShape::kTiledMatmul: emit_tiled_matmul(gpu, emitter); break;
     }
