@@ -86,12 +86,12 @@ std::optional<unsigned> host_threads(const smelt::Program& program, unsigned req
 
 // --per-kernel's table: each kernel's median, its prediction, and its share
 // of the summed medians, in program order.
-void print_kernel_times(const ir::KernelProgram& kernels, const std::vector<cost::KernelCost>& costs,
+void print_kernel_times(const kernel::KernelProgram& kernels, const std::vector<cost::KernelCost>& costs,
                         const Timing& measured) {
   double total = 0;
   for (double us : measured.kernel_median_us) total += us;
   int width = 6;
-  for (const ir::Kernel& k : kernels.kernels) width = std::max(width, static_cast<int>(std::min<size_t>(k.name.size(), 48)));
+  for (const kernel::Kernel& k : kernels.kernels) width = std::max(width, static_cast<int>(std::min<size_t>(k.name.size(), 48)));
   char line[256];
   std::snprintf(line, sizeof line, "  %-*s %11s %11s %9s %6s\n", width, "kernel", "measured", "predicted", "meas/pred",
                 "share");

@@ -10,8 +10,8 @@
 
 #include "cost/predict.h"
 #include "ir/builder.h"
-#include "ir/gpu_split.h"
-#include "ir/lower_to_kernels.h"
+#include "kernel/gpu_plan.h"
+#include "fusion/kernelize.h"
 #include "runtime/executable.h"
 #include "runtime/host_device.h"
 #include "runtime/thread_pool.h"
@@ -33,7 +33,7 @@ ir::Tensor apply_named(const std::string& op, ir::Tensor a, ir::Tensor b) {
 }
 
 // One fused kernel computing the graph's outputs.
-ir::KernelProgram fused(const ir::Graph& g) { return ir::lower_graph(g, ir::materialize_outputs(g)).program; }
+kernel::KernelProgram fused(const ir::Graph& g) { return fusion::kernelize(g, fusion::materialize_outputs(g)).program; }
 
 std::string today() {
   const std::time_t now = std::time(nullptr);
@@ -64,7 +64,7 @@ struct Calibrator {
     return xs;
   }
 
-  Timing time(const ir::KernelProgram& program, unsigned threads) {
+  Timing time(const kernel::KernelProgram& program, unsigned threads) {
     const double budget = options.quick ? 0.08 : 0.25;
     if (gpu) return time_programs({&program}, gpu, budget)[0];
     return time_host_program(program, threads, budget);
@@ -88,8 +88,8 @@ struct Calibrator {
     ir::Tensor x = ir::input(g, "x", DType::F32, {16});
     for (int i = 0; i < 64; ++i) x = ir::neg(x);
     g.add_output(x);
-    const ir::KernelProgram program =
-        ir::lower_graph(g, ir::materialize_everything(g), ir::LoweringOptions::unmerged()).program;
+    const kernel::KernelProgram program =
+        fusion::kernelize(g, fusion::materialize_everything(g), fusion::KernelizeOptions::unmerged()).program;
     const Timing t = time(program, r.threads);
     r.kernel_us = std::max(0.005, t.median_us / 64);
     record("kernel (inline, 64 kernels of 16 elements)", r.threads, t, r.kernel_us, "us");
@@ -377,7 +377,7 @@ struct Calibrator {
       const int64_t length = std::max<int64_t>(256, std::min(longest, most / rows));
       ir::Graph g("fill");
       g.add_output(ir::reduce_sum(ir::input(g, "x", DType::F32, {rows, length}), {1}));
-      const ir::KernelProgram program = fused(g);
+      const kernel::KernelProgram program = fused(g);
       const Timing t = time(program, r.threads);
       const double elements = static_cast<double>(rows * length);
       const double memory = 4 * elements * interpolate(r.read[static_cast<int>(AccessKind::kContiguous)], 4 * elements);
@@ -386,8 +386,8 @@ struct Calibrator {
       const double taken_ns = std::max(1e-3, work_us(t, r) * 1e3);
       // More busy threads never get a smaller share (a dip is noise).
       best = std::clamp(work_ns / taken_ns, best, 1.0);
-      const ir::Kernel& k = program.kernels.at(0);
-      const double busy = ir::gpu_busy_threads(k, ir::plan_gpu_kernel(k));
+      const kernel::Kernel& k = program.kernels.at(0);
+      const double busy = kernel::gpu_busy_threads(k, kernel::plan_gpu_kernel(k));
       if (!r.fill.empty() && !(busy > r.fill.back().x)) continue;
       r.fill.push_back({busy, best});
       record("fill: " + std::to_string(rows) + " rows of " + std::to_string(length) + " summed", r.threads, t, best,
@@ -440,7 +440,7 @@ struct Calibrator {
       g.add_output(ir::matmul(x, w));
       return fused(g);
     };
-    const ir::KernelProgram with = gemm(true), without = gemm(false);
+    const kernel::KernelProgram with = gemm(true), without = gemm(false);
     const Timing t_with = time(with, r.threads), t_without = time(without, r.threads);
     const double evaluations = prologue_evaluations(with.kernels.at(0));
     r.prologue_ns = evaluations > 0 ? std::max(0.0, (t_with.median_us - t_without.median_us) * 1e3 / evaluations) : 0;
@@ -460,7 +460,7 @@ struct Calibrator {
     ir::Graph gemm_graph("windows_as_gemm");
     gemm_graph.add_output(ir::matmul(ir::input(gemm_graph, "w", DType::F32, {maps, maps * 9}),
                                      ir::input(gemm_graph, "cols", DType::F32, {maps * 9, side * side})));
-    const ir::KernelProgram conv = fused(conv_graph), gemm = fused(gemm_graph);
+    const kernel::KernelProgram conv = fused(conv_graph), gemm = fused(gemm_graph);
     const Timing t_conv = time(conv, r.threads), t_gemm = time(gemm, r.threads);
     const double elements = window_elements(conv.kernels.at(0));
     r.window_pack_ns = elements > 0 ? std::max(0.0, (t_conv.median_us - t_gemm.median_us) * 1e3 / elements) : 0;
@@ -489,10 +489,10 @@ struct Calibrator {
                                  : ir::input(g, "w2", DType::F32, {1024, 2048});
       g.add_output(ir::mul(ir::matmul(a, w1), ir::matmul(a, w2)));
       if (grouped) return fused(g);
-      return ir::lower_graph(g, ir::materialize_everything(g), ir::LoweringOptions::unmerged()).program;
+      return fusion::kernelize(g, fusion::materialize_everything(g), fusion::KernelizeOptions::unmerged()).program;
     };
     for (bool constant_b : {false, true}) {
-      const ir::KernelProgram grouped = gemms(true, constant_b), separate = gemms(false, constant_b);
+      const kernel::KernelProgram grouped = gemms(true, constant_b), separate = gemms(false, constant_b);
       const double budget = options.quick ? 0.15 : 0.4;
       const std::vector<Timing> t = gpu ? time_programs({&grouped, &separate}, gpu, budget)
                                         : time_host_programs({&grouped, &separate}, r.threads, budget);
@@ -563,7 +563,7 @@ struct Calibrator {
   // The one fitted number: how much memory and compute time overlap, chosen
   // to fit chains of transcendental ops over sizes in and out of cache.
   void fit_overlap() {
-    std::vector<std::pair<ir::KernelProgram, double>> cases;
+    std::vector<std::pair<kernel::KernelProgram, double>> cases;
     const unsigned threads = result.profile.rates.front().threads;
     const std::vector<double> sizes = gpu ? scaled(options.quick ? std::vector<double>{4e6, 256e6} : std::vector<double>{4e6, 32e6, 256e6, 1e9})
                                           : (options.quick ? std::vector<double>{1e6, 64e6} : std::vector<double>{256e3, 2e6, 16e6, 96e6});
@@ -574,7 +574,7 @@ struct Calibrator {
         ir::Tensor y = x;
         for (int i = 0; i < length; ++i) y = ir::mul(ir::sigmoid(y), x);
         g.add_output(y);
-        ir::KernelProgram p = fused(g);
+        kernel::KernelProgram p = fused(g);
         const double measured = time(p, threads).median_us;
         cases.push_back({std::move(p), measured});
       }
@@ -609,15 +609,15 @@ std::vector<unsigned> default_calibration_threads() {
 
 std::string cpu_model() { return runtime::cpu_model(); }
 
-std::vector<ir::HostTensor> timing_inputs(const ir::KernelProgram& program, uint64_t seed) {
-  std::vector<const ir::Buffer*> inputs;
-  for (const ir::Buffer& b : program.buffers)
-    if (b.kind == ir::BufferKind::kInput) inputs.push_back(&b);
-  std::sort(inputs.begin(), inputs.end(), [](const ir::Buffer* a, const ir::Buffer* b) { return a->io_index < b->io_index; });
+std::vector<ir::HostTensor> timing_inputs(const kernel::KernelProgram& program, uint64_t seed) {
+  std::vector<const kernel::Buffer*> inputs;
+  for (const kernel::Buffer& b : program.buffers)
+    if (b.kind == kernel::BufferKind::kInput) inputs.push_back(&b);
+  std::sort(inputs.begin(), inputs.end(), [](const kernel::Buffer* a, const kernel::Buffer* b) { return a->io_index < b->io_index; });
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> real(0.5, 1.5);
   std::vector<ir::HostTensor> tensors;
-  for (const ir::Buffer* b : inputs) {
+  for (const kernel::Buffer* b : inputs) {
     if (ir::is_float(b->type.dtype)) {
       std::vector<double> values(static_cast<size_t>(ir::numel(b->type.shape)));
       for (double& v : values) v = real(rng);
@@ -629,33 +629,33 @@ std::vector<ir::HostTensor> timing_inputs(const ir::KernelProgram& program, uint
   return tensors;
 }
 
-ir::KernelProgram single_kernel_program(const ir::KernelProgram& program, size_t k) {
-  ir::KernelProgram one;
-  const ir::Kernel& kernel = program.kernels.at(k);
+kernel::KernelProgram single_kernel_program(const kernel::KernelProgram& program, size_t k) {
+  kernel::KernelProgram one;
+  const kernel::Kernel& kernel = program.kernels.at(k);
   std::vector<int> remap(program.buffers.size(), -1);
   std::vector<bool> written(program.buffers.size(), false);
-  for (const ir::KernelOutput& out : kernel.outputs) written[out.buffer] = true;
+  for (const kernel::KernelOutput& out : kernel.outputs) written[out.buffer] = true;
   int inputs = 0, outputs = 0;
   auto use = [&](int b) {
     if (remap[b] >= 0) return;
-    ir::Buffer buffer = program.buffers[b];
+    kernel::Buffer buffer = program.buffers[b];
     if (written[b]) {
-      buffer.kind = ir::BufferKind::kOutput;
+      buffer.kind = kernel::BufferKind::kOutput;
       buffer.io_index = outputs++;
-    } else if (buffer.kind != ir::BufferKind::kConstant) {
-      buffer.kind = ir::BufferKind::kInput;
+    } else if (buffer.kind != kernel::BufferKind::kConstant) {
+      buffer.kind = kernel::BufferKind::kInput;
       buffer.io_index = inputs++;
     }
     remap[b] = static_cast<int>(one.buffers.size());
     one.buffers.push_back(std::move(buffer));
   };
-  ir::Kernel copy = kernel;
-  for (ir::KernelExpr& e : copy.exprs)
-    if (e.kind == ir::KernelExpr::Kind::kLoad) {
+  kernel::Kernel copy = kernel;
+  for (kernel::KernelExpr& e : copy.exprs)
+    if (e.kind == kernel::KernelExpr::Kind::kLoad) {
       use(e.buffer);
       e.buffer = remap[e.buffer];
     }
-  for (ir::KernelOutput& out : copy.outputs) {
+  for (kernel::KernelOutput& out : copy.outputs) {
     use(out.buffer);
     out.buffer = remap[out.buffer];
   }
@@ -663,17 +663,17 @@ ir::KernelProgram single_kernel_program(const ir::KernelProgram& program, size_t
   return one;
 }
 
-Timing time_host_program(const ir::KernelProgram& program, unsigned threads, double budget_s) {
+Timing time_host_program(const kernel::KernelProgram& program, unsigned threads, double budget_s) {
   return time_host_programs({&program}, threads, budget_s)[0];
 }
 
-std::vector<Timing> time_host_programs(const std::vector<const ir::KernelProgram*>& programs, unsigned threads,
+std::vector<Timing> time_host_programs(const std::vector<const kernel::KernelProgram*>& programs, unsigned threads,
                                        double budget_s) {
   // One device (one thread pool) for all: no idle pool spins beside the one timed.
   return time_programs(programs, std::make_shared<runtime::HostDevice>(threads), budget_s);
 }
 
-std::vector<Timing> time_programs(const std::vector<const ir::KernelProgram*>& programs,
+std::vector<Timing> time_programs(const std::vector<const kernel::KernelProgram*>& programs,
                                   const std::shared_ptr<runtime::Device>& device, double budget_s) {
   std::vector<std::unique_ptr<runtime::Executable>> exes;
   std::vector<std::vector<ir::HostTensor>> inputs(programs.size());

@@ -10,7 +10,7 @@
 #include "cost/device_profile.h"
 #include "cost/measure.h"
 #include "ir/host_tensor.h"
-#include "ir/kernel.h"
+#include "kernel/kernel.h"
 #include "runtime/device.h"
 
 namespace smelt::cost {
@@ -59,26 +59,26 @@ Calibration calibrate_gpu(const CalibrationOptions& options, std::shared_ptr<run
 
 // Random inputs for a program (values in [0.5, 1.5) for floats, so every op's
 // fast path is timed), in the order of its input buffers' io_index.
-std::vector<ir::HostTensor> timing_inputs(const ir::KernelProgram& program, uint64_t seed = 1);
+std::vector<ir::HostTensor> timing_inputs(const kernel::KernelProgram& program, uint64_t seed = 1);
 
 // A program holding only kernel `k` of `program`: the buffers it reads become
 // inputs (constants stay constants), the ones it writes outputs. How one fused
 // kernel is timed alone.
-ir::KernelProgram single_kernel_program(const ir::KernelProgram& program, size_t k);
+kernel::KernelProgram single_kernel_program(const kernel::KernelProgram& program, size_t k);
 
 // Times `program` on the host with `threads` threads until stable.
-Timing time_host_program(const ir::KernelProgram& program, unsigned threads, double budget_s = 0.25);
+Timing time_host_program(const kernel::KernelProgram& program, unsigned threads, double budget_s = 0.25);
 
 // Times several programs side by side on `device` (the host's pool or a GPU:
 // events around the launches), as time_host_programs does.
-std::vector<Timing> time_programs(const std::vector<const ir::KernelProgram*>& programs,
+std::vector<Timing> time_programs(const std::vector<const kernel::KernelProgram*>& programs,
                                   const std::shared_ptr<runtime::Device>& device, double budget_s = 0.25);
 
 // Times several programs side by side on one host device: all are loaded
 // first, then run in interleaved rounds until every median is stable
 // (measure_until_stable), so none gains or loses from being timed first or
 // from the machine drifting (at most about `budget_s` seconds each).
-std::vector<Timing> time_host_programs(const std::vector<const ir::KernelProgram*>& programs, unsigned threads,
+std::vector<Timing> time_host_programs(const std::vector<const kernel::KernelProgram*>& programs, unsigned threads,
                                        double budget_s = 0.25);
 
 // This machine's processor model (from /proc/cpuinfo), "unknown" if unreadable.

@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "ir/input_file.h"
+#include "error/input_file.h"
 
 namespace smelt::cost {
 
@@ -318,8 +318,8 @@ DeviceProfile load_profile(const std::string& path, const std::string& expected_
   constexpr uint64_t kMaxProfileBytes = uint64_t{64} << 20;
   std::string text;
   try {
-    text = ir::read_input_file(path, kMaxProfileBytes);
-  } catch (const ir::InputFileError& e) {
+    text = read_input_file(path, kMaxProfileBytes);
+  } catch (const InputFileError& e) {
     throw std::runtime_error(e.what());
   }
   return parse_profile(text, path, expected_device);

@@ -79,7 +79,7 @@ struct ThreadRates {
   double group_factor_constant_b = 1;
   // GPU profiles only (empty on the host): the share of the device's
   // throughput a kernel gets by the threads it keeps busy
-  // (ir::gpu_busy_threads), measured with block reductions of long rows over
+  // (kernel::gpu_busy_threads), measured with block reductions of long rows over
   // 1, 4, 16, ... rows (cost/calibrate.cpp): a kernel of few threads is bound
   // by each thread's latency, not by the device's bandwidth. x: busy threads,
   // ns: the share, in (0, 1].

@@ -6,25 +6,25 @@
 #include <cstdlib>
 #include <optional>
 
-#include "ir/constant_folding.h"
-#include "ir/contraction_group.h"
-#include "ir/gpu_split.h"
-#include "ir/host_split.h"
-#include "ir/kernel_branches.h"
+#include "kernel/constant_folding.h"
+#include "kernel/contraction_group.h"
+#include "kernel/gpu_plan.h"
+#include "kernel/host_plan.h"
+#include "kernel/kernel_branches.h"
 
 namespace smelt::cost {
 namespace {
 
 using VarMask = uint64_t;  // bit v: depends on iteration variable v
 
-VarMask index_vars(const ir::IndexPool& pool, ir::IndexRef r) { return pool.vars_used(r); }
+VarMask index_vars(const kernel::IndexPool& pool, kernel::IndexRef r) { return pool.vars_used(r); }
 
 // The coefficient of `var` in `r` when `r` is affine in it; nullopt when `var`
 // enters through a floor-div, mod, min, max or select (a gather).
-std::optional<int64_t> coefficient(const ir::IndexPool& pool, ir::IndexRef r, int var) {
-  if (r == ir::kNoIndex || !(index_vars(pool, r) >> var & 1)) return 0;
-  const ir::IndexPool::Node& n = pool.node(r);
-  using K = ir::IndexPool::Kind;
+std::optional<int64_t> coefficient(const kernel::IndexPool& pool, kernel::IndexRef r, int var) {
+  if (r == kernel::kNoIndex || !(index_vars(pool, r) >> var & 1)) return 0;
+  const kernel::IndexPool::Node& n = pool.node(r);
+  using K = kernel::IndexPool::Kind;
   switch (n.kind) {
     case K::kVar: return n.value == var ? 1 : 0;
     case K::kConst: return 0;
@@ -37,7 +37,7 @@ std::optional<int64_t> coefficient(const ir::IndexPool& pool, ir::IndexRef r, in
     case K::kMul: {
       const bool a_has = index_vars(pool, n.a) >> var & 1, b_has = index_vars(pool, n.b) >> var & 1;
       if (a_has && b_has) return std::nullopt;
-      const ir::IndexRef scale = a_has ? n.b : n.a;
+      const kernel::IndexRef scale = a_has ? n.b : n.a;
       if (pool.node(scale).kind != K::kConst) return std::nullopt;
       const std::optional<int64_t> c = coefficient(pool, a_has ? n.a : n.b, var);
       if (!c) return std::nullopt;
@@ -47,7 +47,7 @@ std::optional<int64_t> coefficient(const ir::IndexPool& pool, ir::IndexRef r, in
   }
 }
 
-double extent_product(const ir::Kernel& k, VarMask mask) {
+double extent_product(const kernel::Kernel& k, VarMask mask) {
   double product = 1;
   for (int v = 0; v < k.num_vars(); ++v) {
     if (!(mask >> v & 1)) continue;
@@ -58,16 +58,16 @@ double extent_product(const ir::Kernel& k, VarMask mask) {
 }
 
 // Variables each node's value depends on, and whether it lies inside the anchor's loop.
-std::vector<VarMask> node_vars(const ir::Kernel& k) {
+std::vector<VarMask> node_vars(const kernel::Kernel& k) {
   std::vector<VarMask> vars(k.exprs.size(), 0);
   VarMask reduction_vars = 0;
   for (size_t r = 0; r < k.reduction.size(); ++r) reduction_vars |= VarMask{1} << (k.space.size() + r);
   for (size_t i = 0; i < k.exprs.size(); ++i) {
-    const ir::KernelExpr& e = k.exprs[i];
-    for (ir::IndexRef r : e.index) vars[i] |= index_vars(k.indices, r);
+    const kernel::KernelExpr& e = k.exprs[i];
+    for (kernel::IndexRef r : e.index) vars[i] |= index_vars(k.indices, r);
     vars[i] |= index_vars(k.indices, e.valid);
     for (int operand : e.operands) vars[i] |= vars[operand];
-    if (e.kind == ir::KernelExpr::Kind::kReduce) vars[i] &= ~reduction_vars;
+    if (e.kind == kernel::KernelExpr::Kind::kReduce) vars[i] &= ~reduction_vars;
   }
   return vars;
 }
@@ -83,13 +83,13 @@ struct ContractionParts {
   std::vector<bool> covered, prologue;
 };
 
-ContractionParts contraction_parts(const ir::Kernel& k) {
+ContractionParts contraction_parts(const kernel::Kernel& k) {
   ContractionParts parts;
   parts.covered.assign(k.exprs.size(), false);
   parts.prologue.assign(k.exprs.size(), false);
   std::vector<bool> product(k.exprs.size(), false);
-  for (const ir::KernelExpr& e : k.exprs)
-    if (e.kind == ir::KernelExpr::Kind::kReduce && e.contraction) {
+  for (const kernel::KernelExpr& e : k.exprs)
+    if (e.kind == kernel::KernelExpr::Kind::kReduce && e.contraction) {
       ++parts.contractions;
       product[e.operands[0]] = true;
     }
@@ -98,13 +98,13 @@ ContractionParts contraction_parts(const ir::Kernel& k) {
   for (size_t i = 0; i < k.exprs.size(); ++i)
     if (product[i])
       for (int operand : k.exprs[i].operands)
-        plain_operand[operand] = k.exprs[operand].kind == ir::KernelExpr::Kind::kLoad && k.exprs[operand].valid == ir::kNoIndex;
-  const std::vector<bool> inner = ir::reduction_loop_nodes(k);
+        plain_operand[operand] = k.exprs[operand].kind == kernel::KernelExpr::Kind::kLoad && k.exprs[operand].valid == kernel::kNoIndex;
+  const std::vector<bool> inner = kernel::reduction_loop_nodes(k);
   for (size_t i = 0; i < k.exprs.size(); ++i) {
-    const ir::KernelExpr::Kind kind = k.exprs[i].kind;
-    parts.covered[i] = product[i] || (inner[i] && kind == ir::KernelExpr::Kind::kLoad);
-    parts.prologue[i] = inner[i] && !product[i] && !plain_operand[i] && kind != ir::KernelExpr::Kind::kConstant &&
-                        kind != ir::KernelExpr::Kind::kReduce;
+    const kernel::KernelExpr::Kind kind = k.exprs[i].kind;
+    parts.covered[i] = product[i] || (inner[i] && kind == kernel::KernelExpr::Kind::kLoad);
+    parts.prologue[i] = inner[i] && !product[i] && !plain_operand[i] && kind != kernel::KernelExpr::Kind::kConstant &&
+                        kind != kernel::KernelExpr::Kind::kReduce;
   }
   return parts;
 }
@@ -112,9 +112,9 @@ ContractionParts contraction_parts(const ir::Kernel& k) {
 // Per node: the share of its evaluations that some version of the kernel runs
 // (ir/kernel_branches.h): a side of a per-region branch only where it is taken,
 // a node no output needs never.
-std::vector<double> evaluated_share(const ir::Kernel& k, const ir::BranchPlan& plan) {
+std::vector<double> evaluated_share(const kernel::Kernel& k, const kernel::BranchPlan& plan) {
   std::vector<double> share(k.exprs.size(), 0);
-  for (const ir::BranchPlan::Leaf& leaf : plan.leaves)
+  for (const kernel::BranchPlan::Leaf& leaf : plan.leaves)
     for (size_t i = 0; i < k.exprs.size(); ++i)
       if (leaf.live[i] && !leaf.folds(k, static_cast<int>(i))) share[i] += leaf.fraction;
   for (double& s : share) s = std::min(s, 1.0);
@@ -125,16 +125,16 @@ std::vector<double> evaluated_share(const ir::Kernel& k, const ir::BranchPlan& p
 // space's innermost loop then vectorizes as an elementwise loop does, and its
 // loads walk with that loop.
 constexpr int64_t kUnrolledReduction = 16;
-bool is_unrolled_reduction(const ir::Kernel& k) {
+bool is_unrolled_reduction(const kernel::Kernel& k) {
   if (k.reduction.empty() || ir::numel(k.reduction) > kUnrolledReduction) return false;
-  return std::none_of(k.exprs.begin(), k.exprs.end(), [](const ir::KernelExpr& e) {
-    return e.kind == ir::KernelExpr::Kind::kReduce && e.contraction;
+  return std::none_of(k.exprs.begin(), k.exprs.end(), [](const kernel::KernelExpr& e) {
+    return e.kind == kernel::KernelExpr::Kind::kReduce && e.contraction;
   });
 }
 
 // Whether a reduction walks its loads along their unit stride (vectorized) or
 // across rows.
-bool reduces_inner_axis(const ir::Kernel& k, int reduce) {
+bool reduces_inner_axis(const kernel::Kernel& k, int reduce) {
   std::vector<int> stack{k.exprs[reduce].operands[0]};
   std::vector<bool> seen(k.exprs.size(), false);
   bool any_load = false;
@@ -143,8 +143,8 @@ bool reduces_inner_axis(const ir::Kernel& k, int reduce) {
     stack.pop_back();
     if (seen[i]) continue;
     seen[i] = true;
-    const ir::KernelExpr& e = k.exprs[i];
-    if (e.kind == ir::KernelExpr::Kind::kLoad) {
+    const kernel::KernelExpr& e = k.exprs[i];
+    if (e.kind == kernel::KernelExpr::Kind::kLoad) {
       const AccessKind kind = classify_load(k, e, true);
       if (kind == AccessKind::kContiguous || kind == AccessKind::kMasked) return true;
       any_load = any_load || kind != AccessKind::kBroadcast;
@@ -156,12 +156,12 @@ bool reduces_inner_axis(const ir::Kernel& k, int reduce) {
 
 // pow with a constant exponent LLVM rewrites to arithmetic: x·x, x, 1/x, sqrt;
 // 2^y the emitter computes as exp2(y) (lower/kernel_emitter.cpp).
-const char* pow_as(const ir::Kernel& k, const ir::KernelExpr& e) {
+const char* pow_as(const kernel::Kernel& k, const kernel::KernelExpr& e) {
   if (e.op != ir::Op::Pow || e.operands.size() != 2) return nullptr;
-  const ir::KernelExpr& base = k.exprs[e.operands[0]];
-  if (base.kind == ir::KernelExpr::Kind::kConstant && base.value == 2) return "exp2";
-  const ir::KernelExpr& exponent = k.exprs[e.operands[1]];
-  if (exponent.kind != ir::KernelExpr::Kind::kConstant) return nullptr;
+  const kernel::KernelExpr& base = k.exprs[e.operands[0]];
+  if (base.kind == kernel::KernelExpr::Kind::kConstant && base.value == 2) return "exp2";
+  const kernel::KernelExpr& exponent = k.exprs[e.operands[1]];
+  if (exponent.kind != kernel::KernelExpr::Kind::kConstant) return nullptr;
   if (exponent.value == 2 || exponent.value == 1) return "mul";
   if (exponent.value == -1) return "div";
   if (exponent.value == 0.5) return "sqrt";
@@ -169,7 +169,7 @@ const char* pow_as(const ir::Kernel& k, const ir::KernelExpr& e) {
 }
 
 // Ops lowered to calls into the vector math library (directly or composed from exp).
-bool is_math_call(const ir::Kernel& k, const ir::KernelExpr& e) {
+bool is_math_call(const kernel::Kernel& k, const kernel::KernelExpr& e) {
   if (const char* as = pow_as(k, e)) return std::string_view(as) == "exp2";
   switch (e.op) {
     case ir::Op::Exp: case ir::Op::Exp2: case ir::Op::Log: case ir::Op::Log2: case ir::Op::Sin: case ir::Op::Cos:
@@ -180,20 +180,20 @@ bool is_math_call(const ir::Kernel& k, const ir::KernelExpr& e) {
 }
 
 // The longest chain of math calls feeding each other in the kernel.
-int longest_call_chain(const ir::Kernel& k, const std::vector<double>& share) {
+int longest_call_chain(const kernel::Kernel& k, const std::vector<double>& share) {
   std::vector<int> depth(k.exprs.size(), 0);
   int longest = 0;
   for (size_t i = 0; i < k.exprs.size(); ++i) {
-    const ir::KernelExpr& e = k.exprs[i];
+    const kernel::KernelExpr& e = k.exprs[i];
     for (int operand : e.operands) depth[i] = std::max(depth[i], depth[operand]);
-    if (e.kind == ir::KernelExpr::Kind::kElementwise && share[i] > 0 && is_math_call(k, e)) ++depth[i];
+    if (e.kind == kernel::KernelExpr::Kind::kElementwise && share[i] > 0 && is_math_call(k, e)) ++depth[i];
     longest = std::max(longest, depth[i]);
   }
   return longest;
 }
 
 // The flat stride in bytes of a strided load along the innermost variable.
-int64_t stride_bytes(const ir::Kernel& k, const ir::KernelExpr& load, const ir::Buffer& buffer, bool inside_reduction) {
+int64_t stride_bytes(const kernel::Kernel& k, const kernel::KernelExpr& load, const kernel::Buffer& buffer, bool inside_reduction) {
   const int innermost = inside_reduction ? k.num_vars() - 1 : static_cast<int>(k.space.size()) - 1;
   if (innermost < 0) return 0;
   int64_t stride = 0, axis_stride = ir::dtype_bytes(buffer.type.dtype);
@@ -209,8 +209,8 @@ int64_t stride_bytes(const ir::Kernel& k, const ir::KernelExpr& load, const ir::
 // A load reading the cache lines an earlier load of the kernel has just read:
 // the same buffer at the same index but for a constant shift along the last
 // axis of at most one row (rotate-half, a stencil, a concat of two halves).
-bool rereads_a_row(const ir::Kernel& k, const ir::Buffer& buffer, const ir::KernelExpr& load,
-                   const ir::KernelExpr& earlier) {
+bool rereads_a_row(const kernel::Kernel& k, const kernel::Buffer& buffer, const kernel::KernelExpr& load,
+                   const kernel::KernelExpr& earlier) {
   if (load.buffer != earlier.buffer || load.index.size() != earlier.index.size() || load.index.empty()) return false;
   const size_t last = load.index.size() - 1;
   for (size_t a = 0; a < last; ++a)
@@ -224,11 +224,11 @@ bool aliasing_stride(int64_t bytes) { return bytes >= 512 && (bytes & (bytes - 1
 
 }  // namespace
 
-AccessKind classify_load(const ir::Kernel& kernel, const ir::KernelExpr& load, bool inside_reduction) {
+AccessKind classify_load(const kernel::Kernel& kernel, const kernel::KernelExpr& load, bool inside_reduction) {
   const int innermost = inside_reduction ? kernel.num_vars() - 1 : static_cast<int>(kernel.space.size()) - 1;
   if (innermost < 0 || load.index.empty()) return AccessKind::kBroadcast;
   VarMask used = 0;
-  for (ir::IndexRef r : load.index) used |= index_vars(kernel.indices, r);
+  for (kernel::IndexRef r : load.index) used |= index_vars(kernel.indices, r);
   if (!(used >> innermost & 1)) return AccessKind::kBroadcast;
   // The buffer's row-major strides are its extents' suffix products; the load
   // index has one expression per buffer axis. Only the flat stride matters.
@@ -243,19 +243,19 @@ AccessKind classify_load(const ir::Kernel& kernel, const ir::KernelExpr& load, b
   }
   if (last_coefficient == 0) return AccessKind::kBroadcast;
   if (last_coefficient != 1) return AccessKind::kStrided;
-  return load.valid != ir::kNoIndex ? AccessKind::kMasked : AccessKind::kContiguous;
+  return load.valid != kernel::kNoIndex ? AccessKind::kMasked : AccessKind::kContiguous;
 }
 
-KernelCost predict(const ir::KernelProgram& program, const ir::Kernel& k, const DeviceProfile& profile) {
+KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k, const DeviceProfile& profile) {
   KernelCost cost;
   // Evaluated once at compile time (ir/constant_folding.h): it never runs.
-  if (ir::folds_at_compile_time(program, k)) return cost;
+  if (kernel::folds_at_compile_time(program, k)) return cost;
   // A GPU runs the kernel on the whole device (one set of rates, no thread
   // pool): its plan (ir/gpu_split.h) says how many threads it keeps busy.
   const bool gpu = profile.device != "host";
-  const ir::HostSplit split = gpu ? ir::HostSplit{} : ir::host_split(k, profile.threads());
+  const kernel::HostSplit split = gpu ? kernel::HostSplit{} : kernel::host_split(k, profile.threads());
   const ThreadRates& rates = gpu ? profile.rates.front() : profile.at(split.threads_used);
-  const ir::GpuPlan gpu_plan = gpu ? ir::plan_gpu_kernel(k) : ir::GpuPlan{};
+  const kernel::GpuPlan gpu_plan = gpu ? kernel::plan_gpu_kernel(k) : kernel::GpuPlan{};
   cost.threads = split.threads_used;
   cost.fixed_us = rates.kernel_us + (split.threads_used > 1 ? rates.dispatch_us : 0);
   const double balance =
@@ -269,7 +269,7 @@ KernelCost predict(const ir::KernelProgram& program, const ir::Kernel& k, const 
   const std::vector<bool>& covered = parts.covered;
   const std::vector<bool>& prologue = parts.prologue;
   // The versions as the target's code runs them (a GPU decides some per run of elements).
-  const std::vector<double> share = evaluated_share(k, gpu ? ir::gpu_branch_plan(k, gpu_plan) : ir::plan_branches(k));
+  const std::vector<double> share = evaluated_share(k, gpu ? kernel::gpu_branch_plan(k, gpu_plan) : kernel::plan_branches(k));
   VarMask reduction_vars = 0;
   for (size_t r = 0; r < k.reduction.size(); ++r) reduction_vars |= VarMask{1} << (k.space.size() + r);
 
@@ -277,17 +277,17 @@ KernelCost predict(const ir::KernelProgram& program, const ir::Kernel& k, const 
   const bool unrolled = !gpu && is_unrolled_reduction(k);
   const int contractions = parts.contractions;
   const bool contraction = contractions > 0;
-  const std::optional<ir::ContractionGroup> group =
-      contraction ? ir::match_contraction_group(k) : std::optional<ir::ContractionGroup>{};
+  const std::optional<kernel::ContractionGroup> group =
+      contraction ? kernel::match_contraction_group(k) : std::optional<kernel::ContractionGroup>{};
   // Every load of a B side (inside the K loop, not reading the row variable)
   // reads a constant: the tiled matmul packs B once, not per call.
   bool constant_b = contraction && k.space.size() >= 2;
   if (constant_b) {
     const VarMask row_var = VarMask{1} << (k.space.size() - 2);
     for (size_t i = 0; i < k.exprs.size(); ++i) {
-      const ir::KernelExpr& e = k.exprs[i];
-      if (e.kind != ir::KernelExpr::Kind::kLoad || !(vars[i] & reduction_vars) || (vars[i] & row_var)) continue;
-      if (program.buffers.at(static_cast<size_t>(e.buffer)).kind != ir::BufferKind::kConstant) constant_b = false;
+      const kernel::KernelExpr& e = k.exprs[i];
+      if (e.kind != kernel::KernelExpr::Kind::kLoad || !(vars[i] & reduction_vars) || (vars[i] & row_var)) continue;
+      if (program.buffers.at(static_cast<size_t>(e.buffer)).kind != kernel::BufferKind::kConstant) constant_b = false;
     }
   }
   // First pass: the bytes each load touches and the kernel's working set.
@@ -300,13 +300,13 @@ KernelCost predict(const ir::KernelProgram& program, const ir::Kernel& k, const 
     bool reread = false;  // lines an earlier load brought in (rereads_a_row): in-cache cost only
   };
   std::vector<Traffic> loads;
-  // The host's code for masked loads (ir::host_masked_loads_as_branches).
-  const bool selected_masked_loads = !gpu && !contraction && !ir::host_masked_loads_as_branches(k);
+  // The host's code for masked loads (kernel::host_masked_loads_as_branches).
+  const bool selected_masked_loads = !gpu && !contraction && !kernel::host_masked_loads_as_branches(k);
   std::vector<size_t> streamed;  // loads of a whole buffer counted as memory traffic, outside reductions
   for (size_t i = 0; i < k.exprs.size(); ++i) {
-    const ir::KernelExpr& e = k.exprs[i];
-    if (e.kind != ir::KernelExpr::Kind::kLoad || share[i] == 0) continue;
-    const ir::Buffer& buffer = program.buffers[e.buffer];
+    const kernel::KernelExpr& e = k.exprs[i];
+    if (e.kind != kernel::KernelExpr::Kind::kLoad || share[i] == 0) continue;
+    const kernel::Buffer& buffer = program.buffers[e.buffer];
     const double evaluations = extent_product(k, vars[i]) * share[i];
     const double bytes =
         std::min(evaluations, static_cast<double>(ir::numel(buffer.type.shape))) * ir::dtype_bytes(buffer.type.dtype);
@@ -330,8 +330,8 @@ KernelCost predict(const ir::KernelProgram& program, const ir::Kernel& k, const 
     loads.push_back({bytes, kind, kind == AccessKind::kStrided ? stride_bytes(k, e, buffer, in_reduction) : 0, elements,
                      ir::dtype_bytes(buffer.type.dtype) < 4, reread});
   }
-  for (const ir::KernelOutput& out : k.outputs) {
-    const ir::Buffer& buffer = program.buffers[out.buffer];
+  for (const kernel::KernelOutput& out : k.outputs) {
+    const kernel::Buffer& buffer = program.buffers[out.buffer];
     cost.bytes_written += static_cast<double>(ir::numel(buffer.type.shape)) * ir::dtype_bytes(buffer.type.dtype);
   }
   cost.working_set_bytes = cost.bytes_read + cost.bytes_written;
@@ -362,8 +362,8 @@ KernelCost predict(const ir::KernelProgram& program, const ir::Kernel& k, const 
     if (t.kind == AccessKind::kMasked && t.narrow) floor = std::max(floor, rates.read_masked_narrow_ns);
     memory_ns += t.reread ? t.elements * floor : std::max(t.bytes * ns, t.elements * floor);
   }
-  for (const ir::KernelOutput& out : k.outputs) {
-    const ir::Buffer& buffer = program.buffers[out.buffer];
+  for (const kernel::KernelOutput& out : k.outputs) {
+    const kernel::Buffer& buffer = program.buffers[out.buffer];
     const double elements = static_cast<double>(ir::numel(buffer.type.shape));
     memory_ns += std::max(elements * ir::dtype_bytes(buffer.type.dtype) * interpolate(rates.write, cost.working_set_bytes),
                           elements * in_cache(rates.write));
@@ -371,7 +371,7 @@ KernelCost predict(const ir::KernelProgram& program, const ir::Kernel& k, const 
 
   if (group && group->columns.size() > 1) compute_ns += window_elements(k) * rates.window_pack_ns;
   for (size_t i = 0; i < k.exprs.size(); ++i) {
-    const ir::KernelExpr& e = k.exprs[i];
+    const kernel::KernelExpr& e = k.exprs[i];
     if (share[i] == 0) continue;
     const double evaluations = extent_product(k, vars[i]) * share[i];
     if (prologue[i]) {
@@ -379,7 +379,7 @@ KernelCost predict(const ir::KernelProgram& program, const ir::Kernel& k, const 
       continue;
     }
     switch (e.kind) {
-      case ir::KernelExpr::Kind::kElementwise:
+      case kernel::KernelExpr::Kind::kElementwise:
         if (!covered[i]) {
           const char* as = pow_as(k, e);
           std::string key = as ? as : std::string(ir::op_name(e.op));
@@ -391,7 +391,7 @@ KernelCost predict(const ir::KernelProgram& program, const ir::Kernel& k, const 
           compute_ns += evaluations * ns;
         }
         break;
-      case ir::KernelExpr::Kind::kReduce: {
+      case kernel::KernelExpr::Kind::kReduce: {
         const double steps = evaluations * static_cast<double>(ir::numel(k.reduction));
         if (e.contraction) {
           // The matmul's shape: a contraction group's (several column axes for
@@ -415,9 +415,9 @@ KernelCost predict(const ir::KernelProgram& program, const ir::Kernel& k, const 
         }
         break;
       }
-      case ir::KernelExpr::Kind::kLoad:
-      case ir::KernelExpr::Kind::kConstant:
-      case ir::KernelExpr::Kind::kIndex:
+      case kernel::KernelExpr::Kind::kLoad:
+      case kernel::KernelExpr::Kind::kConstant:
+      case kernel::KernelExpr::Kind::kIndex:
         break;
     }
   }
@@ -430,25 +430,25 @@ KernelCost predict(const ir::KernelProgram& program, const ir::Kernel& k, const 
   // in proportion to its threads below saturation (a power law between the
   // measured points); the tiled matmul's measured rates already hold their fill.
   if (gpu && !rates.fill.empty()) {
-    if (gpu_plan.shape != ir::GpuShape::kTiledMatmul)
-      work_us /= interpolate(rates.fill, ir::gpu_busy_threads(k, gpu_plan), Scale::kLog);
+    if (gpu_plan.shape != kernel::GpuShape::kTiledMatmul)
+      work_us /= interpolate(rates.fill, kernel::gpu_busy_threads(k, gpu_plan), Scale::kLog);
   }
   cost.total_us = cost.fixed_us + balance * work_us;
   return cost;
 }
 
-double prologue_evaluations(const ir::Kernel& k) {
+double prologue_evaluations(const kernel::Kernel& k) {
   const std::vector<bool> prologue = contraction_parts(k).prologue;
   const std::vector<VarMask> vars = node_vars(k);
-  const std::vector<double> share = evaluated_share(k, ir::plan_branches(k));
+  const std::vector<double> share = evaluated_share(k, kernel::plan_branches(k));
   double total = 0;
   for (size_t i = 0; i < k.exprs.size(); ++i)
     if (prologue[i]) total += extent_product(k, vars[i]) * share[i];
   return total;
 }
 
-double window_elements(const ir::Kernel& k) {
-  const std::optional<ir::ContractionGroup> group = ir::match_contraction_group(k);
+double window_elements(const kernel::Kernel& k) {
+  const std::optional<kernel::ContractionGroup> group = kernel::match_contraction_group(k);
   if (!group || group->columns.size() < 2) return 0;
   double batch = 1;
   for (int64_t e : group->batch) batch *= static_cast<double>(e);
@@ -456,9 +456,9 @@ double window_elements(const ir::Kernel& k) {
          static_cast<double>(group->b_sides.size());
 }
 
-double predict_program_us(const ir::KernelProgram& program, const DeviceProfile& profile) {
+double predict_program_us(const kernel::KernelProgram& program, const DeviceProfile& profile) {
   double total = profile.at(profile.threads()).program_us;
-  for (const ir::Kernel& k : program.kernels) total += predict(program, k, profile).total_us;
+  for (const kernel::Kernel& k : program.kernels) total += predict(program, k, profile).total_us;
   return total;
 }
 

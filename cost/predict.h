@@ -16,7 +16,7 @@
 #include <string>
 
 #include "cost/device_profile.h"
-#include "ir/kernel.h"
+#include "kernel/kernel.h"
 
 namespace smelt::cost {
 
@@ -32,20 +32,20 @@ struct KernelCost {
   unsigned threads = 1;  // threads the kernel occupies
 };
 
-KernelCost predict(const ir::KernelProgram& program, const ir::Kernel& kernel, const DeviceProfile& profile);
+KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& kernel, const DeviceProfile& profile);
 // The program's fixed cost plus its predicted kernel times, in microseconds.
-double predict_program_us(const ir::KernelProgram& program, const DeviceProfile& profile);
+double predict_program_us(const kernel::KernelProgram& program, const DeviceProfile& profile);
 
 // Evaluations of a contraction's prologue nodes (the nodes inside the K loop
 // other than the product and its plain loads), each charged `prologue_ns`.
-double prologue_evaluations(const ir::Kernel& kernel);
+double prologue_evaluations(const kernel::Kernel& kernel);
 // Elements of a convolution's windows its tiled contraction packs (a group
 // with several column axes: batch x K x positions per B side; 0 otherwise),
 // each charged `window_pack_ns`.
-double window_elements(const ir::Kernel& kernel);
+double window_elements(const kernel::Kernel& kernel);
 
 // How a load walks its buffer as the innermost loop variable advances.
-AccessKind classify_load(const ir::Kernel& kernel, const ir::KernelExpr& load, bool inside_reduction);
+AccessKind classify_load(const kernel::Kernel& kernel, const kernel::KernelExpr& load, bool inside_reduction);
 
 // Rough per-op work for choosing starting terms (extract/): nanoseconds of
 // `elements` evaluations of an elementwise op, a reduction, or a matmul, on

@@ -8,8 +8,8 @@
 #include "import/graph_prune.h"
 #include "import/op_versions.h"
 #include "import/tensor_proto.h"
-#include "ir/input_file.h"
-#include "ir/memory_limit.h"
+#include "error/input_file.h"
+#include "error/memory_limit.h"
 
 namespace smelt::importer {
 namespace {
@@ -193,8 +193,8 @@ ImportResult import_graph(const onnx::ModelProto& model, const std::string& file
       converter->second(ctx);
     } catch (const ir::ShapeError& e) {
       ctx.fail(e.what());
-    } catch (const ir::MemoryLimitError& e) {  // a constant it computes at import time is too large
-      throw ir::MemoryLimitError(ctx.where() + ": " + e.subject(), e.needed_bytes(), e.limit_bytes());
+    } catch (const MemoryLimitError& e) {  // a constant it computes at import time is too large
+      throw MemoryLimitError(ctx.where() + ": " + e.subject(), e.needed_bytes(), e.limit_bytes());
     }
     ctx.check_attributes_understood();
     ctx.check_outputs_set();
@@ -222,8 +222,8 @@ ImportResult import_graph(const onnx::ModelProto& model, const std::string& file
 
 std::string read_file(const std::string& path) {
   try {
-    return ir::read_input_file(path);
-  } catch (const ir::InputFileError& e) {
+    return read_input_file(path);
+  } catch (const InputFileError& e) {
     throw ImportError(e.what());
   }
 }

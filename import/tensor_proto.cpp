@@ -3,8 +3,8 @@
 #include <cstring>
 
 #include "import/import_error.h"
-#include "ir/input_file.h"
-#include "ir/memory_limit.h"
+#include "error/input_file.h"
+#include "error/memory_limit.h"
 #include "onnx/onnx_pb.h"
 
 namespace smelt::importer {
@@ -132,7 +132,7 @@ ir::HostTensor tensor_from_proto(const TensorProto& p, const std::string& what) 
   ir::TensorType type{*dtype, {p.dims().begin(), p.dims().end()}};
   if (std::string problem = ir::shape_problem(type.shape); !problem.empty()) throw ImportError(what + ": " + problem);
   check_data_size(p, ir::numel(type.shape), what);
-  ir::check_memory(ir::host_tensor_bytes(type), what + " (" + ir::type_str(type) + ", 8 bytes per element)");
+  check_memory(ir::host_tensor_bytes(type), what + " (" + ir::type_str(type) + ", 8 bytes per element)");
   ir::HostTensor t = ir::HostTensor::zeros(type);
   if (p.has_raw_data())
     fill_from_raw(t, p.raw_data(), p.data_type());
@@ -144,8 +144,8 @@ ir::HostTensor tensor_from_proto(const TensorProto& p, const std::string& what) 
 ir::HostTensor read_tensor_file(const std::string& path) {
   std::string bytes;
   try {
-    bytes = ir::read_input_file(path);
-  } catch (const ir::InputFileError& e) {
+    bytes = read_input_file(path);
+  } catch (const InputFileError& e) {
     throw ImportError(e.what());
   }
   TensorProto proto;

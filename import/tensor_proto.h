@@ -19,7 +19,7 @@ std::optional<ir::DType> dtype_from_onnx(int onnx_type);
 std::string onnx_type_name(int onnx_type);
 
 // Throws UnsupportedError for a dtype smelt lacks or external data, ImportError for
-// a tensor whose data does not match its shape, ir::MemoryLimitError for one
+// a tensor whose data does not match its shape, MemoryLimitError for one
 // above the memory limit (before allocating). `what` names it in messages.
 ir::HostTensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& what);
 

@@ -1,11 +1,21 @@
 #include "ir/host_tensor.h"
 
-#include "ir/memory_limit.h"
+#include "error/memory_limit.h"
 #include "ir/scalar.h"
 
 #include <cmath>
 
 namespace smelt::ir {
+
+uint64_t host_tensor_bytes(const TensorType& type) {
+  uint64_t bytes = sizeof(double);
+  bool overflow = false;
+  for (int64_t d : type.shape) {
+    if (d <= 0) return 0;  // no elements, however large the other extents
+    overflow = overflow || __builtin_mul_overflow(bytes, static_cast<uint64_t>(d), &bytes);
+  }
+  return overflow ? UINT64_MAX : bytes;
+}
 
 HostTensor HostTensor::zeros(TensorType type) {
   check_memory(host_tensor_bytes(type), "a host tensor " + type_str(type) + " (8 bytes per element)");

@@ -10,6 +10,11 @@
 
 namespace smelt::ir {
 
+// Bytes of a HostTensor of `type` (every element held widened, in 8 bytes);
+// UINT64_MAX when the count overflows: what check_memory (error/memory_limit.h)
+// is asked for before one is allocated.
+uint64_t host_tensor_bytes(const TensorType& type);
+
 struct HostTensor {
   TensorType type;
   std::vector<double> reals;  // float dtypes

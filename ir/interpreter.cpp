@@ -1,6 +1,6 @@
 #include "ir/interpreter.h"
 
-#include "ir/memory_limit.h"
+#include "error/memory_limit.h"
 #include "ir/scalar.h"
 
 #include <algorithm>

@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "ir/input_file.h"
+#include "error/input_file.h"
 #include "ir/text_format.h"
 
 namespace smelt::ir {

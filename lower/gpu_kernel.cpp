@@ -17,7 +17,7 @@ constexpr unsigned kSharedAddressSpace = 3;  // NVPTX .shared and AMDGPU LDS ali
 constexpr unsigned kGlobalAddressSpace = 1;  // NVPTX .global and AMDGPU global alike
 // What the GPU runtime guarantees of every buffer: cuMemAlloc / hipMalloc give
 // 256 bytes, the arena's slots runtime::kBufferAlignment = 64. 16 is what the
-// widest access (16 bytes, ir::kGpuRunBytes) needs.
+// widest access (16 bytes, kernel::kGpuRunBytes) needs.
 constexpr uint64_t kGpuBufferAlignment = 16;
 
 
@@ -26,7 +26,7 @@ constexpr uint64_t kGpuBufferAlignment = 16;
 LaunchConfig gpu_launch_config(const GpuPlan& plan) {
   LaunchConfig config{};
   // An empty kernel still launches one block (a zero grid is a launch error); its loop does nothing.
-  config.grid[0] = ir::gpu_grid_blocks(plan);
+  config.grid[0] = kernel::gpu_grid_blocks(plan);
   config.grid[1] = config.grid[2] = 1;
   config.block[0] = plan.block_threads;
   config.block[1] = config.block[2] = 1;
@@ -163,7 +163,7 @@ llvm::AllocaInst* GpuBuilder::local(llvm::Type* type, const char* name) {
 namespace {
 
 void emit_elementwise(GpuBuilder& gpu, KernelEmitter& emitter, int64_t run) {
-  const ir::Kernel& kernel = emitter.kernel();
+  const kernel::Kernel& kernel = emitter.kernel();
   llvm::IRBuilder<>& b = gpu.b;
   llvm::Value* threads = b.getInt64(gpu.block_threads());
   llvm::Value* first = b.CreateAdd(b.CreateMul(gpu.block_index(), threads), gpu.thread_index());
@@ -172,7 +172,7 @@ void emit_elementwise(GpuBuilder& gpu, KernelEmitter& emitter, int64_t run) {
   auto element = [&](const std::vector<llvm::Value*>& space_vars, llvm::Value* linear) {
     std::vector<llvm::Value*> vars = space_vars;
     vars.resize(static_cast<size_t>(kernel.num_vars()), nullptr);
-    emitter.emit_versions(NodeValues(kernel, vars), [&](const ir::BranchPlan::Leaf& version) {
+    emitter.emit_versions(NodeValues(kernel, vars), [&](const kernel::BranchPlan::Leaf& version) {
       NodeValues at(kernel, vars);
       at.assume(version);
       emitter.store_outputs(at, linear);
@@ -212,7 +212,7 @@ void emit_elementwise(GpuBuilder& gpu, KernelEmitter& emitter, int64_t run) {
     // element it hoisted the first element's alone, and the rest no longer
     // formed an aligned 16-byte access).
     auto whole_run = [&] {
-      emitter.emit_versions(NodeValues(kernel, vars[0]), [&](const ir::BranchPlan::Leaf& version) {
+      emitter.emit_versions(NodeValues(kernel, vars[0]), [&](const kernel::BranchPlan::Leaf& version) {
         std::vector<NodeValues> at;
         for (int64_t j = 0; j < run; ++j) {
           at.emplace_back(kernel, vars[j]);
@@ -256,11 +256,11 @@ void emit_elementwise(GpuBuilder& gpu, KernelEmitter& emitter, int64_t run) {
 
 void emit_block_reduce(GpuBuilder& gpu, KernelEmitter& emitter) {
   const uint32_t block_threads = gpu.block_threads();
-  const ir::Kernel& kernel = emitter.kernel();
+  const kernel::Kernel& kernel = emitter.kernel();
   llvm::IRBuilder<>& b = gpu.b;
   std::vector<int> reduces;
   for (size_t i = 0; i < kernel.exprs.size(); ++i)
-    if (kernel.exprs[i].kind == ir::KernelExpr::Kind::kReduce) reduces.push_back(static_cast<int>(i));
+    if (kernel.exprs[i].kind == kernel::KernelExpr::Kind::kReduce) reduces.push_back(static_cast<int>(i));
 
   // Each thread takes every block_threads-th step. Where a float sum would add
   // more than kSerialSumBlock values into one thread's accumulator, the steps
@@ -301,11 +301,11 @@ void emit_block_reduce(GpuBuilder& gpu, KernelEmitter& emitter) {
         std::vector<llvm::Value*> vars = space_vars;
         for (llvm::Value* r : gpu.delinearize(step, kernel.reduction)) vars.push_back(r);
         // Versions are decided by space variables: the same for the whole block.
-        emitter.emit_versions(NodeValues(kernel, vars), [&](const ir::BranchPlan::Leaf& version) {
+        emitter.emit_versions(NodeValues(kernel, vars), [&](const kernel::BranchPlan::Leaf& version) {
           NodeValues at(kernel, vars);
           at.assume(version);
           for (size_t j = 0; j < reduces.size(); ++j) {
-            const ir::KernelExpr& e = kernel.exprs[reduces[j]];
+            const kernel::KernelExpr& e = kernel.exprs[reduces[j]];
             llvm::Value* v = emitter.emit_node(e.operands[0], at);
             const ir::DType from = kernel.exprs[e.operands[0]].dtype;
             if (ir::is_float(from) != ir::is_float(e.dtype)) v = emitter.convert(v, from, e.dtype);
@@ -356,7 +356,7 @@ void emit_block_reduce(GpuBuilder& gpu, KernelEmitter& emitter) {
     gpu.if_then(b.CreateICmpEQ(tid, b.getInt64(0)), [&] {
       std::vector<llvm::Value*> vars = space_vars;
       vars.resize(static_cast<size_t>(kernel.num_vars()), nullptr);
-      emitter.emit_versions(NodeValues(kernel, vars), [&](const ir::BranchPlan::Leaf& version) {
+      emitter.emit_versions(NodeValues(kernel, vars), [&](const kernel::BranchPlan::Leaf& version) {
         NodeValues at(kernel, vars);
         at.assume(version);
         for (size_t j = 0; j < reduces.size(); ++j) {
@@ -375,9 +375,9 @@ void emit_block_reduce(GpuBuilder& gpu, KernelEmitter& emitter) {
 
 }  // namespace
 
-llvm::Function* emit_gpu_kernel(llvm::Module& module, const ir::KernelProgram& program, size_t kernel_index,
+llvm::Function* emit_gpu_kernel(llvm::Module& module, const kernel::KernelProgram& program, size_t kernel_index,
                                 Target target, const MathHooks& math) {
-  const ir::Kernel& kernel = program.kernels.at(kernel_index);
+  const kernel::Kernel& kernel = program.kernels.at(kernel_index);
   const GpuPlan plan = plan_gpu_kernel(kernel);
   llvm::LLVMContext& context = module.getContext();
   // The buffer array and the buffers are global memory (address space 1 on
@@ -399,7 +399,7 @@ llvm::Function* emit_gpu_kernel(llvm::Module& module, const ir::KernelProgram& p
   KernelEmitter emitter(builder, program, kernel_index, math,
                         load_kernel_buffers(builder, program, kernel_index, buffer_array,
                                             target == Target::kHost ? 1 : kGpuBufferAlignment));
-  emitter.set_versions(ir::gpu_branch_plan(kernel, plan));
+  emitter.set_versions(kernel::gpu_branch_plan(kernel, plan));
   GpuBuilder gpu(builder, target, plan.block_threads);
   if (ir::numel(kernel.space) > 0) {
     switch (plan.shape) {

@@ -31,9 +31,9 @@
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
 
-#include "ir/kernel.h"
-#include "ir/contraction_group.h"
-#include "ir/gpu_split.h"
+#include "kernel/kernel.h"
+#include "kernel/contraction_group.h"
+#include "kernel/gpu_plan.h"
 #include "lower/kernel_emitter.h"
 #include "lower/lower.h"
 
@@ -41,18 +41,18 @@ namespace smelt::lower {
 
 // The shapes, their plan and their constants are ir/gpu_split.h's (the cost
 // model reads the same plan).
-using ir::GpuPlan;
-using ir::GpuShape;
-using ir::plan_gpu_kernel;
-inline constexpr int64_t kTileM = ir::kGpuTileM, kTileN = ir::kGpuTileN, kTileK = ir::kGpuTileK;
-inline constexpr uint32_t kMatmulThreads = ir::kGpuMatmulThreads;
-inline constexpr int64_t kMaxSharedBytes = ir::kGpuMaxSharedBytes;
+using kernel::GpuPlan;
+using kernel::GpuShape;
+using kernel::plan_gpu_kernel;
+inline constexpr int64_t kTileM = kernel::kGpuTileM, kTileN = kernel::kGpuTileN, kTileK = kernel::kGpuTileK;
+inline constexpr uint32_t kMatmulThreads = kernel::kGpuMatmulThreads;
+inline constexpr int64_t kMaxSharedBytes = kernel::kGpuMaxSharedBytes;
 
 LaunchConfig gpu_launch_config(const GpuPlan& plan);
 
 // Emits kernel `kernel` of `program` into `module` (configured for `target`;
 // Target::kHost = the host emulation of gpu_lower.h), its math through `math`.
-llvm::Function* emit_gpu_kernel(llvm::Module& module, const ir::KernelProgram& program, size_t kernel, Target target,
+llvm::Function* emit_gpu_kernel(llvm::Module& module, const kernel::KernelProgram& program, size_t kernel, Target target,
                                 const MathHooks& math);
 
 // The pieces the shapes share (gpu_kernel.cpp), used by gpu_matmul.cpp.

@@ -1,4 +1,4 @@
-// The GPU targets' entry points: a module with one kernel per smelt::ir::Kernel,
+// The GPU targets' entry points: a module with one kernel per smelt::kernel::Kernel,
 // finalized for the target, printed or emitted (gpu_lower.h).
 #include "lower/gpu_lower.h"
 
@@ -25,11 +25,11 @@ void require_gpu(const TargetOptions& options) {
 // Builds and finalizes the module of every kernel; the caller prints or emits it.
 class GpuModule {
  public:
-  GpuModule(const ir::KernelProgram& program, const TargetOptions& options)
+  GpuModule(const kernel::KernelProgram& program, const TargetOptions& options)
       : machine_(gpu_target_machine(options)), module_(std::make_unique<llvm::Module>("smelt", context_)) {
     require_gpu(options);
     try {
-      ir::validate(program);
+      kernel::validate(program);
     } catch (const std::invalid_argument& e) {
       throw LowerError(std::string("invalid kernel program: ") + e.what());
     }
@@ -50,7 +50,7 @@ class GpuModule {
 
 }  // namespace
 
-std::string gpu_emit_llvm_ir(const ir::KernelProgram& program, const TargetOptions& options) {
+std::string gpu_emit_llvm_ir(const kernel::KernelProgram& program, const TargetOptions& options) {
   GpuModule gpu(program, options);
   std::string text;
   llvm::raw_string_ostream out(text);
@@ -58,12 +58,12 @@ std::string gpu_emit_llvm_ir(const ir::KernelProgram& program, const TargetOptio
   return text;
 }
 
-std::string gpu_emit_assembly(const ir::KernelProgram& program, const TargetOptions& options) {
+std::string gpu_emit_assembly(const kernel::KernelProgram& program, const TargetOptions& options) {
   GpuModule gpu(program, options);
   return emit_gpu_assembly(gpu.module(), gpu.machine());
 }
 
-std::vector<uint8_t> gpu_emit_binary(const ir::KernelProgram& program, const TargetOptions& options) {
+std::vector<uint8_t> gpu_emit_binary(const kernel::KernelProgram& program, const TargetOptions& options) {
   GpuModule gpu(program, options);
   if (options.target == Target::kCuda) {
     const std::string ptx = emit_gpu_assembly(gpu.module(), gpu.machine());
@@ -72,15 +72,15 @@ std::vector<uint8_t> gpu_emit_binary(const ir::KernelProgram& program, const Tar
   return link_amdgpu_code_object(emit_gpu_object(gpu.module(), gpu.machine()));
 }
 
-LaunchConfig gpu_launch_config(const ir::Kernel& kernel, const TargetOptions& options) {
+LaunchConfig gpu_launch_config(const kernel::Kernel& kernel, const TargetOptions& options) {
   require_gpu(options);
   gpu_arch(options);  // an unknown arch is an error here too
   return gpu_launch_config(plan_gpu_kernel(kernel));
 }
 
-std::string gpu_emulation_llvm_ir(const ir::KernelProgram& program) {
+std::string gpu_emulation_llvm_ir(const kernel::KernelProgram& program) {
   try {
-    ir::validate(program);
+    kernel::validate(program);
   } catch (const std::invalid_argument& e) {
     throw LowerError(std::string("invalid kernel program: ") + e.what());
   }

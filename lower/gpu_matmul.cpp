@@ -18,7 +18,7 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 class TiledMatmul {
  public:
-  TiledMatmul(GpuBuilder& gpu, KernelEmitter& emitter, const ir::ContractionGroup& plan)
+  TiledMatmul(GpuBuilder& gpu, KernelEmitter& emitter, const kernel::ContractionGroup& plan)
       : gpu_(gpu), b_(gpu.b), emitter_(emitter), kernel_(emitter.kernel()), plan_(plan) {}
 
   void emit() {
@@ -124,7 +124,7 @@ class TiledMatmul {
     llvm::Value* my_col = b_.CreateMul(thread_col_, i64(kThreadCols));
     for (int64_t kk = 0; kk < kTileK; ++kk) {
       for (size_t t = 0; t < plan_.terms.size(); ++t) {
-        const ir::ContractionTerm& term = plan_.terms[t];
+        const kernel::ContractionTerm& term = plan_.terms[t];
         llvm::Value* a[kThreadRows];
         llvm::Value* bv[kThreadCols];
         for (int64_t r = 0; r < kThreadRows; ++r)
@@ -152,7 +152,7 @@ class TiledMatmul {
           std::vector<llvm::Value*> vars = side_vars(row, col, nullptr);
           llvm::Value* linear =
               b_.CreateAdd(b_.CreateMul(b_.CreateAdd(b_.CreateMul(batch_index_, i64(plan_.m)), row), i64(plan_.n)), col);
-          emitter_.emit_versions(NodeValues(kernel_, vars), [&](const ir::BranchPlan::Leaf& version) {
+          emitter_.emit_versions(NodeValues(kernel_, vars), [&](const kernel::BranchPlan::Leaf& version) {
             NodeValues at(kernel_, vars);
             at.assume(version);
             for (size_t t = 0; t < plan_.terms.size(); ++t) {
@@ -169,8 +169,8 @@ class TiledMatmul {
   GpuBuilder& gpu_;
   llvm::IRBuilder<>& b_;
   KernelEmitter& emitter_;
-  const ir::Kernel& kernel_;
-  const ir::ContractionGroup& plan_;
+  const kernel::Kernel& kernel_;
+  const kernel::ContractionGroup& plan_;
   llvm::GlobalVariable* a_tiles_ = nullptr;
   llvm::GlobalVariable* b_tiles_ = nullptr;
   llvm::AllocaInst* accumulators_ = nullptr;
@@ -186,7 +186,7 @@ class TiledMatmul {
 }  // namespace
 
 void emit_tiled_matmul(GpuBuilder& gpu, KernelEmitter& emitter) {
-  const std::optional<ir::ContractionGroup> plan = ir::match_contraction_group(emitter.kernel());
+  const std::optional<kernel::ContractionGroup> plan = kernel::match_contraction_group(emitter.kernel());
   if (!plan) throw LowerError("kernel " + emitter.kernel().name + ": not a tiled contraction (internal)");
   TiledMatmul(gpu, emitter, *plan).emit();
 }

@@ -28,7 +28,7 @@ void check(llvm::Error error, const std::string& what) {
 HostJit::HostJit(std::unique_ptr<State> state) : state_(std::move(state)) {}
 HostJit::~HostJit() = default;
 
-std::unique_ptr<HostJit> HostJit::compile(const ir::KernelProgram& program) {
+std::unique_ptr<HostJit> HostJit::compile(const kernel::KernelProgram& program) {
   initialize_host_llvm();
   std::unique_ptr<llvm::TargetMachine> machine = host_target_machine("");
   auto context = std::make_unique<llvm::LLVMContext>();

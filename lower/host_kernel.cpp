@@ -8,13 +8,13 @@
 
 namespace smelt::lower {
 
-bool has_contraction(const ir::Kernel& kernel) {
-  for (const ir::KernelExpr& e : kernel.exprs)
-    if (e.kind == ir::KernelExpr::Kind::kReduce && e.contraction) return true;
+bool has_contraction(const kernel::Kernel& kernel) {
+  for (const kernel::KernelExpr& e : kernel.exprs)
+    if (e.kind == kernel::KernelExpr::Kind::kReduce && e.contraction) return true;
   return false;
 }
 
-HostFunction begin_host_function(llvm::Module& module, llvm::IRBuilder<>& builder, const ir::KernelProgram& program,
+HostFunction begin_host_function(llvm::Module& module, llvm::IRBuilder<>& builder, const kernel::KernelProgram& program,
                                  size_t kernel) {
   llvm::LLVMContext& context = module.getContext();
   llvm::Type* ptr = llvm::PointerType::get(context, 0);
@@ -39,13 +39,13 @@ HostFunction begin_host_function(llvm::Module& module, llvm::IRBuilder<>& builde
 }
 
 void emit_host_rows(llvm::IRBuilder<>& builder, const HostFunction& host, KernelEmitter& emitter) {
-  const ir::Kernel& kernel = emitter.kernel();
+  const kernel::Kernel& kernel = emitter.kernel();
   const size_t rank = kernel.space.size();
   auto constant = [&](int64_t v) { return builder.getInt64(static_cast<uint64_t>(v)); };
-  const int64_t blocks = rank >= 2 ? ir::host_column_blocks(kernel) : 1;
-  // Segments of the row with constant masks (ir::host_column_cuts): whole rows only.
-  const std::vector<int64_t> cuts = ir::host_column_cuts(kernel);
-  if (!has_contraction(kernel)) emitter.set_masked_loads_as_branches(ir::host_masked_loads_as_branches(kernel));
+  const int64_t blocks = rank >= 2 ? kernel::host_column_blocks(kernel) : 1;
+  // Segments of the row with constant masks (kernel::host_column_cuts): whole rows only.
+  const std::vector<int64_t> cuts = kernel::host_column_cuts(kernel);
+  if (!has_contraction(kernel)) emitter.set_masked_loads_as_branches(kernel::host_masked_loads_as_branches(kernel));
   emit_loop(builder, host.begin, host.end, [&](llvm::Value* unit) {
     if (rank == 0) {
       NodeValues at(kernel, {});
@@ -73,9 +73,9 @@ void emit_host_rows(llvm::IRBuilder<>& builder, const HostFunction& host, Kernel
       // Column blocks (a contraction of few rows, ir/host_split.h): unit = block · rows + row.
       llvm::Value* row = unit;
       if (blocks > 1) {
-        const int64_t rows = ir::host_parallel_units(kernel) / blocks;
+        const int64_t rows = kernel::host_parallel_units(kernel) / blocks;
         row = builder.CreateURem(unit, constant(rows));
-        const int64_t block = ir::host_column_block(kernel);
+        const int64_t block = kernel::host_column_block(kernel);
         first = builder.CreateMul(builder.CreateUDiv(unit, constant(rows)), constant(block));
         last = builder.CreateBinaryIntrinsic(llvm::Intrinsic::smin, builder.CreateAdd(first, constant(block)),
                                              constant(kernel.space[rank - 1]));
@@ -98,7 +98,7 @@ void emit_host_rows(llvm::IRBuilder<>& builder, const HostFunction& host, Kernel
     std::vector<llvm::Value*> bounds = {first};
     for (int64_t cut : cuts) bounds.push_back(constant(cut));
     bounds.push_back(last);
-    emitter.emit_versions(NodeValues(kernel, vars), [&](const ir::BranchPlan::Leaf& version) {
+    emitter.emit_versions(NodeValues(kernel, vars), [&](const kernel::BranchPlan::Leaf& version) {
       for (size_t s = 0; s + 1 < bounds.size(); ++s)
         emit_loop(builder, bounds[s], bounds[s + 1], [&](llvm::Value* column) {
           vars[rank - 1] = column;
@@ -111,7 +111,7 @@ void emit_host_rows(llvm::IRBuilder<>& builder, const HostFunction& host, Kernel
   builder.CreateRetVoid();
 }
 
-llvm::Function* emit_host_kernel(llvm::Module& module, const ir::KernelProgram& program, size_t kernel) {
+llvm::Function* emit_host_kernel(llvm::Module& module, const kernel::KernelProgram& program, size_t kernel) {
   llvm::IRBuilder<> builder(module.getContext());
   HostFunction host = begin_host_function(module, builder, program, kernel);
   static const HostMathHooks math;
@@ -121,7 +121,7 @@ llvm::Function* emit_host_kernel(llvm::Module& module, const ir::KernelProgram& 
   return host.function;
 }
 
-llvm::Function* emit_host_kernel_call(llvm::Module& module, const ir::KernelProgram& program, size_t kernel,
+llvm::Function* emit_host_kernel_call(llvm::Module& module, const kernel::KernelProgram& program, size_t kernel,
                                       const std::vector<int>& buffers, llvm::Function* body) {
   llvm::LLVMContext& context = module.getContext();
   llvm::IRBuilder<> builder(context);

@@ -6,7 +6,7 @@
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
 
-#include "ir/kernel.h"
+#include "kernel/kernel.h"
 #include "lower/kernel_emitter.h"
 
 namespace smelt::lower {
@@ -22,7 +22,7 @@ struct HostFunction {
 
 // Declares kernel `kernel`'s function in `module` and positions `builder` in
 // its entry block, after the buffer pointer loads.
-HostFunction begin_host_function(llvm::Module& module, llvm::IRBuilder<>& builder, const ir::KernelProgram& program,
+HostFunction begin_host_function(llvm::Module& module, llvm::IRBuilder<>& builder, const kernel::KernelProgram& program,
                                  size_t kernel);
 
 // The generic loop nest over units [begin, end): rows of the outer dims, an
@@ -32,12 +32,12 @@ void emit_host_rows(llvm::IRBuilder<>& builder, const HostFunction& host, Kernel
 
 // Emits the whole function of kernel `kernel` (contraction kernels through
 // emit_host_contraction).
-llvm::Function* emit_host_kernel(llvm::Module& module, const ir::KernelProgram& program, size_t kernel);
+llvm::Function* emit_host_kernel(llvm::Module& module, const kernel::KernelProgram& program, size_t kernel);
 
 // Kernel `kernel`'s function as a call of `body`, a kernel_body's function
 // (lower/kernel_body.h): the buffers it touches, `buffers[i]` of the program
 // as local buffer i, passed in an array on the stack.
-llvm::Function* emit_host_kernel_call(llvm::Module& module, const ir::KernelProgram& program, size_t kernel,
+llvm::Function* emit_host_kernel_call(llvm::Module& module, const kernel::KernelProgram& program, size_t kernel,
                                       const std::vector<int>& buffers, llvm::Function* body);
 
 // host_contraction.cpp: a kernel whose anchor is a contraction group. Today the
@@ -45,6 +45,6 @@ llvm::Function* emit_host_kernel_call(llvm::Module& module, const ir::KernelProg
 // register-blocked version (host_matmul.cpp) hooks in here.
 void emit_host_contraction(llvm::IRBuilder<>& builder, const HostFunction& host, KernelEmitter& emitter);
 
-bool has_contraction(const ir::Kernel& kernel);
+bool has_contraction(const kernel::Kernel& kernel);
 
 }  // namespace smelt::lower

@@ -10,7 +10,7 @@
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/TargetParser/Triple.h>
 
-#include "ir/host_split.h"
+#include "kernel/host_plan.h"
 #include "lower/lower.h"
 
 namespace smelt::lower {
@@ -86,7 +86,7 @@ class TiledContraction {
 
     n_begin_ = c(0);
     n_end_ = c(p_.n);
-    if (ir::host_column_blocks(k_) > 1) {
+    if (kernel::host_column_blocks(k_) > 1) {
       emit_column_blocks(begin, end);
     } else if (flat_rows()) {
       emit_range(Range{}, begin, end);
@@ -178,10 +178,10 @@ class TiledContraction {
       stack.pop_back();
       if (seen[static_cast<size_t>(e)]) continue;
       seen[static_cast<size_t>(e)] = true;
-      const ir::KernelExpr& x = k_.exprs[static_cast<size_t>(e)];
-      if (x.kind == ir::KernelExpr::Kind::kReduce) return false;
-      if (x.kind == ir::KernelExpr::Kind::kLoad &&
-          em_.program().buffers.at(static_cast<size_t>(x.buffer)).kind != ir::BufferKind::kConstant)
+      const kernel::KernelExpr& x = k_.exprs[static_cast<size_t>(e)];
+      if (x.kind == kernel::KernelExpr::Kind::kReduce) return false;
+      if (x.kind == kernel::KernelExpr::Kind::kLoad &&
+          em_.program().buffers.at(static_cast<size_t>(x.buffer)).kind != kernel::BufferKind::kConstant)
         return false;
       for (int operand : x.operands) stack.push_back(operand);
     }
@@ -194,7 +194,7 @@ class TiledContraction {
   // faster; B packed per call, fresh in the caches, gained nothing and 512³
   // lost 2 %; with many rows the prefetches only cost issue slots).
   bool prefetch_next_b_panel() const {
-    return packed_b_ && p_.m <= ir::kHostFewRows && packed_b_floats() * 4 >= (int64_t{16} << 20);
+    return packed_b_ && p_.m <= kernel::kHostFewRows && packed_b_floats() * 4 >= (int64_t{16} << 20);
   }
   int64_t n_blocks() const { return (p_.n + t_.nc - 1) / t_.nc; }
   int64_t k_blocks() const { return (p_.k + t_.kc - 1) / t_.kc; }
@@ -259,7 +259,7 @@ class TiledContraction {
   // Units of column blocks (ir/host_split.h: every batch extent is 1, unit u
   // is row u mod M of block u div M): per block, its rows over its columns.
   void emit_column_blocks(Value* begin, Value* end) {
-    const int64_t block = ir::host_column_block(k_);
+    const int64_t block = kernel::host_column_block(k_);
     if (t_.nc != block)
       throw LowerError("internal error: column blocks of " + std::to_string(block) + " columns, but N blocks of " +
                        std::to_string(t_.nc));
@@ -356,7 +356,7 @@ class TiledContraction {
     vars[rank_] = k;
     return vars;
   }
-  Value* operand(int expr, std::vector<Value*> vars, const ir::BranchPlan::Leaf& version) {
+  Value* operand(int expr, std::vector<Value*> vars, const kernel::BranchPlan::Leaf& version) {
     NodeValues point(k_, std::move(vars));
     point.assume(version);
     return em_.emit_node(expr, point);
@@ -365,7 +365,7 @@ class TiledContraction {
   // `body` once per version of the kernel (ir/kernel_branches.h), decided by the
   // range's batch element: the packing and the epilogue compute only the taken
   // sides; the micro-kernel between them is shared.
-  void versions(const Range& range, const std::function<void(const ir::BranchPlan::Leaf&)>& body) {
+  void versions(const Range& range, const std::function<void(const kernel::BranchPlan::Leaf&)>& body) {
     em_.emit_versions(NodeValues(k_, variables(range.batch_vars, nullptr, nullptr, nullptr)), body);
   }
 
@@ -410,7 +410,7 @@ class TiledContraction {
   // B block: panel jr holds [k][nr] of columns nc0 + jr·nr …, zeros past N.
   void pack_b(const Range& range, Value* pack, Value* nc0, Value* kb, Value* kc0, Value* n_panels) {
     const int64_t nr = t_.nr;
-    versions(range, [&](const ir::BranchPlan::Leaf& version) {
+    versions(range, [&](const kernel::BranchPlan::Leaf& version) {
       for (size_t j = 0; j < p_.b_sides.size(); ++j) {
         Value* base = at(pack, c(static_cast<int64_t>(j) * t_.kc * t_.nc));
         loop(c(0), n_panels, 1, [&](Value* jr) {
@@ -441,7 +441,7 @@ class TiledContraction {
   // variable then advances by one (the input index is affine in it and the
   // loop vectorizes) instead of being taken apart per column.
   void pack_b_row_by_lines(const Range& range, int side, Value* row, Value* n_base, Value* cols, Value* k,
-                           const ir::BranchPlan::Leaf& version) {
+                           const kernel::BranchPlan::Leaf& version) {
     const int64_t line = p_.columns.back();
     const size_t row_axis = p_.batch.size(), last_axis = row_axis + p_.columns.size();
     Value* n_end = b_.CreateAdd(n_base, cols);
@@ -469,7 +469,7 @@ class TiledContraction {
   // A block: panel ir holds [k][mr] of rows mc0 + ir·mr …, zeros past m1.
   void pack_a(const Range& range, Value* mc0, Value* m1, Value* kb, Value* kc0, Value* m_panels) {
     const int64_t mr = t_.mr;
-    versions(range, [&](const ir::BranchPlan::Leaf& version) {
+    versions(range, [&](const kernel::BranchPlan::Leaf& version) {
       for (size_t i = 0; i < p_.a_sides.size(); ++i) {
         Value* base = at(a_pack_, c(static_cast<int64_t>(i) * t_.mc * t_.kc));
         loop(c(0), m_panels, 1, [&](Value* ir) {
@@ -526,11 +526,11 @@ class TiledContraction {
   // k, and together are k's row-major position over their extents (k itself
   // on the last axis; a convolution's [c, kernel rows, kernel columns] taken
   // apart from its flattened K): element k + 1 follows element k.
-  bool advances_by_one_with_k(const ir::KernelExpr& e) const {
+  bool advances_by_one_with_k(const kernel::KernelExpr& e) const {
     const int k_var = static_cast<int>(rank_);
     const uint64_t k_bit = uint64_t{1} << k_var;
-    if (e.kind != ir::KernelExpr::Kind::kLoad || e.valid != ir::kNoIndex || e.index.empty()) return false;
-    const ir::Buffer& buffer = em_.program().buffers.at(static_cast<size_t>(e.buffer));
+    if (e.kind != kernel::KernelExpr::Kind::kLoad || e.valid != kernel::kNoIndex || e.index.empty()) return false;
+    const kernel::Buffer& buffer = em_.program().buffers.at(static_cast<size_t>(e.buffer));
     if (buffer.type.dtype != ir::DType::F32) return false;
     size_t first = e.index.size();
     while (first > 0 && k_.indices.vars_used(e.index[first - 1]) == k_bit) --first;
@@ -607,7 +607,7 @@ class TiledContraction {
                               : b_.CreateLoad(f32_, at(a_rows[static_cast<size_t>(r) * p_.a_sides.size() + i], kk));
           Value* broadcast = b_.CreateVectorSplat(16, scalar);
           for (int64_t g = 0; g < terms(); ++g) {
-            const ir::ContractionTerm& term = p_.terms[static_cast<size_t>(g)];
+            const kernel::ContractionTerm& term = p_.terms[static_cast<size_t>(g)];
             if (term.a_side != static_cast<int>(i)) continue;
             for (int64_t v = 0; v < nv; ++v) {
               Value*& slot = a[static_cast<size_t>((g * mr + r) * nv + v)];
@@ -662,7 +662,7 @@ class TiledContraction {
                                 at(tile_, c((g * mr + r) * nr + v * 16)), llvm::Align(64));
     Value* rows = min(c(mr), b_.CreateSub(tile.m1, tile.m_base));
     Value* cols = min(c(nr), b_.CreateSub(c(p_.n), tile.n_base));
-    versions(*tile.range, [&](const ir::BranchPlan::Leaf& version) {
+    versions(*tile.range, [&](const kernel::BranchPlan::Leaf& version) {
       loop(c(0), rows, 1, [&](Value* r) {
         const Row at_row = row(*tile.range, b_.CreateAdd(tile.m_base, r));
         Value* row_linear = b_.CreateMul(at_row.linear, c(p_.n));
@@ -685,7 +685,7 @@ class TiledContraction {
   llvm::IRBuilder<>& b_;
   const ContractionPlan& p_;
   const ContractionTiles& t_;
-  const ir::Kernel& k_;
+  const kernel::Kernel& k_;
   llvm::LLVMContext& ctx_;
   llvm::IntegerType* i64_;
   llvm::Type* f32_;
@@ -705,18 +705,18 @@ class TiledContraction {
 
 }  // namespace
 
-std::optional<ContractionPlan> plan_host_contraction(const ir::Kernel& kernel, const ContractionTiles& tiles) {
+std::optional<ContractionPlan> plan_host_contraction(const kernel::Kernel& kernel, const ContractionTiles& tiles) {
   // Empty extents: the straightforward loop handles them.
   for (int64_t extent : kernel.space)
     if (extent <= 0) return std::nullopt;
   for (int64_t extent : kernel.reduction)
     if (extent <= 0) return std::nullopt;
-  std::optional<ir::ContractionGroup> group = ir::match_contraction_group(kernel);
+  std::optional<kernel::ContractionGroup> group = kernel::match_contraction_group(kernel);
   if (!group) return std::nullopt;
   ContractionPlan plan;
-  static_cast<ir::ContractionGroup&>(plan) = std::move(*group);
+  static_cast<kernel::ContractionGroup&>(plan) = std::move(*group);
   ContractionTiles chosen = tiles;
-  if (ir::host_column_blocks(kernel) > 1) chosen.nc = static_cast<int>(ir::host_column_block(kernel));  // a block per unit
+  if (kernel::host_column_blocks(kernel) > 1) chosen.nc = static_cast<int>(kernel::host_column_block(kernel));  // a block per unit
   plan.tiles = clamp_tiles(chosen, plan);
   return plan;
 }

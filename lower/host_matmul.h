@@ -20,7 +20,7 @@
 // preset, every output stored).
 //
 // Parallel units are smelt::lower::parallel_units' rows (batch × M), or for a kernel
-// of few rows (smelt::ir::host_column_blocks) rows of column blocks; a call
+// of few rows (smelt::kernel::host_column_blocks) rows of column blocks; a call
 // f(buffers, begin, end) merges its consecutive rows into ranges — one per
 // batch element, or one across batch elements when no B side reads a batch
 // variable (x[b, s, d] @ w[d, f]) — and packs B once per range and chunk of
@@ -38,8 +38,8 @@
 #include <optional>
 #include <vector>
 
-#include "ir/kernel.h"
-#include "ir/contraction_group.h"
+#include "kernel/kernel.h"
+#include "kernel/contraction_group.h"
 #include "lower/kernel_emitter.h"
 
 namespace smelt::lower {
@@ -55,7 +55,7 @@ struct ContractionTiles {
 };
 
 // A contraction group (ir/contraction_group.h) and its tiles.
-struct ContractionPlan : ir::ContractionGroup {
+struct ContractionPlan : kernel::ContractionGroup {
   // b_sides_read_batch false: rows of all batch elements share one packed B.
   ContractionTiles tiles;  // clamped to the kernel and the register budget
 };
@@ -63,7 +63,7 @@ struct ContractionPlan : ir::ContractionGroup {
 // A plan when match_contraction_group accepts the kernel (the shape described
 // above) and M, N, K and the batch are non-empty; nullopt otherwise (the
 // caller emits its straightforward loop).
-std::optional<ContractionPlan> plan_host_contraction(const ir::Kernel& kernel, const ContractionTiles& tiles = {});
+std::optional<ContractionPlan> plan_host_contraction(const kernel::Kernel& kernel, const ContractionTiles& tiles = {});
 
 // Emits, at the emitter's builder position inside the kernel's host function,
 // the tiled contraction over the parallel units (rows) [begin, end) (i64

@@ -96,10 +96,10 @@ void optimize(llvm::Module& module, llvm::TargetMachine& machine) {
 }
 }  // namespace
 
-std::unique_ptr<llvm::Module> build_host_module(llvm::LLVMContext& context, const ir::KernelProgram& program,
+std::unique_ptr<llvm::Module> build_host_module(llvm::LLVMContext& context, const kernel::KernelProgram& program,
                                                 llvm::TargetMachine& machine) {
   try {
-    ir::validate(program);
+    kernel::validate(program);
   } catch (const std::exception& e) {
     throw LowerError(std::string("invalid kernel program: ") + e.what());
   }

@@ -8,7 +8,7 @@
 #include <llvm/IR/Module.h>
 #include <llvm/Target/TargetMachine.h>
 
-#include "ir/kernel.h"
+#include "kernel/kernel.h"
 
 namespace smelt::lower {
 
@@ -24,7 +24,7 @@ std::unique_ptr<llvm::TargetMachine> host_target_machine(const std::string& cpu)
 
 // Every kernel of `program` as a host function (kernel_symbol names), verified
 // and optimized (O3, loop vectorization) for `machine`. Throws LowerError.
-std::unique_ptr<llvm::Module> build_host_module(llvm::LLVMContext& context, const ir::KernelProgram& program,
+std::unique_ptr<llvm::Module> build_host_module(llvm::LLVMContext& context, const kernel::KernelProgram& program,
                                                 llvm::TargetMachine& machine);
 
 }  // namespace smelt::lower

@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "ir/kernel.h"
+#include "kernel/kernel.h"
 
 namespace smelt::lower {
 
 struct KernelBody {
-  ir::KernelProgram program;  // the kernel alone, over the buffers it touches (in program order; no constant values)
+  kernel::KernelProgram program;  // the kernel alone, over the buffers it touches (in program order; no constant values)
   std::vector<int> buffers;   // the program's buffer of each local one
   // Equal keys, equal code: the kernel's structure exactly (constants by
   // their bits), each local buffer's dtype, shape and kind, and a constant
@@ -22,6 +22,6 @@ struct KernelBody {
   std::string key;
 };
 
-KernelBody kernel_body(const ir::KernelProgram& program, size_t kernel);
+KernelBody kernel_body(const kernel::KernelProgram& program, size_t kernel);
 
 }  // namespace smelt::lower

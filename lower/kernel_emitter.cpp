@@ -15,8 +15,8 @@
 namespace smelt::lower {
 
 using ir::DType;
-using ir::IndexPool;
-using ir::KernelExpr;
+using kernel::IndexPool;
+using kernel::KernelExpr;
 using ir::Op;
 
 llvm::Type* register_type(llvm::LLVMContext& context, DType dtype) {
@@ -63,17 +63,17 @@ llvm::Value* HostMathHooks::pow(llvm::IRBuilder<>& builder, llvm::Value* x, llvm
   return builder.CreateBinaryIntrinsic(llvm::Intrinsic::pow, x, y);
 }
 
-// ---- the inner-node split (ir::reduction_loop_nodes, as the interpreter runs it) --
+// ---- the inner-node split (kernel::reduction_loop_nodes, as the interpreter runs it) --
 
-std::vector<bool> inner_nodes(const ir::Kernel& k) {
+std::vector<bool> inner_nodes(const kernel::Kernel& k) {
   try {
-    return ir::reduction_loop_nodes(k);
+    return kernel::reduction_loop_nodes(k);
   } catch (const std::invalid_argument& e) {
     throw LowerError(e.what());
   }
 }
 
-NodeValues::NodeValues(const ir::Kernel& kernel, std::vector<llvm::Value*> vars)
+NodeValues::NodeValues(const kernel::Kernel& kernel, std::vector<llvm::Value*> vars)
     : vars_(std::move(vars)), values_(kernel.exprs.size(), nullptr) {
   vars_.resize(static_cast<size_t>(kernel.num_vars()), nullptr);
 }
@@ -101,13 +101,13 @@ void emit_loop(llvm::IRBuilder<>& builder, llvm::Value* begin, llvm::Value* end,
   builder.SetInsertPoint(exit);
 }
 
-std::vector<llvm::Value*> load_kernel_buffers(llvm::IRBuilder<>& builder, const ir::KernelProgram& program,
+std::vector<llvm::Value*> load_kernel_buffers(llvm::IRBuilder<>& builder, const kernel::KernelProgram& program,
                                               size_t kernel, llvm::Value* buffer_array, uint64_t alignment) {
-  const ir::Kernel& k = program.kernels.at(kernel);
+  const kernel::Kernel& k = program.kernels.at(kernel);
   std::vector<bool> used(program.buffers.size(), false);
-  for (const ir::KernelExpr& e : k.exprs)
-    if (e.kind == ir::KernelExpr::Kind::kLoad) used.at(static_cast<size_t>(e.buffer)) = true;
-  for (const ir::KernelOutput& out : k.outputs) used.at(static_cast<size_t>(out.buffer)) = true;
+  for (const kernel::KernelExpr& e : k.exprs)
+    if (e.kind == kernel::KernelExpr::Kind::kLoad) used.at(static_cast<size_t>(e.buffer)) = true;
+  for (const kernel::KernelOutput& out : k.outputs) used.at(static_cast<size_t>(out.buffer)) = true;
   llvm::Type* pointer = buffer_array->getType();
   std::vector<llvm::Value*> buffers(program.buffers.size(), nullptr);
   for (size_t b = 0; b < program.buffers.size(); ++b) {
@@ -127,18 +127,18 @@ std::vector<llvm::Value*> load_kernel_buffers(llvm::IRBuilder<>& builder, const 
 
 // ---- the emitter -----------------------------------------------------------------
 
-KernelEmitter::KernelEmitter(llvm::IRBuilder<>& builder, const ir::KernelProgram& program, size_t kernel,
+KernelEmitter::KernelEmitter(llvm::IRBuilder<>& builder, const kernel::KernelProgram& program, size_t kernel,
                              const MathHooks& math, std::vector<llvm::Value*> buffers)
     : builder_(builder), program_(program), kernel_(program.kernels.at(kernel)), math_(math),
-      buffers_(std::move(buffers)), inner_(inner_nodes(kernel_)), versions_(ir::plan_branches(kernel_)) {
+      buffers_(std::move(buffers)), inner_(inner_nodes(kernel_)), versions_(kernel::plan_branches(kernel_)) {
   // Every buffer the kernel touches its own alias scope: the loop vectorizer
   // then needs no runtime overlap checks between loads and stores (lower.h:
   // kernels' buffers are distinct). Only those: a list of every other buffer
   // of the program per access was quadratic (a 3,000-input concat, 16 GB).
   std::vector<bool> touched(program_.buffers.size(), false);
-  for (const ir::KernelExpr& e : kernel_.exprs)
-    if (e.kind == ir::KernelExpr::Kind::kLoad) touched.at(static_cast<size_t>(e.buffer)) = true;
-  for (const ir::KernelOutput& out : kernel_.outputs) touched.at(static_cast<size_t>(out.buffer)) = true;
+  for (const kernel::KernelExpr& e : kernel_.exprs)
+    if (e.kind == kernel::KernelExpr::Kind::kLoad) touched.at(static_cast<size_t>(e.buffer)) = true;
+  for (const kernel::KernelOutput& out : kernel_.outputs) touched.at(static_cast<size_t>(out.buffer)) = true;
   llvm::MDBuilder md(builder_.getContext());
   llvm::MDNode* domain = md.createAnonymousAliasScopeDomain("smelt.buffers");
   std::vector<llvm::Metadata*> scopes(program_.buffers.size(), nullptr);
@@ -161,11 +161,11 @@ void KernelEmitter::annotate_access(llvm::Instruction* access, int buffer) {
   access->setMetadata(llvm::LLVMContext::MD_noalias, no_alias_[buffer]);
 }
 
-std::optional<bool> NodeValues::decided(ir::IndexRef condition) const {
+std::optional<bool> NodeValues::decided(kernel::IndexRef condition) const {
   return version_ ? version_->decides(condition) : std::nullopt;
 }
 
-void KernelEmitter::emit_versions(const NodeValues& at, const std::function<void(const ir::BranchPlan::Leaf&)>& body) {
+void KernelEmitter::emit_versions(const NodeValues& at, const std::function<void(const kernel::BranchPlan::Leaf&)>& body) {
   llvm::IRBuilder<>& b = builder_;
   if (!versions_.versioned()) {
     body(versions_.leaves.front());
@@ -174,7 +174,7 @@ void KernelEmitter::emit_versions(const NodeValues& at, const std::function<void
   llvm::Function* function = b.GetInsertBlock()->getParent();
   llvm::BasicBlock* done = llvm::BasicBlock::Create(b.getContext(), "versions.end", function);
   std::function<void(int)> decide = [&](int at_node) {
-    const ir::BranchPlan::Decision& d = versions_.nodes.at(static_cast<size_t>(at_node));
+    const kernel::BranchPlan::Decision& d = versions_.nodes.at(static_cast<size_t>(at_node));
     if (d.leaf >= 0) {
       body(versions_.leaves.at(static_cast<size_t>(d.leaf)));
       b.CreateBr(done);
@@ -197,8 +197,8 @@ llvm::Value* KernelEmitter::versions_agree(const std::vector<const NodeValues*>&
   llvm::IRBuilder<>& b = builder_;
   llvm::Value* agree = b.getTrue();
   if (!versions_.versioned() || points.size() < 2) return agree;
-  for (const ir::BranchPlan::Decision& d : versions_.nodes) {
-    if (d.condition == ir::kNoIndex) continue;
+  for (const kernel::BranchPlan::Decision& d : versions_.nodes) {
+    if (d.condition == kernel::kNoIndex) continue;
     llvm::Value* first = index(d.condition, *points.front());
     for (size_t p = 1; p < points.size(); ++p)
       agree = b.CreateAnd(agree, b.CreateICmpEQ(first, index(d.condition, *points[p])));
@@ -217,7 +217,7 @@ llvm::Value* KernelEmitter::emit_node_versioned(int node, const std::vector<llvm
   llvm::Type* type = register_type(builder_.getContext(), kernel_.exprs.at(static_cast<size_t>(node)).dtype);
   const llvm::DataLayout& layout = function->getParent()->getDataLayout();
   llvm::AllocaInst* slot = entry.CreateAlloca(type, layout.getAllocaAddrSpace(), nullptr, "version.value");
-  emit_versions(NodeValues(kernel_, vars), [&](const ir::BranchPlan::Leaf& version) {
+  emit_versions(NodeValues(kernel_, vars), [&](const kernel::BranchPlan::Leaf& version) {
     NodeValues at(kernel_, vars);
     at.assume(version);
     builder_.CreateStore(emit_node(node, at), slot);
@@ -225,8 +225,8 @@ llvm::Value* KernelEmitter::emit_node_versioned(int node, const std::vector<llvm
   return builder_.CreateLoad(type, slot);
 }
 
-llvm::Value* KernelEmitter::index(ir::IndexRef ref, const NodeValues& at) {
-  if (ref == ir::kNoIndex) return builder_.getInt64(1);
+llvm::Value* KernelEmitter::index(kernel::IndexRef ref, const NodeValues& at) {
+  if (ref == kernel::kNoIndex) return builder_.getInt64(1);
   // Memoized per evaluation point: index DAGs share subexpressions heavily.
   if (auto it = at.index_cache_.find(ref); it != at.index_cache_.end()) return it->second;
   const std::optional<bool> decided = at.decided(ref);
@@ -235,11 +235,11 @@ llvm::Value* KernelEmitter::index(ir::IndexRef ref, const NodeValues& at) {
   return v;
 }
 
-llvm::Value* KernelEmitter::emit_index(ir::IndexRef ref, const NodeValues& at) {
+llvm::Value* KernelEmitter::emit_index(kernel::IndexRef ref, const NodeValues& at) {
   llvm::IRBuilder<>& b = builder_;
   const IndexPool::Node& n = kernel_.indices.node(ref);
   auto bool_value = [&](llvm::Value* v) { return b.CreateZExt(v, b.getInt64Ty()); };
-  auto truth = [&](ir::IndexRef r) { return b.CreateICmpNE(index(r, at), b.getInt64(0)); };
+  auto truth = [&](kernel::IndexRef r) { return b.CreateICmpNE(index(r, at), b.getInt64(0)); };
   switch (n.kind) {
     case IndexPool::Kind::kConst: return b.getInt64(static_cast<uint64_t>(n.value));
     case IndexPool::Kind::kVar: {
@@ -335,7 +335,7 @@ llvm::Value* KernelEmitter::load_element(int buffer, llvm::Value* offset) {
 
 llvm::Value* KernelEmitter::load_address(int node, const NodeValues& at) {
   const KernelExpr& e = kernel_.exprs.at(static_cast<size_t>(node));
-  if (e.kind != KernelExpr::Kind::kLoad || e.valid != ir::kNoIndex)
+  if (e.kind != KernelExpr::Kind::kLoad || e.valid != kernel::kNoIndex)
     throw LowerError("kernel " + kernel_.name + ": node " + std::to_string(node) + " is not an unmasked load");
   int64_t constant_offset = 0;
   llvm::Value* offset = load_offset(e, at, constant_offset);
@@ -390,7 +390,7 @@ void KernelEmitter::store_element(int buffer, llvm::Value* offset, llvm::Value* 
 namespace {
 // An index expression as (terms whose sum it is) + a constant, peeling the
 // constants off its additions: `i + 64` is ({i}, 64).
-void split_constant(const IndexPool& pool, ir::IndexRef r, int64_t sign, std::vector<std::pair<ir::IndexRef, int64_t>>& terms,
+void split_constant(const IndexPool& pool, kernel::IndexRef r, int64_t sign, std::vector<std::pair<kernel::IndexRef, int64_t>>& terms,
                     int64_t& constant) {
   const IndexPool::Node& n = pool.node(r);
   if (n.kind == IndexPool::Kind::kConst) {
@@ -417,7 +417,7 @@ llvm::Value* KernelEmitter::load_offset(const KernelExpr& e, const NodeValues& a
   int64_t stride = 1;
   constant_offset = 0;
   for (size_t axis = shape.size(); axis-- > 0;) {
-    std::vector<std::pair<ir::IndexRef, int64_t>> terms;
+    std::vector<std::pair<kernel::IndexRef, int64_t>> terms;
     int64_t constant = 0;
     split_constant(kernel_.indices, e.index[axis], 1, terms, constant);
     constant_offset += constant * stride;
@@ -437,9 +437,9 @@ void KernelEmitter::prefetch_row(const NodeValues& at, int64_t row_length) {
   const int innermost = static_cast<int>(rank) - 1;
   const uint64_t space_vars = rank >= 64 ? ~uint64_t{0} : (uint64_t{1} << rank) - 1;
   for (const KernelExpr& e : kernel_.exprs) {
-    if (e.kind != KernelExpr::Kind::kLoad || e.valid != ir::kNoIndex || e.index.empty()) continue;
-    const ir::Buffer& buffer = program_.buffers.at(e.buffer);
-    const ir::IndexPool::Node& last = kernel_.indices.node(e.index.back());
+    if (e.kind != KernelExpr::Kind::kLoad || e.valid != kernel::kNoIndex || e.index.empty()) continue;
+    const kernel::Buffer& buffer = program_.buffers.at(e.buffer);
+    const kernel::IndexPool::Node& last = kernel_.indices.node(e.index.back());
     if (last.kind != IndexPool::Kind::kVar || last.value != innermost) continue;  // not contiguous along the row
     // The kernel's own rows (every outer axis its own variable; the last one
     // the column, maybe shifted: rotate_half's x[..., j ± 64]) are the stream
@@ -449,7 +449,7 @@ void KernelEmitter::prefetch_row(const NodeValues& at, int64_t row_length) {
       const uint64_t used = kernel_.indices.vars_used(e.index[axis]);
       if (used & ~space_vars) other_axes_fixed = false;  // a reduction variable: not one row
       if (axis + 1 < e.index.size() && (used >> innermost & 1)) other_axes_fixed = false;
-      const ir::IndexPool::Node& n = kernel_.indices.node(e.index[axis]);
+      const kernel::IndexPool::Node& n = kernel_.indices.node(e.index[axis]);
       if (axis + 1 < e.index.size()) {
         // A buffer of higher rank than the space has axes the space lacks.
         const bool own_axis = axis < rank &&
@@ -482,11 +482,11 @@ void KernelEmitter::prefetch_row(const NodeValues& at, int64_t row_length) {
 
 llvm::Value* KernelEmitter::emit_load(const KernelExpr& e, const NodeValues& at) {
   llvm::IRBuilder<>& b = builder_;
-  const ir::Buffer& buffer = program_.buffers.at(e.buffer);
+  const kernel::Buffer& buffer = program_.buffers.at(e.buffer);
   llvm::Value* pad = constant_of(b, e.value, e.dtype);
   // An empty buffer has nothing to read: a well-formed kernel masks every such load.
   if (ir::numel(buffer.type.shape) == 0) return pad;
-  llvm::Value* mask = e.valid == ir::kNoIndex ? nullptr : b.CreateICmpNE(index(e.valid, at), b.getInt64(0));
+  llvm::Value* mask = e.valid == kernel::kNoIndex ? nullptr : b.CreateICmpNE(index(e.valid, at), b.getInt64(0));
   int64_t constant_offset = 0;
   llvm::Value* offset = load_offset(e, at, constant_offset);
   if (mask && masked_loads_as_branches_ && ir::dtype_bytes(buffer.type.dtype) >= 4) {
@@ -663,7 +663,7 @@ llvm::Value* KernelEmitter::emit_node(int node, NodeValues& at) {
 }
 
 void KernelEmitter::store_outputs(NodeValues& at, llvm::Value* linear) {
-  for (const ir::KernelOutput& out : kernel_.outputs) {
+  for (const kernel::KernelOutput& out : kernel_.outputs) {
     llvm::Value* v = emit_node(out.expr, at);
     store_element(out.buffer, linear, convert(v, kernel_.exprs[out.expr].dtype, program_.buffers[out.buffer].type.dtype));
   }
@@ -732,7 +732,7 @@ llvm::Value* KernelEmitter::emit_reduce_loop(int node, NodeValues& at) {
     if (kernel_.exprs[j].kind == KernelExpr::Kind::kReduce)
       throw LowerError("kernel " + kernel_.name + ": a reduce inside another reduce's body");
     if (!inner_[j]) continue;
-    const ir::IndexRef condition = ir::where_index_condition(kernel_, j);
+    const kernel::IndexRef condition = kernel::where_index_condition(kernel_, j);
     const KernelExpr& ej = kernel_.exprs[j];
     if (const std::optional<bool> decided = at.decided(condition)) {
       cone[ej.operands[*decided ? 1 : 2]] = true;
@@ -777,7 +777,7 @@ llvm::Value* KernelEmitter::emit_reduce_loop(int node, NodeValues& at) {
       step.version_ = at.version_;
       step.index_cache_ = at.index_cache_;  // values from before the loop dominate its body
       for (auto it = step.index_cache_.begin(); it != step.index_cache_.end();)
-        it = ir::uses_var_at_least(kernel_.indices, it->first, static_cast<int>(first)) ? step.index_cache_.erase(it) : std::next(it);
+        it = kernel::uses_var_at_least(kernel_.indices, it->first, static_cast<int>(first)) ? step.index_cache_.erase(it) : std::next(it);
       for (size_t j = 0; j < kernel_.exprs.size(); ++j)
         if (!inner_[j] && at.get(static_cast<int>(j))) step.set(static_cast<int>(j), at.get(static_cast<int>(j)));
       llvm::Value* v = emit_node(operand, step);

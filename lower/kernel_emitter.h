@@ -44,8 +44,8 @@
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
 
-#include "ir/kernel.h"
-#include "ir/kernel_branches.h"
+#include "kernel/kernel.h"
+#include "kernel/kernel_branches.h"
 
 namespace smelt::lower {
 
@@ -77,7 +77,7 @@ class HostMathHooks : public MathHooks {
 // Which nodes run inside the reduction loop: kernel_interpreter.cpp's split
 // (nodes using a reduction variable, and loop-invariant nodes used only inside
 // reduce bodies). Throws LowerError when a reduce feeds another reduce's body.
-std::vector<bool> inner_nodes(const ir::Kernel& kernel);
+std::vector<bool> inner_nodes(const kernel::Kernel& kernel);
 
 // One evaluation point: i64 values of the kernel's variables (index = variable
 // number: the space's, then the reduction's; null = not available here, e.g.
@@ -87,7 +87,7 @@ std::vector<bool> inner_nodes(const ir::Kernel& kernel);
 // use one only at points its earlier emissions dominate.
 class NodeValues {
  public:
-  NodeValues(const ir::Kernel& kernel, std::vector<llvm::Value*> vars);
+  NodeValues(const kernel::Kernel& kernel, std::vector<llvm::Value*> vars);
   // Gives node `node` a value here, e.g. a reduce's result computed by the caller
   // (in the register type of the node's dtype, see KernelEmitter::reduce_finish).
   void set(int node, llvm::Value* value) { values_.at(static_cast<size_t>(node)) = value; }
@@ -97,34 +97,34 @@ class NodeValues {
   // This point lies in `version`: its conditions are constants here, and a
   // `where` they decide emits only its taken side (ir/kernel_branches.h).
   // `version` must outlive this.
-  void assume(const ir::BranchPlan::Leaf& version) { version_ = &version; }
+  void assume(const kernel::BranchPlan::Leaf& version) { version_ = &version; }
   bool live(int node) const { return !version_ || version_->live[static_cast<size_t>(node)]; }
   // The outcome of `condition` when this point's version decides it.
-  std::optional<bool> decided(ir::IndexRef condition) const;
+  std::optional<bool> decided(kernel::IndexRef condition) const;
 
  private:
   friend class KernelEmitter;
-  const ir::BranchPlan::Leaf* version_ = nullptr;
+  const kernel::BranchPlan::Leaf* version_ = nullptr;
   std::vector<llvm::Value*> vars_;
   std::vector<llvm::Value*> values_;
-  mutable std::unordered_map<ir::IndexRef, llvm::Value*> index_cache_;
+  mutable std::unordered_map<kernel::IndexRef, llvm::Value*> index_cache_;
 };
 
 class KernelEmitter {
  public:
   // `buffers`: one pointer per KernelProgram buffer (already loaded from the
   // ABI's buffer array; null for buffers the kernel does not touch).
-  KernelEmitter(llvm::IRBuilder<>& builder, const ir::KernelProgram& program, size_t kernel,
+  KernelEmitter(llvm::IRBuilder<>& builder, const kernel::KernelProgram& program, size_t kernel,
                 const MathHooks& math, std::vector<llvm::Value*> buffers);
 
-  const ir::Kernel& kernel() const { return kernel_; }
-  const ir::KernelProgram& program() const { return program_; }
+  const kernel::Kernel& kernel() const { return kernel_; }
+  const kernel::KernelProgram& program() const { return program_; }
   const std::vector<bool>& inner() const { return inner_; }
-  // The kernel's versions (ir::plan_branches), the plan the cost model prices.
-  const ir::BranchPlan& versions() const { return versions_; }
+  // The kernel's versions (kernel::plan_branches), the plan the cost model prices.
+  const kernel::BranchPlan& versions() const { return versions_; }
   // Replaces the versions by a plan of the same kernel whose conditions the
-  // target decides where it knows their variables (ir::gpu_branch_plan).
-  void set_versions(ir::BranchPlan versions) { versions_ = std::move(versions); }
+  // target decides where it knows their variables (kernel::gpu_branch_plan).
+  void set_versions(kernel::BranchPlan versions) { versions_ = std::move(versions); }
   // i1: whether every condition of the versions has one value at all `points`
   // (then a version chosen at one of them holds at each).
   llvm::Value* versions_agree(const std::vector<const NodeValues*>& points);
@@ -132,7 +132,7 @@ class KernelEmitter {
   // Emits `body(version)` once per version, behind branches on the versions'
   // conditions evaluated at `at` (it must hold the variables they use); one
   // version: `body` straight. Afterwards the builder is after them all.
-  void emit_versions(const NodeValues& at, const std::function<void(const ir::BranchPlan::Leaf&)>& body);
+  void emit_versions(const NodeValues& at, const std::function<void(const kernel::BranchPlan::Leaf&)>& body);
   // Node `node` at the point of variables `vars`, in whichever version the point
   // lies (one branch per version, merged after); for callers that need one value.
   llvm::Value* emit_node_versioned(int node, const std::vector<llvm::Value*>& vars);
@@ -140,7 +140,7 @@ class KernelEmitter {
 
   // An index expression (i64) at `at`'s variables. Throws LowerError when it
   // uses a variable that is null there.
-  llvm::Value* index(ir::IndexRef ref, const NodeValues& at);
+  llvm::Value* index(kernel::IndexRef ref, const NodeValues& at);
   // Node `node`'s value at `at`, emitting it and whatever operands `at` does not
   // hold yet (memoized in `at`). A kReduce without a value is emitted as a
   // sequential loop over the reduction domain (see the top of this file).
@@ -206,14 +206,14 @@ class KernelEmitter {
   llvm::Value* round_float(llvm::Value* f32_value, ir::DType dtype);
 
  private:
-  llvm::Value* emit_index(ir::IndexRef ref, const NodeValues& at);
-  llvm::Value* emit_load(const ir::KernelExpr& e, const NodeValues& at);
+  llvm::Value* emit_index(kernel::IndexRef ref, const NodeValues& at);
+  llvm::Value* emit_load(const kernel::KernelExpr& e, const NodeValues& at);
   // A load's element offset at `at`: a variable part (returned) plus `constant_offset`.
-  llvm::Value* load_offset(const ir::KernelExpr& e, const NodeValues& at, int64_t& constant_offset);
+  llvm::Value* load_offset(const kernel::KernelExpr& e, const NodeValues& at, int64_t& constant_offset);
   // &buffer[offset + constant_offset] (the constant in a GEP of its own), and a load from it.
   llvm::Value* element_address(int buffer, llvm::Value* offset, int64_t constant_offset);
   llvm::Value* load_element_at(int buffer, llvm::Value* address);
-  llvm::Value* emit_elementwise(const ir::KernelExpr& e, NodeValues& at);
+  llvm::Value* emit_elementwise(const kernel::KernelExpr& e, NodeValues& at);
   // Emits the elementwise operands of `node` that `at` lacks, deepest first,
   // with an explicit stack: emit_node then recurses one level, never a
   // chain's length (100,000 ops would overflow the C++ stack).
@@ -222,12 +222,12 @@ class KernelEmitter {
   void annotate_access(llvm::Instruction* access, int buffer);
 
   llvm::IRBuilder<>& builder_;
-  const ir::KernelProgram& program_;
-  const ir::Kernel& kernel_;
+  const kernel::KernelProgram& program_;
+  const kernel::Kernel& kernel_;
   const MathHooks& math_;
   std::vector<llvm::Value*> buffers_;
   std::vector<bool> inner_;
-  ir::BranchPlan versions_;
+  kernel::BranchPlan versions_;
   std::vector<llvm::MDNode*> alias_scope_;  // per buffer the kernel touches: its own scope / the others'
   std::vector<llvm::MDNode*> no_alias_;
   bool masked_loads_as_branches_ = false;
@@ -243,7 +243,7 @@ void emit_loop(llvm::IRBuilder<>& builder, llvm::Value* begin, llvm::Value* end,
 // buffer, of buffer_array's pointer type) those kernel `kernel` reads or writes;
 // null for the others. `alignment` > 1: every pointer is known to be aligned to
 // it (!align on the loads), so LLVM may merge consecutive accesses.
-std::vector<llvm::Value*> load_kernel_buffers(llvm::IRBuilder<>& builder, const ir::KernelProgram& program,
+std::vector<llvm::Value*> load_kernel_buffers(llvm::IRBuilder<>& builder, const kernel::KernelProgram& program,
                                               size_t kernel, llvm::Value* buffer_array, uint64_t alignment = 1);
 
 }  // namespace smelt::lower

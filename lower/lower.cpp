@@ -12,7 +12,7 @@
 
 namespace smelt::lower {
 
-std::string kernel_symbol(const ir::KernelProgram& program, size_t kernel) {
+std::string kernel_symbol(const kernel::KernelProgram& program, size_t kernel) {
   if (kernel >= program.kernels.size())
     throw LowerError("kernel " + std::to_string(kernel) + " of a program of " +
                      std::to_string(program.kernels.size()));
@@ -24,7 +24,7 @@ std::string kernel_symbol(const ir::KernelProgram& program, size_t kernel) {
 }
 
 namespace {
-std::vector<uint8_t> host_code(const ir::KernelProgram& program, const TargetOptions& options,
+std::vector<uint8_t> host_code(const kernel::KernelProgram& program, const TargetOptions& options,
                                llvm::CodeGenFileType kind) {
   std::unique_ptr<llvm::TargetMachine> machine = host_target_machine(options.arch);
   llvm::LLVMContext context;
@@ -39,12 +39,12 @@ std::vector<uint8_t> host_code(const ir::KernelProgram& program, const TargetOpt
 }
 }  // namespace
 
-LaunchConfig launch_config(const ir::Kernel& kernel, const TargetOptions& options) {
+LaunchConfig launch_config(const kernel::Kernel& kernel, const TargetOptions& options) {
   if (options.target == Target::kHost) throw LowerError("launch_config: the host has no launches (use parallel_units)");
   return gpu_launch_config(kernel, options);  // lower/gpu_lower.h
 }
 
-std::string emit_llvm_ir(const ir::KernelProgram& program, const TargetOptions& options) {
+std::string emit_llvm_ir(const kernel::KernelProgram& program, const TargetOptions& options) {
   if (options.target != Target::kHost) return gpu_emit_llvm_ir(program, options);
   std::unique_ptr<llvm::TargetMachine> machine = host_target_machine(options.arch);
   llvm::LLVMContext context;
@@ -55,13 +55,13 @@ std::string emit_llvm_ir(const ir::KernelProgram& program, const TargetOptions& 
   return text;
 }
 
-std::string emit_assembly(const ir::KernelProgram& program, const TargetOptions& options) {
+std::string emit_assembly(const kernel::KernelProgram& program, const TargetOptions& options) {
   if (options.target != Target::kHost) return gpu_emit_assembly(program, options);
   std::vector<uint8_t> text = host_code(program, options, llvm::CodeGenFileType::AssemblyFile);
   return {text.begin(), text.end()};
 }
 
-std::vector<uint8_t> emit_binary(const ir::KernelProgram& program, const TargetOptions& options) {
+std::vector<uint8_t> emit_binary(const kernel::KernelProgram& program, const TargetOptions& options) {
   if (options.target != Target::kHost) return gpu_emit_binary(program, options);
   return host_code(program, options, llvm::CodeGenFileType::ObjectFile);
 }

@@ -1,6 +1,6 @@
 #pragma once
-// lower/: a verified smelt::ir::KernelProgram turned into code that runs (DESIGN.md,
-// "Lowering and runtime"). Host code is compiled by LLVM's ORC JIT for this
+// lower/: a verified smelt::kernel::KernelProgram turned into code that runs (DESIGN.md,
+// "Kernelization and runtime"). Host code is compiled by LLVM's ORC JIT for this
 // CPU; CUDA and HIP targets produce PTX / an AMDGPU code object. No LLVM type
 // appears here: only lower/*.cpp compile LLVM headers.
 #include <cstddef>
@@ -12,8 +12,8 @@
 
 
 #include "error/error.h"
-#include "ir/host_split.h"
-#include "ir/kernel.h"
+#include "kernel/host_plan.h"
+#include "kernel/kernel.h"
 
 namespace smelt::lower {
 
@@ -35,7 +35,7 @@ class LowerError : public Error {
 // f16 = IEEE binary16 bits (uint16); bf16 = upper 16 bits of an f32 (uint16),
 // stored rounded to nearest even; i32; i64; bool = uint8 0/1.
 //
-// Kernel ABI: one function per ir::Kernel, symbol kernel_symbol(program, i).
+// Kernel ABI: one function per kernel::Kernel, symbol kernel_symbol(program, i).
 //  host:  void f(void* const* buffers, int64_t begin, int64_t end); buffers[b]
 //         is the base pointer of KernelProgram buffer b (every kind; the
 //         runtime materializes kConstant buffers); computes the parallel units
@@ -44,29 +44,29 @@ class LowerError : public Error {
 //         (the code is compiled assuming distinct buffers do not alias).
 //  cuda/hip: kernel entry f(void* const* buffers) (a device pointer to an array
 //         of device pointers); launched with launch_config(kernel, options).
-std::string kernel_symbol(const ir::KernelProgram& program, size_t kernel);
+std::string kernel_symbol(const kernel::KernelProgram& program, size_t kernel);
 
 // Host work split. Rank >= 2: one unit per row, i.e. per index of all space
 // dims but the innermost (their product), times the column blocks of a
-// contraction of few rows (ir::host_column_blocks, block-major). Rank 1: chunks of
+// contraction of few rows (kernel::host_column_blocks, block-major). Rank 1: chunks of
 // kHostRank1Chunk consecutive elements (ceil(n / chunk) units). Rank 0: one
 // unit. An empty space has 0 units (rank 1) or rows of 0 elements.
 // (ir/host_split.h defines the split for lower/, runtime/ and cost/.)
-inline constexpr int64_t kHostRank1Chunk = ir::kHostRank1Chunk;
-inline int64_t parallel_units(const ir::Kernel& kernel) { return ir::host_parallel_units(kernel); }
+inline constexpr int64_t kHostRank1Chunk = kernel::kHostRank1Chunk;
+inline int64_t parallel_units(const kernel::Kernel& kernel) { return kernel::host_parallel_units(kernel); }
 
 struct LaunchConfig {
   uint32_t grid[3], block[3];
   uint32_t shared_bytes;
 };
-LaunchConfig launch_config(const ir::Kernel& kernel, const TargetOptions& options);  // cuda/hip
+LaunchConfig launch_config(const kernel::Kernel& kernel, const TargetOptions& options);  // cuda/hip
 
-std::string emit_llvm_ir(const ir::KernelProgram& program, const TargetOptions& options);   // optimized, textual
-std::string emit_assembly(const ir::KernelProgram& program, const TargetOptions& options);  // host asm | PTX | AMDGPU asm
+std::string emit_llvm_ir(const kernel::KernelProgram& program, const TargetOptions& options);   // optimized, textual
+std::string emit_assembly(const kernel::KernelProgram& program, const TargetOptions& options);  // host asm | PTX | AMDGPU asm
 // host: ELF object (PIC; it may call libm and, where glibc's libmvec is
 // present, its vector functions: link with -lm -lmvec); cuda: PTX text; hip:
 // hsaco (ld.lld-19 linked).
-std::vector<uint8_t> emit_binary(const ir::KernelProgram& program, const TargetOptions& options);
+std::vector<uint8_t> emit_binary(const kernel::KernelProgram& program, const TargetOptions& options);
 
 // The program compiled for this CPU with ORC LLJIT, its kernels callable.
 // compile() may run on several threads at once; a kernel function may be
@@ -75,7 +75,7 @@ std::vector<uint8_t> emit_binary(const ir::KernelProgram& program, const TargetO
 class HostJit {
  public:
   using KernelFn = void (*)(void* const* buffers, int64_t begin, int64_t end);
-  static std::unique_ptr<HostJit> compile(const ir::KernelProgram& program);  // throws lower::LowerError
+  static std::unique_ptr<HostJit> compile(const kernel::KernelProgram& program);  // throws lower::LowerError
   KernelFn kernel(size_t i) const;
   size_t num_kernels() const;
   ~HostJit();

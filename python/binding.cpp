@@ -452,7 +452,7 @@ class PyProgram {
 
   std::vector<std::string> kernel_names() const {
     std::vector<std::string> names;
-    for (const ir::Kernel& k : program_.kernels().kernels) names.push_back(k.name);
+    for (const kernel::Kernel& k : program_.kernels().kernels) names.push_back(k.name);
     return names;
   }
 

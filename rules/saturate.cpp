@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <memory>
 
-#include "ir/memory_limit.h"
+#include "error/memory_limit.h"
 #include "rules/multi_pattern_gate.h"
 #include "rules/tensor_analysis.h"
 #include "rules/tensor_rewrite.h"
@@ -99,7 +99,7 @@ RunReport run(EGraph& graph, std::span<const CompiledRule> rules, const RunnerLi
 RunnerLimits default_limits() {
   RunnerLimits limits;
   // The e-graph counts against the process's memory limit (--memory-limit) too.
-  limits.memory_bytes = std::min<std::size_t>(limits.memory_bytes, ir::memory_limit());
+  limits.memory_bytes = std::min<std::size_t>(limits.memory_bytes, memory_limit());
   return limits;
 }
 

@@ -12,7 +12,7 @@ namespace {
 size_t align_up(size_t n, size_t alignment) { return (n + alignment - 1) & ~(alignment - 1); }
 
 // First and last kernel touching each buffer (written or read).
-void find_lifetimes(const ir::KernelProgram& program, std::vector<BufferSlot>& slots, std::vector<bool>& used) {
+void find_lifetimes(const kernel::KernelProgram& program, std::vector<BufferSlot>& slots, std::vector<bool>& used) {
   auto touch = [&](int buffer, size_t kernel) {
     BufferSlot& s = slots.at(static_cast<size_t>(buffer));
     if (!used[buffer]) {
@@ -23,9 +23,9 @@ void find_lifetimes(const ir::KernelProgram& program, std::vector<BufferSlot>& s
     s.last_kernel = std::max(s.last_kernel, kernel);
   };
   for (size_t k = 0; k < program.kernels.size(); ++k) {
-    for (const ir::KernelOutput& out : program.kernels[k].outputs) touch(out.buffer, k);
-    for (const ir::KernelExpr& e : program.kernels[k].exprs)
-      if (e.kind == ir::KernelExpr::Kind::kLoad) touch(e.buffer, k);
+    for (const kernel::KernelOutput& out : program.kernels[k].outputs) touch(out.buffer, k);
+    for (const kernel::KernelExpr& e : program.kernels[k].exprs)
+      if (e.kind == kernel::KernelExpr::Kind::kLoad) touch(e.buffer, k);
   }
 }
 
@@ -35,7 +35,7 @@ bool lifetimes_overlap(const BufferSlot& a, const BufferSlot& b) {
   return a.first_kernel <= b.last_kernel && b.first_kernel <= a.last_kernel;
 }
 
-BufferPlan plan_buffers(const ir::KernelProgram& program, size_t alignment) {
+BufferPlan plan_buffers(const kernel::KernelProgram& program, size_t alignment) {
   if (alignment == 0 || (alignment & (alignment - 1)) != 0)
     throw std::invalid_argument("plan_buffers: alignment must be a power of two");
   BufferPlan plan;
@@ -46,7 +46,7 @@ BufferPlan plan_buffers(const ir::KernelProgram& program, size_t alignment) {
 
   std::vector<size_t> order;
   for (size_t b = 0; b < program.buffers.size(); ++b) {
-    if (program.buffers[b].kind != ir::BufferKind::kIntermediate) continue;
+    if (program.buffers[b].kind != kernel::BufferKind::kIntermediate) continue;
     plan.slots[b].pooled = true;
     plan.unpooled_bytes += plan.slots[b].bytes;
     order.push_back(b);

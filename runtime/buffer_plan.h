@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "ir/kernel.h"
+#include "kernel/kernel.h"
 
 namespace smelt::runtime {
 
@@ -28,7 +28,7 @@ struct BufferPlan {
 };
 
 // Plans `program`'s intermediates; `alignment` must be a power of two.
-BufferPlan plan_buffers(const ir::KernelProgram& program, size_t alignment = kBufferAlignment);
+BufferPlan plan_buffers(const kernel::KernelProgram& program, size_t alignment = kBufferAlignment);
 
 // Whether two pooled slots are live in a common kernel.
 bool lifetimes_overlap(const BufferSlot& a, const BufferSlot& b);

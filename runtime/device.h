@@ -12,7 +12,7 @@
 
 
 #include "error/error.h"
-#include "ir/kernel.h"
+#include "kernel/kernel.h"
 #include "lower/lower.h"
 #include "runtime/buffer_plan.h"
 
@@ -69,7 +69,7 @@ class Device {
   virtual lower::TargetOptions target_options() const = 0;
   // Compiles or loads `program`'s code and allocates its buffers following `plan`.
   // Throws lower::LowerError (code generation) or DeviceError (driver).
-  virtual std::unique_ptr<LoadedProgram> load(const ir::KernelProgram& program, const BufferPlan& plan) = 0;
+  virtual std::unique_ptr<LoadedProgram> load(const kernel::KernelProgram& program, const BufferPlan& plan) = 0;
 };
 
 struct DeviceOptions {

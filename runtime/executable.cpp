@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "ir/memory_limit.h"
+#include "error/memory_limit.h"
 #include "runtime/tensor_bytes.h"
 
 namespace smelt::runtime {
@@ -12,10 +12,10 @@ namespace {
 
 // Buffer index of each io_index of `kind`; a program without a buffer for
 // some io_index is malformed.
-std::vector<int> buffers_by_io_index(const ir::KernelProgram& program, ir::BufferKind kind, const char* what) {
+std::vector<int> buffers_by_io_index(const kernel::KernelProgram& program, kernel::BufferKind kind, const char* what) {
   std::vector<int> by_index;
   for (size_t b = 0; b < program.buffers.size(); ++b) {
-    const ir::Buffer& buffer = program.buffers[b];
+    const kernel::Buffer& buffer = program.buffers[b];
     if (buffer.kind != kind) continue;
     if (buffer.io_index < 0) throw std::invalid_argument(std::string(what) + " buffer " + buffer.name + " has no position");
     if (static_cast<size_t>(buffer.io_index) >= by_index.size()) by_index.resize(buffer.io_index + 1, -1);
@@ -30,17 +30,17 @@ std::vector<int> buffers_by_io_index(const ir::KernelProgram& program, ir::Buffe
 
 }  // namespace
 
-Executable::Executable(ir::KernelProgram program, std::shared_ptr<Device> device)
+Executable::Executable(kernel::KernelProgram program, std::shared_ptr<Device> device)
     : program_(std::move(program)), device_(std::move(device)) {
-  ir::validate(program_);
-  input_buffers_ = buffers_by_io_index(program_, ir::BufferKind::kInput, "input");
-  output_buffers_ = buffers_by_io_index(program_, ir::BufferKind::kOutput, "output");
+  kernel::validate(program_);
+  input_buffers_ = buffers_by_io_index(program_, kernel::BufferKind::kInput, "input");
+  output_buffers_ = buffers_by_io_index(program_, kernel::BufferKind::kOutput, "output");
   plan_ = plan_buffers(program_);
   uint64_t buffer_bytes = plan_.arena_bytes;  // inputs, outputs and constants have storage of their own
   for (const BufferSlot& slot : plan_.slots)
-    if (!slot.pooled) buffer_bytes = ir::add_bytes(buffer_bytes, slot.bytes);
-  ir::check_memory(buffer_bytes, "allocating the program's " + std::to_string(program_.buffers.size()) +
-                                     " buffer(s) (intermediates sharing " + ir::format_bytes(plan_.arena_bytes) + ")");
+    if (!slot.pooled) buffer_bytes = add_bytes(buffer_bytes, slot.bytes);
+  check_memory(buffer_bytes, "allocating the program's " + std::to_string(program_.buffers.size()) +
+                                     " buffer(s) (intermediates sharing " + format_bytes(plan_.arena_bytes) + ")");
   loaded_ = device_->load(program_, plan_);
 }
 
@@ -61,7 +61,7 @@ void Executable::write_inputs(const std::vector<ir::HostTensor>& inputs) {
     throw InputError("the program takes " + std::to_string(input_buffers_.size()) + " inputs, got " +
                      std::to_string(inputs.size()));
   for (size_t i = 0; i < inputs.size(); ++i) {
-    const ir::Buffer& buffer = program_.buffers[input_buffers_[i]];
+    const kernel::Buffer& buffer = program_.buffers[input_buffers_[i]];
     if (inputs[i].type != buffer.type)
       throw InputError("input " + std::to_string(i) + " (" + buffer.name + "): expected " + ir::type_str(buffer.type) +
                        ", got " + ir::type_str(inputs[i].type));
@@ -100,7 +100,7 @@ double Executable::run_into(const std::vector<std::span<const uint8_t>>& inputs,
   };
   std::vector<Range> ranges;
   auto bind = [&](int b, const uint8_t* data, size_t bytes, const std::string& what) {
-    const ir::Buffer& buffer = program_.buffers[static_cast<size_t>(b)];
+    const kernel::Buffer& buffer = program_.buffers[static_cast<size_t>(b)];
     const size_t want = storage_bytes(buffer.type);
     const std::string name = what + " (" + buffer.name + ", " + ir::type_str(buffer.type) + ")";
     if (bytes != want)

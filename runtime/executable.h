@@ -17,7 +17,7 @@
 
 #include "error/error.h"
 #include "ir/host_tensor.h"
-#include "ir/kernel.h"
+#include "kernel/kernel.h"
 #include "runtime/buffer_plan.h"
 #include "runtime/device.h"
 
@@ -34,7 +34,7 @@ class Executable {
  public:
   // Plans the buffers and loads the program on `device` (kept alive by the
   // executable). Throws lower::LowerError or DeviceError.
-  Executable(ir::KernelProgram program, std::shared_ptr<Device> device);
+  Executable(kernel::KernelProgram program, std::shared_ptr<Device> device);
 
   // Runs the program; inputs in the order of the program's inputs (io_index),
   // outputs likewise. Throws InputError for inputs that do not fit.
@@ -56,7 +56,7 @@ class Executable {
   // the seconds the kernels took.
   double run_into(const std::vector<std::span<const uint8_t>>& inputs, const std::vector<std::span<uint8_t>>& outputs);
 
-  const ir::KernelProgram& program() const { return program_; }
+  const kernel::KernelProgram& program() const { return program_; }
   const BufferPlan& plan() const { return plan_; }
   const Device& device() const { return *device_; }
   std::vector<ir::TensorType> input_types() const;
@@ -69,7 +69,7 @@ class Executable {
 
   // Held by each run from its first input copy to its last output copy.
   std::mutex run_mutex_;
-  ir::KernelProgram program_;
+  kernel::KernelProgram program_;
   std::shared_ptr<Device> device_;
   BufferPlan plan_;
   std::unique_ptr<LoadedProgram> loaded_;

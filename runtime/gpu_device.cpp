@@ -29,7 +29,7 @@ class DeviceMemory {
 
 class GpuProgram : public LoadedProgram {
  public:
-  GpuProgram(const ir::KernelProgram& program, const BufferPlan& plan, std::shared_ptr<GpuDriver> driver,
+  GpuProgram(const kernel::KernelProgram& program, const BufferPlan& plan, std::shared_ptr<GpuDriver> driver,
              const lower::TargetOptions& options)
       : driver_(driver), memory_(driver) {
     driver_->make_current();
@@ -47,8 +47,8 @@ class GpuProgram : public LoadedProgram {
       const BufferSlot& slot = plan.slots[b];
       bytes_[b] = slot.bytes;
       pointers[b] = slot.pooled ? arena + slot.offset : memory_.alloc(slot.bytes);
-      const ir::Buffer& buffer = program.buffers[b];
-      if (buffer.kind == ir::BufferKind::kConstant) {
+      const kernel::Buffer& buffer = program.buffers[b];
+      if (buffer.kind == kernel::BufferKind::kConstant) {
         const std::vector<uint8_t> bytes = to_bytes(ir::HostTensor::from_values(buffer.type, buffer.values));
         driver_->copy_in(pointers[b], bytes.data(), bytes.size());
       }
@@ -121,7 +121,7 @@ std::string GpuDevice::description() const {
   return target_name(target_) + ": " + driver_->device_name() + " (" + driver_->arch() + ")";
 }
 
-std::unique_ptr<LoadedProgram> GpuDevice::load(const ir::KernelProgram& program, const BufferPlan& plan) {
+std::unique_ptr<LoadedProgram> GpuDevice::load(const kernel::KernelProgram& program, const BufferPlan& plan) {
   return std::make_unique<GpuProgram>(program, plan, driver_, target_options());
 }
 

@@ -15,7 +15,7 @@ class GpuDevice : public Device {
   std::string description() const override;
   std::string processor() const override { return driver_->device_name(); }
   lower::TargetOptions target_options() const override { return {target_, driver_->arch()}; }
-  std::unique_ptr<LoadedProgram> load(const ir::KernelProgram& program, const BufferPlan& plan) override;
+  std::unique_ptr<LoadedProgram> load(const kernel::KernelProgram& program, const BufferPlan& plan) override;
 
  private:
   lower::Target target_;

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "ir/host_split.h"
+#include "kernel/host_plan.h"
 #include "runtime/aligned_buffer.h"
 #include "runtime/tensor_bytes.h"
 
@@ -26,12 +26,12 @@ void call_kernel(lower::HostJit::KernelFn fn, void* const* buffers, int64_t begi
 
 class HostProgram : public LoadedProgram {
  public:
-  HostProgram(const ir::KernelProgram& program, const BufferPlan& plan, std::shared_ptr<ThreadPool> pool)
+  HostProgram(const kernel::KernelProgram& program, const BufferPlan& plan, std::shared_ptr<ThreadPool> pool)
       : jit_(lower::HostJit::compile(program)), pool_(std::move(pool)), arena_(plan.arena_bytes) {
     pointers_.resize(program.buffers.size());
     own_.resize(program.buffers.size());
     for (size_t b = 0; b < program.buffers.size(); ++b) {
-      const ir::Buffer& buffer = program.buffers[b];
+      const kernel::Buffer& buffer = program.buffers[b];
       const BufferSlot& slot = plan.slots[b];
       if (slot.pooled) {
         pointers_[b] = arena_.data() + slot.offset;
@@ -39,11 +39,11 @@ class HostProgram : public LoadedProgram {
       }
       own_[b] = AlignedBuffer(slot.bytes);
       pointers_[b] = own_[b].data();
-      if (buffer.kind == ir::BufferKind::kConstant)
+      if (buffer.kind == kernel::BufferKind::kConstant)
         write_tensor(ir::HostTensor::from_values(buffer.type, buffer.values), {own_[b].data(), slot.bytes});
     }
     for (size_t k = 0; k < program.kernels.size(); ++k) {
-      const ir::HostSplit split = ir::host_split(program.kernels[k], pool_->threads());
+      const kernel::HostSplit split = kernel::host_split(program.kernels[k], pool_->threads());
       kernels_.push_back({jit_->kernel(k), split.units, split.min_chunk});
     }
   }
@@ -108,8 +108,8 @@ class HostProgram : public LoadedProgram {
 
 }  // namespace
 
-int64_t min_units_per_chunk(const ir::Kernel& kernel, int64_t units, unsigned threads) {
-  return ir::host_min_units_per_chunk(kernel, units, threads);
+int64_t min_units_per_chunk(const kernel::Kernel& kernel, int64_t units, unsigned threads) {
+  return kernel::host_min_units_per_chunk(kernel, units, threads);
 }
 
 HostDevice::HostDevice(unsigned threads) : pool_(std::make_shared<ThreadPool>(threads)) {}
@@ -130,7 +130,7 @@ std::string HostDevice::description() const {
   return "host (" + std::to_string(n) + (n == 1 ? " thread)" : " threads)");
 }
 
-std::unique_ptr<LoadedProgram> HostDevice::load(const ir::KernelProgram& program, const BufferPlan& plan) {
+std::unique_ptr<LoadedProgram> HostDevice::load(const kernel::KernelProgram& program, const BufferPlan& plan) {
   return std::make_unique<HostProgram>(program, plan, pool_);
 }
 

@@ -19,7 +19,7 @@ class HostDevice : public Device {
   std::string description() const override;
   std::string processor() const override { return cpu_model(); }
   lower::TargetOptions target_options() const override { return {lower::Target::kHost, ""}; }
-  std::unique_ptr<LoadedProgram> load(const ir::KernelProgram& program, const BufferPlan& plan) override;
+  std::unique_ptr<LoadedProgram> load(const kernel::KernelProgram& program, const BufferPlan& plan) override;
 
  private:
   std::shared_ptr<ThreadPool> pool_;
@@ -29,6 +29,6 @@ class HostDevice : public Device {
 // chunk amortizes the hand-off (about 16K element evaluations); a kernel with
 // less work than two such chunks runs inline on the caller. A contraction
 // kernel packs its B panels once per call, so it takes one chunk per thread.
-int64_t min_units_per_chunk(const ir::Kernel& kernel, int64_t units, unsigned threads);
+int64_t min_units_per_chunk(const kernel::Kernel& kernel, int64_t units, unsigned threads);
 
 }  // namespace smelt::runtime

@@ -92,18 +92,18 @@ struct Collector {
   double budget_s;
   std::shared_ptr<runtime::Device> gpu;  // null: the host, at each thread count
 
-  cost::Timing time(const ir::KernelProgram& p, unsigned threads) const {
+  cost::Timing time(const kernel::KernelProgram& p, unsigned threads) const {
     return gpu ? cost::time_programs({&p}, gpu, budget_s)[0] : cost::time_host_program(p, threads, budget_s);
   }
 
   // Every kernel of `program` alone, and the whole program, at every thread count.
-  void program(const std::string& what, const ir::KernelProgram& p, const std::vector<unsigned>& threads,
+  void program(const std::string& what, const kernel::KernelProgram& p, const std::vector<unsigned>& threads,
                bool kernels_too) {
     for (unsigned t : threads) {
       const cost::DeviceProfile at = profile.for_threads(t);
       if (kernels_too)
         for (size_t k = 0; k < p.kernels.size(); ++k) {
-          const ir::KernelProgram one = cost::single_kernel_program(p, k);
+          const kernel::KernelProgram one = cost::single_kernel_program(p, k);
           const cost::Timing timing = time(one, t);
           points.push_back({what + " kernel " + p.kernels[k].name, false, t, cost::predict_program_us(one, at),
                             timing.median_us, timing.spread});

@@ -8,7 +8,7 @@
 
 namespace smelt {
 
-const ir::KernelProgram& Program::kernels() const { return executable_->program(); }
+const kernel::KernelProgram& Program::kernels() const { return executable_->program(); }
 size_t Program::peak_bytes_before() const { return executable_->plan().unpooled_bytes; }
 size_t Program::peak_bytes_after() const { return executable_->plan().arena_bytes; }
 Target Program::target() const { return executable_->device().target(); }
@@ -105,13 +105,13 @@ std::optional<lower::Target> parse_target(const std::string& name) {
   return std::nullopt;
 }
 
-std::vector<uint8_t> emit(const ir::KernelProgram& program, const lower::TargetOptions& target, EmitKind kind) {
+std::vector<uint8_t> emit(const kernel::KernelProgram& program, const lower::TargetOptions& target, EmitKind kind) {
   if (!emit_kind_fits(kind, target.target))
     throw std::invalid_argument("--emit " + emit_kind_name(kind) + " is for --target " +
                                 (kind == EmitKind::kPtx ? "cuda" : "hip") + ", not " + runtime::target_name(target.target));
   auto text = [](const std::string& s) { return std::vector<uint8_t>(s.begin(), s.end()); };
   switch (kind) {
-    case EmitKind::kKernels: return text(ir::print_program(program));
+    case EmitKind::kKernels: return text(kernel::print_program(program));
     case EmitKind::kLlvm: return text(lower::emit_llvm_ir(program, target));
     case EmitKind::kAsm:
     case EmitKind::kPtx: return text(lower::emit_assembly(program, target));

@@ -13,7 +13,7 @@
 
 #include "ir/graph.h"
 #include "ir/host_tensor.h"
-#include "ir/kernel.h"
+#include "kernel/kernel.h"
 #include "lower/lower.h"
 #include "runtime/tensor_bytes.h"
 #include "smelt/options.h"
@@ -61,7 +61,7 @@ class Program {
   // What fusion did and chose (smelt/fusion.h).
   const FusionResult& fusion() const { return *fusion_; }
   // The kernels that run (fusion().after).
-  const ir::KernelProgram& kernels() const;
+  const kernel::KernelProgram& kernels() const;
   // Intermediate memory: the sum of every intermediate's bytes (no reuse) and
   // the arena the buffer plan needs (reuse of dead intermediates).
   size_t peak_bytes_before() const;
@@ -92,7 +92,7 @@ std::optional<EmitKind> parse_emit_kind(const std::string& name);
 bool emit_kind_fits(EmitKind kind, lower::Target target);
 // The artifact for `program` (text, except hsaco). Throws std::invalid_argument
 // where the kind does not fit the target, lower::LowerError.
-std::vector<uint8_t> emit(const ir::KernelProgram& program, const lower::TargetOptions& target, EmitKind kind);
+std::vector<uint8_t> emit(const kernel::KernelProgram& program, const lower::TargetOptions& target, EmitKind kind);
 // "host" | "cuda" | "hip" → Target; nullopt for anything else.
 std::optional<lower::Target> parse_target(const std::string& name);
 std::string target_name(Target target);  // parse_target's inverse

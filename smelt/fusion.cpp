@@ -6,11 +6,11 @@
 
 #include "cost/calibrate.h"
 #include "cost/predict.h"
-#include "extract/fusion.h"
-#include "extract/fusion_exact.h"
-#include "ir/concat_tree.h"
-#include "ir/constant_folding.h"
-#include "ir/lower_to_kernels.h"
+#include "fusion/fusion_search.h"
+#include "fusion/exact_search.h"
+#include "fusion/concat_tree.h"
+#include "kernel/constant_folding.h"
+#include "fusion/kernelize.h"
 #include "rules/rule_library.h"
 #include "rules/saturate.h"
 #include "smelt/fusion.h"
@@ -33,23 +33,23 @@ const std::vector<rules::CompiledRule>& shipped_compiled_rules(bool unsafe_fp) {
   return exact;
 }
 
-void set_after(FusionResult& r, const ir::Graph& graph, ir::Lowering lowering, const cost::DeviceProfile& profile,
+void set_after(FusionResult& r, const ir::Graph& graph, fusion::Kernelization lowering, const cost::DeviceProfile& profile,
                const FuseOptions& options) {
   r.graph = graph;
   r.materialized = std::move(lowering.materialized);
-  r.after = ir::fold_constant_kernels(std::move(lowering.program));
+  r.after = kernel::fold_constant_kernels(std::move(lowering.program));
   if (options.simplify_indices)
     r.index_validation = verify::validate_and_simplify(r.after, {.time_limit_s = options.limits.index_proofs_s});
   r.kernels_after = r.after.kernels.size();
   r.predicted_us_after = cost::predict_program_us(r.after, profile);
-  for (const ir::Kernel& k : r.after.kernels) r.after_kernel_costs.push_back(cost::predict(r.after, k, profile));
+  for (const kernel::Kernel& k : r.after.kernels) r.after_kernel_costs.push_back(cost::predict(r.after, k, profile));
 }
 
 // A program FuseOptions::measure times: a term and its kernels.
 struct Candidate {
   ir::Graph graph;
-  ir::Lowering lowering;
-  std::string text;  // ir::print_program of the unsimplified kernels
+  fusion::Kernelization lowering;
+  std::string text;  // kernel::print_program of the unsimplified kernels
   bool model_pick = false, unfused = false;
 };
 
@@ -63,7 +63,7 @@ void measure_candidates(FusionResult& r, std::vector<Candidate> candidates, cons
   for (size_t i = 0; i < candidates.size(); ++i)
     set_after(programs[i], candidates[i].graph, std::move(candidates[i].lowering), profile, options);
   // Timed side by side in interleaved rounds: the order is no advantage.
-  std::vector<const ir::KernelProgram*> compiled;
+  std::vector<const kernel::KernelProgram*> compiled;
   for (const FusionResult& p : programs) compiled.push_back(&p.after);
   const std::vector<cost::Timing> timings = cost::time_host_programs(compiled, options.threads, options.measure_budget_s);
   for (size_t i = 0; i < candidates.size(); ++i) {
@@ -98,13 +98,13 @@ void measure_candidates(FusionResult& r, std::vector<Candidate> candidates, cons
 }  // namespace
 
 FusionResult fuse(const ir::Graph& input, const FuseOptions& options) {
-  const ir::Graph g = ir::split_wide_concats(input);
+  const ir::Graph g = fusion::split_wide_concats(input);
   // Costed for the threads the program will run on (0: every core).
   const cost::DeviceProfile profile =
       (options.profile ? *options.profile : cost::default_host_profile()).for_threads(options.threads);
   FusionResult r;
-  ir::Lowering unfused = ir::lower_graph(g, ir::materialize_everything(g), ir::LoweringOptions::unmerged());
-  r.before = ir::fold_constant_kernels(unfused.program);
+  fusion::Kernelization unfused = fusion::kernelize(g, fusion::materialize_everything(g), fusion::KernelizeOptions::unmerged());
+  r.before = kernel::fold_constant_kernels(unfused.program);
   r.kernels_before = r.before.kernels.size();
   r.predicted_us_before = cost::predict_program_us(r.before, profile);
   r.profile_name = profile.name;
@@ -134,19 +134,19 @@ FusionResult fuse(const ir::Graph& input, const FuseOptions& options) {
   for (size_t i = 0; i < rules.size() && i < sat.rule_stats.size(); ++i)
     if (sat.rule_stats[i].unions > 0) r.rules_fired.emplace_back(rules[i].name, sat.rule_stats[i].unions);
 
-  extract::FusionEvaluator evaluator(sat.egraph, sat.classes.outputs, profile);
+  fusion::FusionEvaluator evaluator(sat.egraph, sat.classes.outputs, profile);
   evaluator.name_classes(g, sat.classes);
   evaluator.keep_best(options.measure);
-  extract::FusionOptions heuristic_options;
+  fusion::FusionOptions heuristic_options;
   heuristic_options.time_limit_s = options.limits.extraction_s;
-  heuristic_options.original = extract::original_choice(sat.egraph, g, sat.classes);
-  extract::FusionExtraction chosen = extract::extract_fusion(evaluator, heuristic_options);
+  heuristic_options.original = fusion::original_choice(sat.egraph, g, sat.classes);
+  fusion::FusionExtraction chosen = fusion::extract_fusion(evaluator, heuristic_options);
   r.extractor = "heuristic";
-  if (options.exact && sat.egraph.num_classes() <= extract::FusionExactOptions{}.max_classes) {
+  if (options.exact && sat.egraph.num_classes() <= fusion::FusionExactOptions{}.max_classes) {
     // The heuristic's answer stands where the exhaustive search runs out of time first.
     try {
-      extract::FusionExtraction exact =
-          extract::extract_fusion_exact(evaluator, {.time_limit_s = options.limits.extraction_s});
+      fusion::FusionExtraction exact =
+          fusion::extract_fusion_exact(evaluator, {.time_limit_s = options.limits.extraction_s});
       exact.seconds += chosen.seconds;
       if (exact.finished || exact.cost.predicted_us < chosen.cost.predicted_us) {
         if (!exact.finished) exact.start = "exhaustive (unfinished)";
@@ -165,8 +165,8 @@ FusionResult fuse(const ir::Graph& input, const FuseOptions& options) {
     // The model's pick, the other kept programs by predicted time, and the
     // unfused program, each once.
     std::vector<Candidate> candidates;
-    auto add = [&](const ir::Graph& graph, const ir::Lowering& lowering, bool model_pick, bool is_unfused) {
-      std::string text = ir::print_program(lowering.program);
+    auto add = [&](const ir::Graph& graph, const fusion::Kernelization& lowering, bool model_pick, bool is_unfused) {
+      std::string text = kernel::print_program(lowering.program);
       for (Candidate& c : candidates)
         if (c.text == text) {
           c.unfused = c.unfused || is_unfused;
@@ -175,7 +175,7 @@ FusionResult fuse(const ir::Graph& input, const FuseOptions& options) {
       candidates.push_back({graph, lowering, std::move(text), model_pick, is_unfused});
     };
     add(chosen.term.graph, chosen.cost.lowering, true, false);
-    for (const extract::KeptProgram& k : evaluator.kept()) add(k.term.graph, k.lowering, false, false);
+    for (const fusion::KeptProgram& k : evaluator.kept()) add(k.term.graph, k.lowering, false, false);
     add(g, unfused, false, true);
     measure_candidates(r, std::move(candidates), profile, options);
   } else if (r.predicted_us_before < chosen.cost.predicted_us) {
@@ -187,7 +187,7 @@ FusionResult fuse(const ir::Graph& input, const FuseOptions& options) {
     set_after(r, chosen.term.graph, std::move(chosen.cost.lowering), profile, options);
   }
   r.graph.set_name(g.name());
-  ir::validate(r.after);  // a malformed program here is a bug of the lowering, not of the input
+  kernel::validate(r.after);  // a malformed program here is a bug of the lowering, not of the input
   return r;
 }
 

@@ -10,7 +10,7 @@
 #include "cost/measure.h"
 #include "cost/predict.h"
 #include "ir/graph.h"
-#include "ir/kernel.h"
+#include "kernel/kernel.h"
 #include "smelt/options.h"
 #include "verify/index_validation.h"
 
@@ -29,7 +29,7 @@ struct MeasuredCandidate {
 struct FusionResult {
   ir::Graph graph;                  // the chosen term: what the fused kernels compute
   std::vector<bool> materialized;   // by ValueId of `graph`: the values a kernel writes
-  ir::KernelProgram before, after;  // unfused (every value its own kernel) and fused
+  kernel::KernelProgram before, after;  // unfused (every value its own kernel) and fused
   size_t kernels_before = 0, kernels_after = 0;
   double predicted_us_before = 0, predicted_us_after = 0;
   std::vector<cost::KernelCost> after_kernel_costs;  // by kernel of `after`

@@ -13,6 +13,7 @@ namespace smelt {
 namespace {
 
 using namespace ir;
+using namespace kernel;
 
 using egraph::dot_escaped;
 

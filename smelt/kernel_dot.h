@@ -2,7 +2,7 @@
 // A kernel program as a Graphviz picture (for `smelt compile --dot / --svg`).
 #include <string>
 
-#include "ir/kernel.h"
+#include "kernel/kernel.h"
 
 namespace smelt {
 
@@ -12,6 +12,6 @@ namespace smelt {
 // reductions, elementwise ops; long lists truncated); an edge buffer -> kernel
 // for each buffer a kernel loads (labeled ×N when loaded N > 1 times) and
 // kernel -> buffer for each store.
-std::string kernel_program_dot(const ir::KernelProgram& program);
+std::string kernel_program_dot(const kernel::KernelProgram& program);
 
 }  // namespace smelt

@@ -49,7 +49,7 @@ std::string fusion_report(const FusionResult& r, const std::string& source) {
   out << "\nindex maps and masks (simplified, each proved equal to the composed form by Z3"
       << (r.index_validation.stopped_at_time_limit ? "; the proofs stopped at their time limit" : "") << "):\n"
       << r.index_validation.str() << "\n"
-      << ir::print_program(r.after);
+      << kernel::print_program(r.after);
   return out.str();
 }
 

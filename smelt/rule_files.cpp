@@ -1,6 +1,6 @@
 #include "smelt/rule_files.h"
 
-#include "ir/input_file.h"
+#include "error/input_file.h"
 #include "rules/rule_parser.h"
 
 namespace smelt {
@@ -10,8 +10,8 @@ std::vector<rules::Rule> read_rule_files(const std::vector<std::string>& paths) 
   for (const std::string& path : paths) {
     std::string text;
     try {
-      text = ir::read_input_file(path);
-    } catch (const ir::InputFileError& e) {
+      text = read_input_file(path);
+    } catch (const InputFileError& e) {
       throw rules::RuleError(path, 1, 1, "", e.message());
     }
     std::vector<rules::Rule> parsed = rules::parse_rules(text, path);

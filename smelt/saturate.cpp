@@ -11,7 +11,7 @@
 #include "egraph/serialize.h"
 #include "ir/dtype.h"
 #include "extract/extractor.h"
-#include "extract/fusion.h"
+#include "fusion/fusion_search.h"
 #include "extract/problem.h"
 #include "rules/rule_library.h"
 #include "rules/tensor_analysis.h"
@@ -95,17 +95,17 @@ SaturateResult saturate_graph(const ir::Graph& graph, const SaturateOptions& opt
   const std::vector<Id>& outputs = r.saturation.classes.outputs;
 
   const cost::DeviceProfile profile = profile_of(options);
-  extract::FusionEvaluator evaluator(eg, outputs, profile);
+  fusion::FusionEvaluator evaluator(eg, outputs, profile);
   evaluator.name_classes(graph, r.saturation.classes);
-  extract::FusionOptions fusion_options;
+  fusion::FusionOptions fusion_options;
   fusion_options.time_limit_s = options.extraction_s;
-  fusion_options.original = extract::original_choice(eg, graph, r.saturation.classes);
-  const extract::FusionExtraction picked = extract::extract_fusion(evaluator, fusion_options);
+  fusion_options.original = fusion::original_choice(eg, graph, r.saturation.classes);
+  const fusion::FusionExtraction picked = fusion::extract_fusion(evaluator, fusion_options);
   r.picked_us = picked.cost.predicted_us;
   r.picked_kernels = picked.cost.lowering.program.kernels.size();
   r.extraction_s = picked.seconds;
   r.extraction_finished = picked.finished;
-  extract::FusionCandidate as_given{fusion_options.original, std::vector<bool>(eg.num_ids(), false)};
+  fusion::FusionCandidate as_given{fusion_options.original, std::vector<bool>(eg.num_ids(), false)};
   if (const std::optional<double> us = evaluator.evaluate(as_given)) r.input_us = *us;
 
   const PickedTerm input = read_term(eg, fusion_options.original, outputs);
@@ -146,7 +146,7 @@ SerializedSaturation serialize_saturation(const SaturateResult& result, const Sa
                                           const std::string& extractor) {
   const egraph::EGraph& eg = result.saturation.egraph;
   const cost::DeviceProfile profile = profile_of(options);
-  const egraph::NodeCost cost = [&](const egraph::EGraph& g, Id node) { return extract::node_work_ns(g, node, profile); };
+  const egraph::NodeCost cost = [&](const egraph::EGraph& g, Id node) { return fusion::node_work_ns(g, node, profile); };
   std::vector<Id> roots;
   for (Id o : result.saturation.classes.outputs) roots.push_back(eg.find(o));
   SerializedSaturation s;

@@ -3,7 +3,7 @@
 #include <random>
 
 #include "ir/interpreter.h"
-#include "ir/memory_limit.h"
+#include "error/memory_limit.h"
 #include "ir/text_format.h"
 
 namespace smelt {
@@ -15,8 +15,8 @@ ir::Graph load_graph(const std::string& path) {
 
 std::vector<ir::HostTensor> random_inputs(const ir::Graph& g, uint64_t seed) {
   uint64_t bytes = 0;
-  for (ir::ValueId v : g.inputs()) bytes = ir::add_bytes(bytes, ir::host_tensor_bytes(g.type(v)));
-  ir::check_memory(bytes, "generating " + std::to_string(g.inputs().size()) + " random input(s) (8 bytes per element)");
+  for (ir::ValueId v : g.inputs()) bytes = add_bytes(bytes, host_tensor_bytes(g.type(v)));
+  check_memory(bytes, "generating " + std::to_string(g.inputs().size()) + " random input(s) (8 bytes per element)");
   std::mt19937_64 rng(seed);
   std::vector<ir::HostTensor> inputs;
   for (ir::ValueId v : g.inputs()) inputs.push_back(ir::random_tensor(g.type(v), rng));

@@ -13,12 +13,12 @@
 namespace smelt::verify {
 namespace {
 
-using ir::IndexPool;
-using ir::IndexRef;
-using ir::kNoIndex;
+using kernel::IndexPool;
+using kernel::IndexRef;
+using kernel::kNoIndex;
 using Kind = IndexPool::Kind;
 
-std::vector<std::string> kernel_var_names(const ir::Kernel& k) {
+std::vector<std::string> kernel_var_names(const kernel::Kernel& k) {
   std::vector<std::string> names;
   for (size_t i = 0; i < k.space.size(); ++i) names.push_back("i" + std::to_string(i));
   for (size_t i = 0; i < k.reduction.size(); ++i) names.push_back("r" + std::to_string(i));
@@ -111,11 +111,11 @@ class Z3Index {
   std::unordered_map<IndexRef, z3::expr> memo_;
 };
 
-std::string slot_name(const ir::IndexSlot& slot) {
+std::string slot_name(const kernel::IndexSlot& slot) {
   return "%" + std::to_string(slot.expr) + (slot.is_mask() ? " mask" : "[" + std::to_string(slot.axis) + "]");
 }
 
-void check_same_shape(const ir::Kernel& raw, const ir::Kernel& simplified) {
+void check_same_shape(const kernel::Kernel& raw, const kernel::Kernel& simplified) {
   auto fail = [&](const std::string& what) {
     throw std::invalid_argument("kernel " + raw.name + ": the simplified kernel " + what);
   };
@@ -203,10 +203,10 @@ std::vector<IndexRef> postorder(const IndexPool& pool, IndexRef root) {
 // holding its assumptions (variable bounds, the raw mask).
 class KernelProver {
  public:
-  KernelProver(z3::context& ctx, const ir::Kernel& raw, const ir::Kernel& simplified,
+  KernelProver(z3::context& ctx, const kernel::Kernel& raw, const kernel::Kernel& simplified,
                const IndexValidationOptions& options, const std::vector<std::string>& names,
                std::chrono::steady_clock::time_point program_deadline)
-      : raw_(raw), simplified_(simplified), options_(options), ranges_(ir::kernel_var_ranges(raw)), ctx_(ctx),
+      : raw_(raw), simplified_(simplified), options_(options), ranges_(kernel::kernel_var_ranges(raw)), ctx_(ctx),
         program_deadline_(program_deadline), vars_(make_vars(names)), raw_terms_(ctx_, vars_, raw.indices),
         simplified_terms_(ctx_, vars_, simplified.indices), solver_(ctx_) {
     if (options.query_resource_limit != 0) {
@@ -220,10 +220,10 @@ class KernelProver {
     using Clock = std::chrono::steady_clock;
     deadline_ = std::min(program_deadline_, Clock::now() + std::chrono::milliseconds(uint64_t{kSlotBudgetQueries} *
                                                                                         options_.query_timeout_ms));
-    const ir::IndexSlot slot = check.slot;
-    const IndexRef raw_ref = ir::slot_ref(raw_, slot), simplified_ref = ir::slot_ref(simplified_, slot);
-    const ir::KernelExpr& expr = raw_.exprs[slot.expr];
-    const bool is_load_index = !slot.is_mask() && expr.kind == ir::KernelExpr::Kind::kLoad;
+    const kernel::IndexSlot slot = check.slot;
+    const IndexRef raw_ref = kernel::slot_ref(raw_, slot), simplified_ref = kernel::slot_ref(simplified_, slot);
+    const kernel::KernelExpr& expr = raw_.exprs[slot.expr];
+    const bool is_load_index = !slot.is_mask() && expr.kind == kernel::KernelExpr::Kind::kLoad;
     // A mask keeps its truth; an index keeps its value (where the load's raw mask holds).
     const z3::expr before = slot.is_mask() ? raw_terms_.truth(raw_ref) : raw_terms_.value(raw_ref);
     const z3::expr after = slot.is_mask() ? simplified_terms_.truth(simplified_ref) : simplified_terms_.value(simplified_ref);
@@ -303,13 +303,13 @@ class KernelProver {
   // node as it is. The simplifier only supplies candidates: every equality
   // used is proved, so the final query's answer is about the raw expression.
   z3::check_result prove_stepwise(IndexCheck& check, IndexRef raw_ref, const z3::expr& after, IndexRef raw_mask) {
-    ir::IndexPool hint_pool;
-    ir::IndexSimplifier whole(raw_.indices, hint_pool, ranges_);
-    std::unique_ptr<ir::IndexSimplifier> under_mask;
-    ir::IndexSimplifier* hints = &whole;
+    kernel::IndexPool hint_pool;
+    kernel::IndexSimplifier whole(raw_.indices, hint_pool, ranges_);
+    std::unique_ptr<kernel::IndexSimplifier> under_mask;
+    kernel::IndexSimplifier* hints = &whole;
     if (raw_mask != kNoIndex)
       if (auto narrowed = whole.narrowed_ranges(whole.truth(raw_mask)); narrowed && *narrowed != ranges_) {
-        under_mask = std::make_unique<ir::IndexSimplifier>(raw_.indices, hint_pool, *narrowed);
+        under_mask = std::make_unique<kernel::IndexSimplifier>(raw_.indices, hint_pool, *narrowed);
         hints = under_mask.get();
       }
     Z3Index hint_terms(ctx_, vars_, hint_pool);
@@ -330,10 +330,10 @@ class KernelProver {
     return refute((check.slot.is_mask() ? root != 0 : root) != after);
   }
 
-  const ir::Kernel& raw_;
-  const ir::Kernel& simplified_;
+  const kernel::Kernel& raw_;
+  const kernel::Kernel& simplified_;
   const IndexValidationOptions& options_;
-  const std::vector<ir::IndexRange> ranges_;
+  const std::vector<kernel::IndexRange> ranges_;
   z3::context& ctx_;
   const std::chrono::steady_clock::time_point program_deadline_;
   std::vector<z3::expr> vars_;
@@ -364,7 +364,7 @@ struct ProofSession {
   std::unique_ptr<z3::context> ctx;
 };
 
-KernelValidation validate_kernel_in(ProofSession& session, const ir::Kernel& raw, ir::Kernel& simplified,
+KernelValidation validate_kernel_in(ProofSession& session, const kernel::Kernel& raw, kernel::Kernel& simplified,
                                     const IndexValidationOptions& options) {
   using Clock = std::chrono::steady_clock;
   const auto kernel_start = Clock::now();
@@ -373,13 +373,13 @@ KernelValidation validate_kernel_in(ProofSession& session, const ir::Kernel& raw
   result.kernel = raw.name;
   result.var_names = kernel_var_names(raw);
   std::unique_ptr<KernelProver> prover;
-  for (const ir::IndexSlot& slot : ir::index_slots(raw)) {
+  for (const kernel::IndexSlot& slot : kernel::index_slots(raw)) {
     const auto start = Clock::now();
-    const IndexRef raw_ref = ir::slot_ref(raw, slot);
+    const IndexRef raw_ref = kernel::slot_ref(raw, slot);
     IndexCheck check;
     check.slot = slot;
     check.raw = raw.indices.str(raw_ref, result.var_names);
-    check.simplified = simplified.indices.str(ir::slot_ref(simplified, slot), result.var_names);
+    check.simplified = simplified.indices.str(kernel::slot_ref(simplified, slot), result.var_names);
     if (check.raw == check.simplified) {
       // The same printed expression (every node printed, variables named) is the same expression.
       check.outcome = IndexOutcome::kUnchanged;
@@ -403,27 +403,27 @@ KernelValidation validate_kernel_in(ProofSession& session, const ir::Kernel& raw
       }
     }
     if (check.outcome == IndexOutcome::kCounterexample || check.outcome == IndexOutcome::kUnknown)
-      ir::slot_ref(simplified, slot) = ir::copy_index(raw.indices, raw_ref, simplified.indices);
+      kernel::slot_ref(simplified, slot) = kernel::copy_index(raw.indices, raw_ref, simplified.indices);
     check.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     result.checks.push_back(std::move(check));
   }
-  ir::compact_indices(simplified);
+  kernel::compact_indices(simplified);
   result.seconds = std::chrono::duration<double>(Clock::now() - kernel_start).count();
   return result;
 }
 
 }  // namespace
 
-KernelValidation validate_kernel(const ir::Kernel& raw, ir::Kernel& simplified, const IndexValidationOptions& options) {
+KernelValidation validate_kernel(const kernel::Kernel& raw, kernel::Kernel& simplified, const IndexValidationOptions& options) {
   ProofSession session(options);
   return validate_kernel_in(session, raw, simplified, options);
 }
 
-ValidationReport validate_and_simplify(ir::KernelProgram& program, const IndexValidationOptions& options) {
+ValidationReport validate_and_simplify(kernel::KernelProgram& program, const IndexValidationOptions& options) {
   ValidationReport report;
   ProofSession session(options);
-  for (ir::Kernel& kernel : program.kernels) {
-    ir::Kernel simplified = ir::simplify_kernel(kernel);
+  for (kernel::Kernel& kernel : program.kernels) {
+    kernel::Kernel simplified = kernel::simplify_kernel(kernel);
     report.kernels.push_back(validate_kernel_in(session, kernel, simplified, options));
     kernel = std::move(simplified);
   }

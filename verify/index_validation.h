@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "ir/index_simplify.h"
-#include "ir/kernel.h"
+#include "kernel/index_simplify.h"
+#include "kernel/kernel.h"
 
 namespace smelt::verify {
 
@@ -41,7 +41,7 @@ enum class IndexOutcome : uint8_t {
 std::string_view outcome_name(IndexOutcome o);
 
 struct IndexCheck {
-  ir::IndexSlot slot;
+  kernel::IndexSlot slot;
   IndexOutcome outcome = IndexOutcome::kUnchanged;
   std::string raw, simplified;          // printed, with the kernel's variable names
   std::vector<int64_t> counterexample;  // kCounterexample: one value per kernel variable
@@ -52,8 +52,8 @@ struct IndexCheck {
 
 struct KernelValidation {
   std::string kernel;
-  std::vector<std::string> var_names;  // i0, i1, ... then r0, ... (as ir::print_program names them)
-  std::vector<IndexCheck> checks;  // one per index slot (ir::index_slots)
+  std::vector<std::string> var_names;  // i0, i1, ... then r0, ... (as kernel::print_program names them)
+  std::vector<IndexCheck> checks;  // one per index slot (kernel::index_slots)
   double seconds = 0;
   int count(IndexOutcome o) const;
 };
@@ -70,11 +70,11 @@ struct ValidationReport {
 // Checks every slot of `simplified` — `raw` with other index expressions —
 // against `raw`; each slot that is not proved gets raw's expression back (so
 // `simplified` is then correct whatever the simplifier did).
-KernelValidation validate_kernel(const ir::Kernel& raw, ir::Kernel& simplified,
+KernelValidation validate_kernel(const kernel::Kernel& raw, kernel::Kernel& simplified,
                                  const IndexValidationOptions& options = {});
 
-// Simplifies every kernel of `program` (ir::simplify_kernel), validates each
+// Simplifies every kernel of `program` (kernel::simplify_kernel), validates each
 // simplification against the raw form and keeps only the proved ones.
-ValidationReport validate_and_simplify(ir::KernelProgram& program, const IndexValidationOptions& options = {});
+ValidationReport validate_and_simplify(kernel::KernelProgram& program, const IndexValidationOptions& options = {});
 
 }  // namespace smelt::verify

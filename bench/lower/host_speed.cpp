@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "ir/builder.h"
-#include "ir/lower_to_kernels.h"
+#include "fusion/kernelize.h"
 #include "lower/lower.h"
 
 extern "C" void openblas_set_num_threads(int threads);
@@ -89,16 +89,16 @@ struct ProgramBuffers {
   std::vector<void*> pointers;
 };
 
-ProgramBuffers allocate(const smelt::ir::KernelProgram& program, uint64_t seed) {
+ProgramBuffers allocate(const smelt::kernel::KernelProgram& program, uint64_t seed) {
   ProgramBuffers buffers;
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-  for (const smelt::ir::Buffer& b : program.buffers) {
+  for (const smelt::kernel::Buffer& b : program.buffers) {
     if (b.type.dtype != smelt::ir::DType::F32) throw std::runtime_error("buffer " + b.name + " is not f32");
     std::vector<float> data(static_cast<size_t>(smelt::ir::numel(b.type.shape)), 0.0f);
-    if (b.kind == smelt::ir::BufferKind::kInput)
+    if (b.kind == smelt::kernel::BufferKind::kInput)
       for (float& v : data) v = uniform(rng);
-    if (b.kind == smelt::ir::BufferKind::kConstant)
+    if (b.kind == smelt::kernel::BufferKind::kConstant)
       for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<float>(b.values.size() == 1 ? b.values[0] : b.values[i]);
     buffers.storage.push_back(std::move(data));
   }
@@ -108,7 +108,7 @@ ProgramBuffers allocate(const smelt::ir::KernelProgram& program, uint64_t seed) 
 
 // The one kernel of a graph lowered with maximal fusion, JIT-compiled.
 struct CompiledKernel {
-  smelt::ir::KernelProgram program;
+  smelt::kernel::KernelProgram program;
   std::unique_ptr<smelt::lower::HostJit> jit;
   smelt::lower::HostJit::KernelFn fn = nullptr;
   int64_t units = 0;
@@ -116,7 +116,7 @@ struct CompiledKernel {
 
 CompiledKernel compile_one_kernel(const smelt::ir::Graph& g) {
   CompiledKernel k;
-  k.program = smelt::ir::lower_to_kernels(g, smelt::ir::materialize_outputs(g));
+  k.program = smelt::fusion::kernelize_program(g, smelt::fusion::materialize_outputs(g));
   if (k.program.kernels.size() != 1)
     throw std::runtime_error(g.name() + ": expected one fused kernel, got " + std::to_string(k.program.kernels.size()));
   k.jit = smelt::lower::HostJit::compile(k.program);

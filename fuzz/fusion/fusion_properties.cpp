@@ -11,11 +11,11 @@
 
 #include "fuzz/graphs/graph_gen.h"
 #include "ir/interpreter.h"
-#include "ir/kernel_interpreter.h"
+#include "kernel/kernel_interpreter.h"
 #include "ir/tensor_compare.h"
 #include "ir/text_format.h"
 #include "cost/predict.h"
-#include "extract/fusion.h"
+#include "fusion/fusion_search.h"
 #include "rules/rule_library.h"
 #include "rules/saturate.h"
 #include "rules/term_choice.h"
@@ -31,9 +31,9 @@ int main() {
     std::mt19937_64 rng(7);
     std::vector<smelt::ir::HostTensor> inputs = smelt::fuzz::random_inputs(g, rng);
     std::vector<smelt::ir::HostTensor> want = smelt::ir::interpret(g, inputs);
-    RC_LOG() << smelt::ir::print_graph(g) << "\n" << smelt::ir::print_program(result.after);
-    RC_ASSERT(smelt::ir::compare_outputs(want, smelt::ir::run_kernels(result.before, inputs)) == "");
-    RC_ASSERT(smelt::ir::compare_outputs(want, smelt::ir::run_kernels(result.after, inputs)) == "");
+    RC_LOG() << smelt::ir::print_graph(g) << "\n" << smelt::kernel::print_program(result.after);
+    RC_ASSERT(smelt::ir::compare_outputs(want, smelt::kernel::run_kernels(result.before, inputs)) == "");
+    RC_ASSERT(smelt::ir::compare_outputs(want, smelt::kernel::run_kernels(result.after, inputs)) == "");
   });
   ok &= rc::check("fusion is never predicted slower than one kernel per op", [] {
     const smelt::ir::Graph g = *smelt::fuzz::gen_graph();
@@ -50,23 +50,23 @@ int main() {
     static const std::vector<smelt::rules::Rule> rule_set = smelt::rules::default_rules();
     static const std::vector<smelt::rules::CompiledRule> compiled = smelt::rules::compile_rules(rule_set);
     const smelt::rules::Saturation sat = smelt::rules::saturate(g, std::span<const smelt::rules::CompiledRule>(compiled));
-    smelt::extract::FusionEvaluator evaluator(sat.egraph, sat.classes.outputs, smelt::cost::default_host_profile());
+    smelt::fusion::FusionEvaluator evaluator(sat.egraph, sat.classes.outputs, smelt::cost::default_host_profile());
     evaluator.check_incremental(true);
-    smelt::extract::FusionOptions options;
+    smelt::fusion::FusionOptions options;
     options.time_limit_s = 0.2;
-    options.original = smelt::extract::original_choice(sat.egraph, g, sat.classes);
+    options.original = smelt::fusion::original_choice(sat.egraph, g, sat.classes);
     RC_LOG() << smelt::ir::print_graph(g);
     try {
-      smelt::extract::extract_fusion(evaluator, options);
+      smelt::fusion::extract_fusion(evaluator, options);
     } catch (const std::logic_error& e) {
       RC_FAIL(e.what());
     }
     const uint64_t seed = *rc::gen::arbitrary<uint64_t>();
     std::mt19937_64 rng(seed);
-    smelt::extract::FusionCandidate candidate{smelt::rules::random_terms(sat.egraph, seed),
+    smelt::fusion::FusionCandidate candidate{smelt::rules::random_terms(sat.egraph, seed),
                                               std::vector<bool>(sat.egraph.num_ids(), false)};
     for (int move = 0; move < 20; ++move) {
-      const std::optional<smelt::extract::FusionTerm> term = evaluator.read(candidate.choice);
+      const std::optional<smelt::fusion::FusionTerm> term = evaluator.read(candidate.choice);
       if (!term) break;
       const size_t v = rng() % term->graph.size();
       const smelt::egraph::Id cls = term->value_class[v];
@@ -79,16 +79,16 @@ int main() {
         candidate.choice[cls] = nodes[rng() % nodes.size()];
         if (!evaluator.read(candidate.choice)) candidate.choice[cls] = previous;  // a cycle: undone
       }
-      const std::optional<smelt::extract::FusionTerm> moved = evaluator.read(candidate.choice);
+      const std::optional<smelt::fusion::FusionTerm> moved = evaluator.read(candidate.choice);
       RC_ASSERT(moved.has_value());
       const std::vector<bool> flags = evaluator.value_flags(*moved, candidate.materialized);
-      smelt::extract::FusionPrice incremental;
+      smelt::fusion::FusionPrice incremental;
       try {
         incremental = evaluator.price(*moved, flags);
       } catch (const std::logic_error& e) {
         RC_FAIL(e.what());
       }
-      const smelt::extract::FusionCost full = evaluator.cost(*moved, flags);
+      const smelt::fusion::FusionCost full = evaluator.cost(*moved, flags);
       RC_ASSERT(incremental.predicted_us == full.predicted_us);
       RC_ASSERT(incremental.materialized == full.lowering.materialized);
     }

@@ -27,7 +27,7 @@ int main() {
                      const smelt::FusionResult fused = smelt::fuse(g, options);
                      const std::string after =
                          smelt::ir::compare_outputs(want, smelt::testing::run_on_host_jit(fused.after, inputs));
-                     RC_LOG() << "fused program:\n" << smelt::ir::print_program(fused.after) << "\n";
+                     RC_LOG() << "fused program:\n" << smelt::kernel::print_program(fused.after) << "\n";
                      RC_ASSERT(after == std::string());
                      const std::string before =
                          smelt::ir::compare_outputs(want, smelt::testing::run_on_host_jit(fused.before, inputs));

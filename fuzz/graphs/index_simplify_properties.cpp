@@ -10,14 +10,14 @@
 #include <tuple>
 #include <vector>
 
-#include "ir/index_simplify.h"
-#include "ir/kernel_builder.h"
+#include "kernel/index_simplify.h"
+#include "kernel/kernel_builder.h"
 
 namespace {
 
-using smelt::ir::IndexPool;
-using smelt::ir::IndexRange;
-using smelt::ir::IndexRef;
+using smelt::kernel::IndexPool;
+using smelt::kernel::IndexRange;
+using smelt::kernel::IndexRef;
 
 // One node of a random index DAG: an op and picks of earlier nodes / constants.
 using IndexStep = std::tuple<int, int, int, int>;
@@ -98,7 +98,7 @@ int main() {
     const std::vector<IndexRange> ranges = *var_ranges(3);
     IndexPool raw, out;
     const std::vector<IndexRef> nodes = build_index_dag(raw, steps, 3);
-    smelt::ir::IndexSimplifier simplifier(raw, out, ranges);
+    smelt::kernel::IndexSimplifier simplifier(raw, out, ranges);
     for (IndexRef node : nodes) {
       const IndexRef value = simplifier.value(node), truth = simplifier.truth(node);
       const IndexRange range = simplifier.range(value);
@@ -116,11 +116,11 @@ int main() {
     const std::vector<IndexStep> steps = *index_steps();
     const std::vector<IndexRange> ranges = *var_ranges(2);
     const auto [mask_pick, index_pick, bound] = *rc::gen::tuple(rc::gen::inRange(0, 64), rc::gen::inRange(0, 64), rc::gen::inRange(0, 4));
-    smelt::ir::KernelProgram p;
-    const int x = smelt::ir::add_buffer(p, "x", {smelt::ir::DType::F32, {1}}, smelt::ir::BufferKind::kInput, 0);
-    const int y = smelt::ir::add_buffer(p, "y", {smelt::ir::DType::F32, {ranges[0].hi + 1, ranges[1].hi + 1}}, smelt::ir::BufferKind::kOutput, 0);
+    smelt::kernel::KernelProgram p;
+    const int x = smelt::kernel::add_buffer(p, "x", {smelt::ir::DType::F32, {1}}, smelt::kernel::BufferKind::kInput, 0);
+    const int y = smelt::kernel::add_buffer(p, "y", {smelt::ir::DType::F32, {ranges[0].hi + 1, ranges[1].hi + 1}}, smelt::kernel::BufferKind::kOutput, 0);
     p.kernels.push_back({"k", {ranges[0].hi + 1, ranges[1].hi + 1}, {}, {}, {}, {}});
-    smelt::ir::KernelBuilder kb(p.kernels.back());
+    smelt::kernel::KernelBuilder kb(p.kernels.back());
     IndexPool& pool = kb.indices();
     const std::vector<IndexRef> nodes = build_index_dag(pool, steps, 2);
     const int n = static_cast<int>(nodes.size());
@@ -128,9 +128,9 @@ int main() {
     const IndexRef mask = pool.logical_and(pool.le(pool.constant(bound), pool.var(0)), nodes[n - 1 - mask_pick % n]);
     const IndexRef index = nodes[n - 1 - index_pick % n];
     kb.output(y, kb.load(x, {index}, smelt::ir::DType::F32, mask, 0));
-    const smelt::ir::Kernel& raw = p.kernels[0];
-    const smelt::ir::Kernel simplified = smelt::ir::simplify_kernel(raw);
-    const smelt::ir::KernelExpr &before = raw.exprs[0], &after = simplified.exprs[0];
+    const smelt::kernel::Kernel& raw = p.kernels[0];
+    const smelt::kernel::Kernel simplified = smelt::kernel::simplify_kernel(raw);
+    const smelt::kernel::KernelExpr &before = raw.exprs[0], &after = simplified.exprs[0];
     for_each_assignment(ranges, [&](const std::vector<int64_t>& vars) {
       const bool holds = raw.indices.eval(before.valid, vars) != 0;
       if ((simplified.indices.eval(after.valid, vars) != 0) != holds)
@@ -152,7 +152,7 @@ int main() {
       const IndexRef coordinate = raw.mod(raw.floor_div(raw.var(0), raw.constant(strides[axis])), raw.constant(shape[axis]));
       offset = raw.add(offset, raw.mul(coordinate, raw.constant(strides[axis])));
     }
-    smelt::ir::IndexSimplifier flat(raw, out, {{0, n - 1}});
+    smelt::kernel::IndexSimplifier flat(raw, out, {{0, n - 1}});
     RC_ASSERT(out.str(flat.value(offset)) == (n == 1 ? "0" : "v0"));
     // coordinates → flat → coordinates
     IndexPool raw2, out2;
@@ -162,7 +162,7 @@ int main() {
       ranges.push_back({0, shape[axis] - 1});
       linear = raw2.add(linear, raw2.mul(raw2.var(static_cast<int>(axis)), raw2.constant(strides[axis])));
     }
-    smelt::ir::IndexSimplifier split(raw2, out2, ranges);
+    smelt::kernel::IndexSimplifier split(raw2, out2, ranges);
     for (size_t axis = 0; axis < shape.size(); ++axis) {
       const IndexRef coordinate = raw2.mod(raw2.floor_div(linear, raw2.constant(strides[axis])), raw2.constant(shape[axis]));
       RC_ASSERT(out2.str(split.value(coordinate)) == (shape[axis] == 1 ? "0" : "v" + std::to_string(axis)));

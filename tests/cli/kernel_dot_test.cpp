@@ -13,10 +13,12 @@
 #include <vector>
 
 #include "ir/builder.h"
-#include "ir/lower_to_kernels.h"
+#include "fusion/kernelize.h"
 #include "smelt/kernel_dot.h"
 
 namespace smelt::ir {
+using namespace kernel;
+using namespace fusion;
 namespace {
 
 using smelt::kernel_program_dot;
@@ -28,7 +30,7 @@ KernelProgram small_program() {
   const Tensor w = input(g, "w", DType::F32, {8, 3});
   g.add_output(matmul(relu(x), w));
   g.add_output(reduce_sum(exp(x) * x + broadcast(constant(g, 1.0), {4, 8}), {1}));
-  return lower_to_kernels(g, materialize_outputs(g));
+  return kernelize_program(g, materialize_outputs(g));
 }
 
 // The statement that draws `id` ("  b0 [...]" or "  k0 [...]").
@@ -119,7 +121,7 @@ TEST(KernelDot, TruncatesLongOpLists) {
   for (Tensor (*op)(Tensor) : {neg, exp, exp2, log, log2, sin, cos, tanh, sqrt, rsqrt, recip, abs})
     t = op(t);
   g.add_output(t);
-  const std::string dot = kernel_program_dot(lower_to_kernels(g, materialize_outputs(g)));
+  const std::string dot = kernel_program_dot(kernelize_program(g, materialize_outputs(g)));
   EXPECT_NE(dot.find("+4 more"), std::string::npos) << dot;
   EXPECT_EQ(dot.find("recip"), std::string::npos) << dot;
 }

@@ -19,13 +19,13 @@
 #include "cost/device_profile.h"
 #include "cost/predict.h"
 #include "ir/builder.h"
-#include "ir/kernel_builder.h"
-#include "ir/lower_to_kernels.h"
+#include "kernel/kernel_builder.h"
+#include "fusion/kernelize.h"
 
 namespace smelt::cost {
 namespace {
 
-using ir::BufferKind;
+using kernel::BufferKind;
 using ir::DType;
 using ir::Op;
 using nlohmann::json;
@@ -429,7 +429,7 @@ TEST(DeviceProfile, AGroupWithConstantWeightsUsesItsOwnFactor) {
     auto w1 = constant_b ? ir::constant(g, v1, DType::F32, {256, 512}) : ir::input(g, "w1", DType::F32, {256, 512});
     auto w2 = constant_b ? ir::constant(g, v2, DType::F32, {256, 512}) : ir::input(g, "w2", DType::F32, {256, 512});
     g.add_output(ir::mul(ir::matmul(a, w1), ir::matmul(a, w2)));
-    return ir::lower_graph(g, ir::materialize_outputs(g)).program;
+    return fusion::kernelize(g, fusion::materialize_outputs(g)).program;
   };
   DeviceProfile p = default_host_profile().for_threads(1);
   for (ThreadRates& r : p.rates) {
@@ -437,8 +437,8 @@ TEST(DeviceProfile, AGroupWithConstantWeightsUsesItsOwnFactor) {
     r.group_factor_constant_b = 1;
   }
   for (bool constant_b : {false, true}) {
-    const ir::KernelProgram program = group(constant_b);
-    ASSERT_EQ(program.kernels.size(), 1u) << ir::print_program(program);
+    const kernel::KernelProgram program = group(constant_b);
+    ASSERT_EQ(program.kernels.size(), 1u) << kernel::print_program(program);
     const double base = predict(program, program.kernels[0], p).compute_us;
     DeviceProfile halved = p;
     for (ThreadRates& r : halved.rates) (constant_b ? r.group_factor_constant_b : r.group_factor) = 0.5;
@@ -565,13 +565,13 @@ TEST(DeviceProfile, LoadingAMissingFileNamesThePath) {
 
 // The kind of the load of `x` in the single kernel of `g` fused.
 AccessKind kind_of_load(const ir::Graph& g, const ir::Tensor& x, bool inside_reduction = false) {
-  const ir::Lowering l = ir::lower_graph(g, ir::materialize_outputs(g));
-  EXPECT_EQ(l.program.kernels.size(), 1u) << ir::print_program(l.program);
-  const ir::Kernel& k = l.program.kernels.at(0);
+  const fusion::Kernelization l = fusion::kernelize(g, fusion::materialize_outputs(g));
+  EXPECT_EQ(l.program.kernels.size(), 1u) << kernel::print_program(l.program);
+  const kernel::Kernel& k = l.program.kernels.at(0);
   const int buffer = l.buffer_of.at(static_cast<size_t>(x.id));
-  for (const ir::KernelExpr& e : k.exprs)
-    if (e.kind == ir::KernelExpr::Kind::kLoad && e.buffer == buffer) return classify_load(k, e, inside_reduction);
-  ADD_FAILURE() << "no load of buffer " << buffer << "\n" << ir::print_program(l.program);
+  for (const kernel::KernelExpr& e : k.exprs)
+    if (e.kind == kernel::KernelExpr::Kind::kLoad && e.buffer == buffer) return classify_load(k, e, inside_reduction);
+  ADD_FAILURE() << "no load of buffer " << buffer << "\n" << kernel::print_program(l.program);
   return AccessKind::kContiguous;
 }
 
@@ -646,10 +646,10 @@ struct Chain {
     for (Op op : ops) v = ir::apply(op, {v});
     g.add_output(v);
   }
-  ir::KernelProgram unfused() const {
-    return ir::lower_graph(g, ir::materialize_everything(g), ir::LoweringOptions::unmerged()).program;
+  kernel::KernelProgram unfused() const {
+    return fusion::kernelize(g, fusion::materialize_everything(g), fusion::KernelizeOptions::unmerged()).program;
   }
-  ir::KernelProgram fused() const { return ir::lower_graph(g, ir::materialize_outputs(g)).program; }
+  kernel::KernelProgram fused() const { return fusion::kernelize(g, fusion::materialize_outputs(g)).program; }
 };
 
 void expect_fusing_is_faster(const std::vector<Op>& ops) {
@@ -657,7 +657,7 @@ void expect_fusing_is_faster(const std::vector<Op>& ops) {
   for (const ir::Shape& shape : {ir::Shape{n}, ir::Shape{1024, 1024}}) {
     SCOPED_TRACE(shape.size() == 1 ? "[1M]" : "[1024,1024]");
     const Chain chain(shape, ops);
-    const ir::KernelProgram unfused = chain.unfused(), fused = chain.fused();
+    const kernel::KernelProgram unfused = chain.unfused(), fused = chain.fused();
     ASSERT_EQ(unfused.kernels.size(), ops.size());
     ASSERT_EQ(fused.kernels.size(), 1u);
     for (unsigned threads : {1u, 2u, 8u}) {
@@ -673,7 +673,7 @@ TEST(Predict, FusingAChainIsPredictedFaster) {
   expect_fusing_is_faster({Op::Exp, Op::Neg, Op::Abs});
   const int64_t n = 1 << 20;
   const Chain chain({1024, 1024}, {Op::Exp, Op::Neg, Op::Abs});
-  const ir::KernelProgram unfused = chain.unfused(), fused = chain.fused();
+  const kernel::KernelProgram unfused = chain.unfused(), fused = chain.fused();
   const DeviceProfile p = default_host_profile().for_threads(1);
   const KernelCost one = predict(fused, fused.kernels[0], p);
   EXPECT_EQ(one.threads, 1u);
@@ -685,12 +685,12 @@ TEST(Predict, FusingAChainIsPredictedFaster) {
   EXPECT_NEAR(one.total_us, one.fixed_us + hi + p.overlap * lo, 1e-9);
   // A program costs its fixed cost once, plus its kernels.
   double kernels_us = 0;
-  for (const ir::Kernel& k : unfused.kernels) kernels_us += predict(unfused, k, p).total_us;
+  for (const kernel::Kernel& k : unfused.kernels) kernels_us += predict(unfused, k, p).total_us;
   EXPECT_NEAR(predict_program_us(unfused, p), p.at(1).program_us + kernels_us, 1e-9);
   EXPECT_NEAR(predict_program_us(fused, p), p.at(1).program_us + one.total_us, 1e-9);
   // The unfused program moves the two intermediates through memory as well.
   double unfused_bytes = 0;
-  for (const ir::Kernel& k : unfused.kernels) {
+  for (const kernel::Kernel& k : unfused.kernels) {
     const KernelCost c = predict(unfused, k, p);
     unfused_bytes += c.bytes_read + c.bytes_written;
   }
@@ -709,7 +709,7 @@ TEST(Predict, ChainedMathCallsPayTheCallChainFactor) {
   auto compute_us = [&](const std::function<ir::Tensor(ir::Tensor)>& body) {
     ir::Graph g("g");
     g.add_output(body(ir::input(g, "x", DType::F32, {n})));
-    const ir::KernelProgram prog = ir::lower_graph(g, ir::materialize_outputs(g)).program;
+    const kernel::KernelProgram prog = fusion::kernelize(g, fusion::materialize_outputs(g)).program;
     EXPECT_EQ(prog.kernels.size(), 1u);
     return predict(prog, prog.kernels[0], p).compute_us;
   };
@@ -742,7 +742,7 @@ TEST(Predict, ALoadShiftedWithinARowOfAnEarlierLoadRereadsItsLines) {
     auto y = other_buffer ? ir::input(g, "y", DType::F32, {rows, d}) : x;
     auto rotated = ir::concat({ir::neg(ir::slice_axis(y, 1, d / 2, d)), ir::slice_axis(y, 1, 0, d / 2)}, 1);
     g.add_output(x + rotated);
-    const ir::KernelProgram prog = ir::lower_to_kernels(g, std::vector<bool>(g.size(), false));
+    const kernel::KernelProgram prog = fusion::kernelize_program(g, std::vector<bool>(g.size(), false));
     EXPECT_EQ(prog.kernels.size(), 1u);
     return predict(prog, prog.kernels[0], p);
   };
@@ -752,7 +752,7 @@ TEST(Predict, ALoadShiftedWithinARowOfAnEarlierLoadRereadsItsLines) {
     ir::Graph g("halves");
     auto x = ir::input(g, "x", DType::F32, {rows, d});
     g.add_output(ir::slice_axis(x, 1, 0, d / 2) + ir::slice_axis(x, 1, d / 2, d));
-    const ir::KernelProgram prog = ir::lower_to_kernels(g, std::vector<bool>(g.size(), false));
+    const kernel::KernelProgram prog = fusion::kernelize_program(g, std::vector<bool>(g.size(), false));
     EXPECT_DOUBLE_EQ(predict(prog, prog.kernels.at(0), p).bytes_read, 4.0 * rows * d);
   }
   EXPECT_DOUBLE_EQ(same.bytes_read, 4.0 * rows * d);
@@ -766,11 +766,11 @@ TEST(Predict, RecomputationIsPaidInEveryConsumer) {
   const ThreadRates& r = p.at(1);
   const int64_t n = 4096;
   auto kernel_with_exps = [&](int copies) {
-    ir::KernelProgram prog;
-    int x = ir::add_buffer(prog, "x", {DType::F32, {n}}, BufferKind::kInput, 0);
-    int y = ir::add_buffer(prog, "y", {DType::F32, {n}}, BufferKind::kOutput, 0);
+    kernel::KernelProgram prog;
+    int x = kernel::add_buffer(prog, "x", {DType::F32, {n}}, BufferKind::kInput, 0);
+    int y = kernel::add_buffer(prog, "y", {DType::F32, {n}}, BufferKind::kOutput, 0);
     prog.kernels.push_back({"k", {n}, {}, {}, {}, {}});
-    ir::KernelBuilder b(prog.kernels.back());
+    kernel::KernelBuilder b(prog.kernels.back());
     int v = b.load(x, {b.var(0)}, DType::F32);
     int sum = b.op(Op::Exp, {v}, DType::F32);
     for (int i = 1; i < copies; ++i) sum = b.op(Op::Add, {sum, b.op(Op::Exp, {v}, DType::F32)}, DType::F32);
@@ -788,31 +788,31 @@ TEST(Predict, RecomputationIsPaidInEveryConsumer) {
   ir::Tensor e = ir::exp(ir::input(g, "x", DType::F32, {n}));
   g.add_output(ir::neg(e));
   g.add_output(ir::abs(e));
-  std::vector<bool> with_e = ir::materialize_outputs(g);
+  std::vector<bool> with_e = fusion::materialize_outputs(g);
   with_e.resize(g.nodes().size(), false);
   with_e[static_cast<size_t>(e.id)] = true;
-  const ir::KernelProgram inlined = ir::lower_graph(g, ir::materialize_outputs(g), ir::LoweringOptions::unmerged()).program;
-  const ir::KernelProgram shared = ir::lower_graph(g, with_e, ir::LoweringOptions::unmerged()).program;
+  const kernel::KernelProgram inlined = fusion::kernelize(g, fusion::materialize_outputs(g), fusion::KernelizeOptions::unmerged()).program;
+  const kernel::KernelProgram shared = fusion::kernelize(g, with_e, fusion::KernelizeOptions::unmerged()).program;
   ASSERT_EQ(inlined.kernels.size(), 2u);
   ASSERT_EQ(shared.kernels.size(), 3u);
   double inlined_compute = 0, shared_compute = 0;
-  for (const ir::Kernel& k : inlined.kernels) {
+  for (const kernel::Kernel& k : inlined.kernels) {
     const double c = predict(inlined, k, p).compute_us;
     EXPECT_GE(c, n * op_ns(r, "exp") / 1000) << k.name;
     inlined_compute += c;
   }
-  for (const ir::Kernel& k : shared.kernels) shared_compute += predict(shared, k, p).compute_us;
+  for (const kernel::Kernel& k : shared.kernels) shared_compute += predict(shared, k, p).compute_us;
   EXPECT_NEAR(inlined_compute - shared_compute, n * op_ns(r, "exp") / 1000, 1e-9);
 }
 
 TEST(Predict, ContractionsCountTwoFlopsPerMultiplyAdd) {
-  ir::KernelProgram prog;
+  kernel::KernelProgram prog;
   const int64_t M = 64, N = 128, K = 256;
-  int a = ir::add_buffer(prog, "a", {DType::F32, {M, K}}, BufferKind::kInput, 0);
-  int bm = ir::add_buffer(prog, "b", {DType::F32, {K, N}}, BufferKind::kInput, 1);
-  int c = ir::add_buffer(prog, "c", {DType::F32, {M, N}}, BufferKind::kOutput, 0);
+  int a = kernel::add_buffer(prog, "a", {DType::F32, {M, K}}, BufferKind::kInput, 0);
+  int bm = kernel::add_buffer(prog, "b", {DType::F32, {K, N}}, BufferKind::kInput, 1);
+  int c = kernel::add_buffer(prog, "c", {DType::F32, {M, N}}, BufferKind::kOutput, 0);
   prog.kernels.push_back({"gemm", {M, N}, {K}, {}, {}, {}});
-  ir::KernelBuilder b(prog.kernels.back());
+  kernel::KernelBuilder b(prog.kernels.back());
   int product = b.op(Op::Mul, {b.load(a, {b.var(0), b.var(2)}, DType::F32), b.load(bm, {b.var(2), b.var(1)}, DType::F32)},
                      DType::F32);
   b.output(c, b.reduce(Op::ReduceSum, product, DType::F32, true));
@@ -831,7 +831,7 @@ TEST(Predict, ContractionsCountTwoFlopsPerMultiplyAdd) {
   ir::Graph g("bmm");
   const int64_t B = 3;
   g.add_output(ir::matmul(ir::input(g, "a", DType::F32, {B, M, K}), ir::input(g, "b", DType::F32, {B, K, N})));
-  const ir::KernelProgram bmm = ir::lower_graph(g, ir::materialize_outputs(g)).program;
+  const kernel::KernelProgram bmm = fusion::kernelize(g, fusion::materialize_outputs(g)).program;
   ASSERT_EQ(bmm.kernels.size(), 1u);
   const DeviceProfile p = default_host_profile().for_threads(1);
   const KernelCost cost = predict(bmm, bmm.kernels[0], p);
@@ -853,8 +853,8 @@ TEST(Predict, ABranchPerRegionIsChargedOnlyWhereItIsTaken) {
   for (unsigned threads : {1u, 2u}) {
     SCOPED_TRACE(threads);
     const DeviceProfile p = default_host_profile().for_threads(threads);
-    const ir::KernelProgram six_ways = ir::lower_to_kernels(g, ir::materialize_outputs(g));
-    const ir::KernelProgram single = ir::lower_to_kernels(one, ir::materialize_outputs(one));
+    const kernel::KernelProgram six_ways = fusion::kernelize_program(g, fusion::materialize_outputs(g));
+    const kernel::KernelProgram single = fusion::kernelize_program(one, fusion::materialize_outputs(one));
     ASSERT_EQ(six_ways.kernels.size(), 1u);
     const KernelCost split = predict(six_ways, six_ways.kernels[0], p), whole = predict(single, single.kernels[0], p);
     EXPECT_NEAR(split.compute_us, whole.compute_us, 1e-9);
@@ -880,7 +880,7 @@ TEST(Predict, ASmallKernelRunsInlineOnOneThread) {
   const DeviceProfile p = distinct_fixed_costs().for_threads(2);
   ir::Graph g("small");
   g.add_output(ir::exp(ir::input(g, "x", DType::F32, {64})));
-  const ir::KernelProgram prog = ir::lower_graph(g, ir::materialize_outputs(g)).program;
+  const kernel::KernelProgram prog = fusion::kernelize(g, fusion::materialize_outputs(g)).program;
   const KernelCost c = predict(prog, prog.kernels[0], p);
   EXPECT_EQ(c.threads, 1u);
   EXPECT_DOUBLE_EQ(c.fixed_us, 1.0);  // kernel_us of the 1-thread entry, no dispatch
@@ -890,7 +890,7 @@ TEST(Predict, ASmallKernelRunsInlineOnOneThread) {
 TEST(Predict, ABigKernelIsSplitOverTwoThreadsAndPaysTheDispatch) {
   ir::Graph g("big");
   g.add_output(ir::exp(ir::input(g, "x", DType::F32, {256, 1024})));
-  const ir::KernelProgram prog = ir::lower_graph(g, ir::materialize_outputs(g)).program;
+  const kernel::KernelProgram prog = fusion::kernelize(g, fusion::materialize_outputs(g)).program;
   const DeviceProfile two = distinct_fixed_costs().for_threads(2);
   const KernelCost c = predict(prog, prog.kernels[0], two);
   EXPECT_EQ(c.threads, 2u);

@@ -12,8 +12,8 @@
 #include "cost/device_profile.h"
 #include "cost/predict.h"
 #include "ir/builder.h"
-#include "ir/gpu_split.h"
-#include "ir/lower_to_kernels.h"
+#include "kernel/gpu_plan.h"
+#include "fusion/kernelize.h"
 #include "runtime/host_device.h"
 
 namespace smelt::cost {
@@ -21,15 +21,15 @@ namespace {
 
 using ir::DType;
 
-ir::KernelProgram fused(const ir::Graph& g) { return ir::lower_graph(g, ir::materialize_outputs(g)).program; }
+kernel::KernelProgram fused(const ir::Graph& g) { return fusion::kernelize(g, fusion::materialize_outputs(g)).program; }
 
-ir::KernelProgram row_sums(int64_t rows, int64_t length) {
+kernel::KernelProgram row_sums(int64_t rows, int64_t length) {
   ir::Graph g("row_sums");
   g.add_output(ir::reduce_sum(ir::input(g, "x", DType::F32, {rows, length}), {1}));
   return fused(g);
 }
 
-ir::KernelProgram negation(int64_t elements) {
+kernel::KernelProgram negation(int64_t elements) {
   ir::Graph g("neg");
   g.add_output(ir::neg(ir::input(g, "x", DType::F32, {elements})));
   return fused(g);
@@ -60,28 +60,28 @@ DeviceProfile round_gpu_profile() {
 }
 
 TEST(GpuSplit, TheCostModelAndTheCodeGeneratorReadOnePlan) {
-  const ir::KernelProgram elementwise = negation(1000);
-  const ir::GpuPlan e = ir::plan_gpu_kernel(elementwise.kernels[0]);
-  EXPECT_EQ(e.shape, ir::GpuShape::kElementwise);
+  const kernel::KernelProgram elementwise = negation(1000);
+  const kernel::GpuPlan e = kernel::plan_gpu_kernel(elementwise.kernels[0]);
+  EXPECT_EQ(e.shape, kernel::GpuShape::kElementwise);
   EXPECT_EQ(e.work_items, 4u);  // 1000 elements in blocks of 256
-  EXPECT_EQ(ir::gpu_busy_threads(elementwise.kernels[0], e), 1000);
-  const ir::KernelProgram reduce = row_sums(3, 100);
-  const ir::GpuPlan r = ir::plan_gpu_kernel(reduce.kernels[0]);
-  EXPECT_EQ(r.shape, ir::GpuShape::kBlockReduce);
+  EXPECT_EQ(kernel::gpu_busy_threads(elementwise.kernels[0], e), 1000);
+  const kernel::KernelProgram reduce = row_sums(3, 100);
+  const kernel::GpuPlan r = kernel::plan_gpu_kernel(reduce.kernels[0]);
+  EXPECT_EQ(r.shape, kernel::GpuShape::kBlockReduce);
   EXPECT_EQ(r.block_threads, 128u) << "the smallest power of two from a warp covering 100 steps";
-  EXPECT_EQ(ir::gpu_busy_threads(reduce.kernels[0], r), 300) << "3 blocks, 100 threads of each find a step";
-  EXPECT_EQ(ir::gpu_grid_blocks({ir::GpuShape::kElementwise, 256, 1u << 30}), ir::kGpuMaxGridBlocks);
+  EXPECT_EQ(kernel::gpu_busy_threads(reduce.kernels[0], r), 300) << "3 blocks, 100 threads of each find a step";
+  EXPECT_EQ(kernel::gpu_grid_blocks({kernel::GpuShape::kElementwise, 256, 1u << 30}), kernel::kGpuMaxGridBlocks);
   ir::Graph g("mm");
   g.add_output(ir::matmul(ir::input(g, "a", DType::F32, {128, 64}), ir::input(g, "b", DType::F32, {64, 130})));
-  const ir::KernelProgram mm = fused(g);
-  const ir::GpuPlan m = ir::plan_gpu_kernel(mm.kernels[0]);
-  EXPECT_EQ(m.shape, ir::GpuShape::kTiledMatmul);
+  const kernel::KernelProgram mm = fused(g);
+  const kernel::GpuPlan m = kernel::plan_gpu_kernel(mm.kernels[0]);
+  EXPECT_EQ(m.shape, kernel::GpuShape::kTiledMatmul);
   EXPECT_EQ(m.work_items, 2u * 3u) << "64x64 tiles: 2 along M, 3 along N";
 }
 
 TEST(GpuPredict, AKernelPaysItsLaunchAndNoThreadPool) {
   const DeviceProfile p = round_gpu_profile();
-  const ir::KernelProgram big = negation(1 << 24);
+  const kernel::KernelProgram big = negation(1 << 24);
   const KernelCost c = predict(big, big.kernels[0], p);
   EXPECT_DOUBLE_EQ(c.fixed_us, 2);
   EXPECT_EQ(c.threads, 1u);
@@ -93,7 +93,7 @@ TEST(GpuPredict, FewBusyThreadsGetTheirShareOfTheDevice) {
   const DeviceProfile p = round_gpu_profile();
   // The same 1M elements summed as one row (one block: 256 busy threads) and
   // as 4096 rows (4096 blocks of 256): the first is bound by its few threads.
-  const ir::KernelProgram one = row_sums(1, 1 << 20), many = row_sums(4096, 256);
+  const kernel::KernelProgram one = row_sums(1, 1 << 20), many = row_sums(4096, 256);
   const double one_us = predict_program_us(one, p), many_us = predict_program_us(many, p);
   EXPECT_GT(one_us, 20 * many_us) << one_us << " vs " << many_us;
   // Without the fill curve (a host-shaped profile) they would cost the same.

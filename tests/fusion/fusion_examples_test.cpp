@@ -21,8 +21,8 @@
 #include <utility>
 
 #include "ir/interpreter.h"
-#include "ir/kernel_branches.h"
-#include "ir/kernel_interpreter.h"
+#include "kernel/kernel_branches.h"
+#include "kernel/kernel_interpreter.h"
 #include "ir/text_format.h"
 #include "smelt/smelt.h"
 #include "tests/fusion/fusion_test_util.h"
@@ -30,10 +30,10 @@
 namespace smelt::fusion_testing {
 namespace {
 
-using ir::KernelExpr;
+using kernel::KernelExpr;
 
 // The loads reachable from node `e` through its operands.
-std::vector<int> loads_under(const ir::Kernel& k, int e) {
+std::vector<int> loads_under(const kernel::Kernel& k, int e) {
   std::vector<int> loads, stack{e};
   std::set<int> seen;
   while (!stack.empty()) {
@@ -46,22 +46,22 @@ std::vector<int> loads_under(const ir::Kernel& k, int e) {
   return loads;
 }
 
-int buffer_named(const ir::KernelProgram& p, const std::string& name) {
+int buffer_named(const kernel::KernelProgram& p, const std::string& name) {
   for (size_t b = 0; b < p.buffers.size(); ++b)
     if (p.buffers[b].name == name) return static_cast<int>(b);
   return -1;
 }
 
-int count_contractions(const ir::Kernel& k) {
+int count_contractions(const kernel::Kernel& k) {
   int n = 0;
   for (const KernelExpr& e : k.exprs) n += e.kind == KernelExpr::Kind::kReduce && e.contraction;
   return n;
 }
 
 // A load's element for the given iteration variables.
-std::vector<int64_t> element(const ir::Kernel& k, const KernelExpr& load, const std::vector<int64_t>& vars) {
+std::vector<int64_t> element(const kernel::Kernel& k, const KernelExpr& load, const std::vector<int64_t>& vars) {
   std::vector<int64_t> index;
-  for (ir::IndexRef r : load.index) index.push_back(k.indices.eval(r, vars));
+  for (kernel::IndexRef r : load.index) index.push_back(k.indices.eval(r, vars));
   return index;
 }
 
@@ -90,15 +90,15 @@ struct Fused {
 TEST(FusionExamples, LuminalFusionIsOneKernelWithTheConstantAsAnImmediate) {
   Fused f("luminal_fusion");
   EXPECT_EQ(f.result.kernels_after, 1u);
-  for (const ir::Buffer& b : f.result.after.buffers)
-    EXPECT_TRUE(b.kind == ir::BufferKind::kInput || b.kind == ir::BufferKind::kOutput) << b.name;
+  for (const kernel::Buffer& b : f.result.after.buffers)
+    EXPECT_TRUE(b.kind == kernel::BufferKind::kInput || b.kind == kernel::BufferKind::kOutput) << b.name;
   EXPECT_EQ(check_program(f.graph, f.result.after, 1), "");
 }
 
 TEST(FusionExamples, LuminalSubexprIsOneKernelComputingExpOnce) {
   Fused f("luminal_subexpr");
   ASSERT_EQ(f.result.kernels_after, 1u);
-  EXPECT_EQ(count_ops(f.result.after, ir::Op::Exp), 1) << ir::print_program(f.result.after);
+  EXPECT_EQ(count_ops(f.result.after, ir::Op::Exp), 1) << kernel::print_program(f.result.after);
   EXPECT_EQ(count_ops(f.result.after, ir::Op::Sin), 1);
   EXPECT_EQ(check_program(f.graph, f.result.after, 2), "");
 }
@@ -106,7 +106,7 @@ TEST(FusionExamples, LuminalSubexprIsOneKernelComputingExpOnce) {
 TEST(FusionExamples, RatchetPermuteIsOneKernelWithThePermuteAsTheLoadsIndexMap) {
   Fused f("ratchet_permute");
   ASSERT_EQ(f.result.kernels_after, 1u);
-  const ir::Kernel& k = f.result.after.kernels[0];
+  const kernel::Kernel& k = f.result.after.kernels[0];
   int loads = 0;
   for (const KernelExpr& e : k.exprs) {
     if (e.kind != KernelExpr::Kind::kLoad) continue;
@@ -124,7 +124,7 @@ TEST(FusionExamples, LuminalSlicePadReadsThePadValueOutsideTheSlice) {
   EXPECT_EQ(check_program(f.graph, f.result.after, 4), "");
   // x = 0 everywhere: a leaked cos(x[1]) or cos(0) would be 1 in the padded element.
   const ir::HostTensor x = ir::HostTensor::from_values({ir::DType::F32, {8}}, {0.5, 0, 0, 0, 0, 0, 0, 0});
-  const ir::HostTensor y = ir::run_kernels(f.result.after, {x})[0];
+  const ir::HostTensor y = kernel::run_kernels(f.result.after, {x})[0];
   EXPECT_EQ(y.get(0), ir::interpret(f.graph, {x})[0].get(0));
   EXPECT_NEAR(y.get(0), std::cos(0.5), 1e-7);
   EXPECT_EQ(y.get(1), 0.0);
@@ -136,8 +136,8 @@ TEST(FusionExamples, LuminalSlicePadReadsThePadValueOutsideTheSlice) {
 TEST(FusionExamples, MigraphxSiluSlicesIsOneKernelWithOneSigmoidPerElementOfH) {
   Fused f("migraphx_silu_slices");
   ASSERT_EQ(f.result.kernels_after, 1u);
-  const ir::KernelProgram& p = f.result.after;
-  const ir::Kernel& k = p.kernels[0];
+  const kernel::KernelProgram& p = f.result.after;
+  const kernel::Kernel& k = p.kernels[0];
   const int h = buffer_named(p, "h");
   ASSERT_GE(h, 0);
   std::multiset<std::vector<int64_t>> read;
@@ -167,14 +167,14 @@ TEST(FusionExamples, MigraphxSiluSlicesIsOneKernelWithOneSigmoidPerElementOfH) {
 TEST(FusionExamples, MigraphxTowersBatchTheirGemms) {
   Fused f("migraphx_mlp_towers");
   int gemm_kernels = 0, gemms = 0, six_gemm_kernels = 0, batched_layer_1 = 0, batched_with_silu = 0;
-  for (const ir::Kernel& k : f.result.after.kernels) {
+  for (const kernel::Kernel& k : f.result.after.kernels) {
     gemm_kernels += count_contractions(k) > 0;
     gemms += count_contractions(k);
     six_gemm_kernels += count_contractions(k) == 6;
     // A kernel holds one gemm or one layer's six (same M×N×K space).
-    EXPECT_TRUE(count_contractions(k) <= 1 || count_contractions(k) == 6) << ir::print_program(f.result.after);
+    EXPECT_TRUE(count_contractions(k) <= 1 || count_contractions(k) == 6) << kernel::print_program(f.result.after);
     if (count_contractions(k) == 1 && k.space == ir::Shape{6, 32, 64}) {
-      const ir::BranchPlan versions = ir::plan_branches(k);
+      const kernel::BranchPlan versions = kernel::plan_branches(k);
       int sigmoids = 0;
       for (size_t i = 0; i < k.exprs.size(); ++i)
         sigmoids += k.exprs[i].kind == KernelExpr::Kind::kElementwise && k.exprs[i].op == ir::Op::Sigmoid;
@@ -184,7 +184,7 @@ TEST(FusionExamples, MigraphxTowersBatchTheirGemms) {
       }
       ++batched_with_silu;
       EXPECT_EQ(versions.leaves.size(), 6u) << k.name;
-      for (const ir::BranchPlan::Leaf& leaf : versions.leaves) {
+      for (const kernel::BranchPlan::Leaf& leaf : versions.leaves) {
         int live_sigmoids = 0;
         for (size_t i = 0; i < k.exprs.size(); ++i)
           live_sigmoids +=
@@ -197,11 +197,11 @@ TEST(FusionExamples, MigraphxTowersBatchTheirGemms) {
               static_cast<int>(f.result.kernels_after), gemm_kernels, gemms,
               six_gemm_kernels ? "six-gemm group" : "batched", batched_with_silu);
   // Every gemm kernel is one batched gemm or a layer's six gemms.
-  EXPECT_EQ(batched_layer_1 + batched_with_silu + six_gemm_kernels, gemm_kernels) << ir::print_program(f.result.after);
+  EXPECT_EQ(batched_layer_1 + batched_with_silu + six_gemm_kernels, gemm_kernels) << kernel::print_program(f.result.after);
   EXPECT_EQ(gemms, batched_layer_1 + batched_with_silu + 6 * six_gemm_kernels);
   EXPECT_EQ(gemm_kernels, 4);
   // The last layer's six outputs are stored by its gemm kernel: no fifth kernel.
-  EXPECT_EQ(f.result.kernels_after, 4u) << ir::print_program(f.result.after);
+  EXPECT_EQ(f.result.kernels_after, 4u) << kernel::print_program(f.result.after);
   EXPECT_LT(f.result.predicted_us_after, f.result.predicted_us_before);
   EXPECT_EQ(check_program(f.graph, f.result.after, 6), "");
 }
@@ -214,9 +214,9 @@ TEST(FusionExamples, MigraphxTowersBatchTheirGemms) {
 // without the rank-3 batching rules layer 2 took four kernels (5 in all).
 TEST(FusionExamples, RankThreeTowersBatchBothLayers) {
   Fused f(test_graph("towers_3d_4x2"));
-  const ir::KernelProgram& p = f.result.after;
+  const kernel::KernelProgram& p = f.result.after;
   int gemm_kernels = 0, batched = 0, groups = 0;
-  for (const ir::Kernel& k : p.kernels) {
+  for (const kernel::Kernel& k : p.kernels) {
     const int gemms = count_contractions(k);
     gemm_kernels += gemms > 0;
     // one gemm over the towers stacked on the batch axis, or (layer 1, which
@@ -226,9 +226,9 @@ TEST(FusionExamples, RankThreeTowersBatchBothLayers) {
   }
   std::printf("[ towers3d ] %zu kernels (unfused %zu), %d batched gemms, %d four-gemm groups\n",
               f.result.kernels_after, f.result.kernels_before, batched, groups);
-  EXPECT_LE(f.result.kernels_after, 3u) << ir::print_program(p);
-  EXPECT_EQ(gemm_kernels, 2) << ir::print_program(p);
-  EXPECT_EQ(batched + groups, 2) << "one kernel per layer's four gemms\n" << ir::print_program(p);
+  EXPECT_LE(f.result.kernels_after, 3u) << kernel::print_program(p);
+  EXPECT_EQ(gemm_kernels, 2) << kernel::print_program(p);
+  EXPECT_EQ(batched + groups, 2) << "one kernel per layer's four gemms\n" << kernel::print_program(p);
   EXPECT_EQ(check_program(f.graph, p, 12), "");
 }
 
@@ -237,13 +237,13 @@ TEST(FusionExamples, RankThreeTowersBatchBothLayers) {
 // member lemma).
 TEST(FusionExamples, TenTowersBatchEveryLayer) {
   Fused f(test_graph("towers_10x4"));
-  const ir::KernelProgram& p = f.result.after;
+  const kernel::KernelProgram& p = f.result.after;
   int gemm_kernels = 0;
-  for (const ir::Kernel& k : p.kernels) gemm_kernels += count_contractions(k) > 0;
+  for (const kernel::Kernel& k : p.kernels) gemm_kernels += count_contractions(k) > 0;
   std::printf("[ towers10 ] %zu kernels (unfused %zu), %d with gemms\n", f.result.kernels_after,
               f.result.kernels_before, gemm_kernels);
-  EXPECT_LE(f.result.kernels_after, 5u) << ir::print_program(p);
-  EXPECT_EQ(gemm_kernels, 4) << ir::print_program(p);
+  EXPECT_LE(f.result.kernels_after, 5u) << kernel::print_program(p);
+  EXPECT_EQ(gemm_kernels, 4) << kernel::print_program(p);
   EXPECT_EQ(check_program(f.graph, p, 13), "");
 }
 
@@ -251,11 +251,11 @@ TEST(FusionExamples, TenTowersBatchEveryLayer) {
 // A × B[:, :2048] and A × B[:, 2048:], bias, sigmoid and mul in the epilogue.
 TEST(FusionExamples, MlirDotSliceIsOneDualGemmKernel) {
   Fused f("mlir_dot_slice");
-  const ir::KernelProgram& p = f.result.after;
-  for (const ir::Buffer& b : p.buffers)
-    EXPECT_TRUE(b.kind == ir::BufferKind::kInput || b.kind == ir::BufferKind::kOutput) << b.name;
+  const kernel::KernelProgram& p = f.result.after;
+  for (const kernel::Buffer& b : p.buffers)
+    EXPECT_TRUE(b.kind == kernel::BufferKind::kInput || b.kind == kernel::BufferKind::kOutput) << b.name;
   ASSERT_EQ(p.kernels.size(), 1u);
-  const ir::Kernel& k = p.kernels[0];
+  const kernel::Kernel& k = p.kernels[0];
   EXPECT_EQ(k.space, (ir::Shape{64, 2048}));
   EXPECT_EQ(k.reduction, (ir::Shape{1024}));
   const int b = buffer_named(p, "b");
@@ -282,11 +282,11 @@ TEST(FusionExamples, MlirDotSliceIsOneDualGemmKernel) {
 // halves; the [2,64,256] product is never stored.
 TEST(FusionExamples, RankThreeDotSliceIsOneDualGemmKernel) {
   Fused f(test_graph("dot_slice_3d"));
-  const ir::KernelProgram& p = f.result.after;
-  for (const ir::Buffer& b : p.buffers)
-    EXPECT_TRUE(b.kind == ir::BufferKind::kInput || b.kind == ir::BufferKind::kOutput) << b.name;
-  ASSERT_EQ(p.kernels.size(), 1u) << ir::print_program(p);
-  const ir::Kernel& k = p.kernels[0];
+  const kernel::KernelProgram& p = f.result.after;
+  for (const kernel::Buffer& b : p.buffers)
+    EXPECT_TRUE(b.kind == kernel::BufferKind::kInput || b.kind == kernel::BufferKind::kOutput) << b.name;
+  ASSERT_EQ(p.kernels.size(), 1u) << kernel::print_program(p);
+  const kernel::Kernel& k = p.kernels[0];
   EXPECT_EQ(k.space, (ir::Shape{2, 64, 128}));
   EXPECT_EQ(count_contractions(k), 2);
   const int w = buffer_named(p, "w");
@@ -309,12 +309,12 @@ TEST(FusionExamples, RankThreeDotSliceIsOneDualGemmKernel) {
 TEST(FusionExamples, DotSliceChunkedByViewIsOneDualGemmKernel) {
   const ir::Graph g = ir::parse_graph_file(std::string(SMELT_SOURCE_DIR) + "/tests/fusion/graphs/dot_chunk_by_view.sg");
   const smelt::FusionResult f = smelt::fuse(g, seed_options());
-  const ir::KernelProgram& p = f.after;
-  for (const ir::Buffer& b : p.buffers)
-    EXPECT_TRUE(b.kind == ir::BufferKind::kInput || b.kind == ir::BufferKind::kOutput) << b.name;
+  const kernel::KernelProgram& p = f.after;
+  for (const kernel::Buffer& b : p.buffers)
+    EXPECT_TRUE(b.kind == kernel::BufferKind::kInput || b.kind == kernel::BufferKind::kOutput) << b.name;
   ASSERT_EQ(p.kernels.size(), 1u);
   int contractions = 0;
-  for (const ir::Kernel& k : p.kernels) contractions += count_contractions(k);
+  for (const kernel::Kernel& k : p.kernels) contractions += count_contractions(k);
   EXPECT_EQ(contractions, 2) << "one gemm per half of B";
   EXPECT_EQ(check_program(g, p, 9), "");
 }
@@ -332,7 +332,7 @@ TEST(FusionExamples, NvfuserRopeBwdNeverStoresTheFull) {
     factory_only[v] = only;
     EXPECT_FALSE(factory_only[v] && f.result.materialized[v]) << "value " << v << " (" << ir::op_name(n.op) << ")";
   }
-  for (const ir::Buffer& b : f.result.after.buffers) EXPECT_NE(b.kind, ir::BufferKind::kConstant) << b.name;
+  for (const kernel::Buffer& b : f.result.after.buffers) EXPECT_NE(b.kind, kernel::BufferKind::kConstant) << b.name;
   std::printf("[ nvfuser  ] %zu kernels (unfused %zu), %.1f us (unfused %.1f us)\n", f.result.kernels_after,
               f.result.kernels_before, f.result.predicted_us_after, f.result.predicted_us_before);
   EXPECT_EQ(check_program(f.graph, f.result.after, 8), "");
@@ -353,7 +353,7 @@ c = sin(b)
 output b, c
 )");
   const smelt::FusionResult seed = smelt::fuse(exp_sin, seed_options());
-  EXPECT_EQ(seed.kernels_after, 1u) << ir::print_program(seed.after);
+  EXPECT_EQ(seed.kernels_after, 1u) << kernel::print_program(seed.after);
   EXPECT_EQ(count_ops(seed.after, ir::Op::Exp), 1);
   EXPECT_EQ(check_program(exp_sin, seed.after, 21), "");
 
@@ -365,7 +365,7 @@ c = add(b2, a)
 output b, c
 )");
   const smelt::FusionResult measured = smelt::fuse(exp_affine);
-  EXPECT_EQ(measured.kernels_after, 1u) << ir::print_program(measured.after);
+  EXPECT_EQ(measured.kernels_after, 1u) << kernel::print_program(measured.after);
   EXPECT_EQ(check_program(exp_affine, measured.after, 22), "");
 }
 

@@ -7,10 +7,10 @@
 #include <cstdio>
 
 #include "cost/predict.h"
-#include "extract/fusion.h"
-#include "extract/fusion_exact.h"
+#include "fusion/fusion_search.h"
+#include "fusion/exact_search.h"
 #include "ir/builder.h"
-#include "ir/lower_to_kernels.h"
+#include "fusion/kernelize.h"
 #include "rules/rule_library.h"
 #include "rules/saturate.h"
 #include "rules/tensor_analysis.h"
@@ -19,8 +19,8 @@
 namespace smelt::fusion_testing {
 namespace {
 
-using smelt::extract::FusionEvaluator;
-using smelt::extract::FusionExtraction;
+using smelt::fusion::FusionEvaluator;
+using smelt::fusion::FusionExtraction;
 namespace egraph = smelt::egraph;
 
 const std::vector<rules::CompiledRule>& default_compiled() {
@@ -37,7 +37,7 @@ struct Saturated {
 };
 
 double unfused_us(const ir::Graph& g) {
-  const ir::Lowering unfused = ir::lower_graph(g, ir::materialize_everything(g), ir::LoweringOptions::unmerged());
+  const fusion::Kernelization unfused = fusion::kernelize(g, fusion::materialize_everything(g), fusion::KernelizeOptions::unmerged());
   return cost::predict_program_us(unfused.program, cost::default_host_profile());
 }
 
@@ -47,13 +47,13 @@ struct Extracted {
 
 // The best starting term (maximal fusion, no local search) and the heuristic.
 Extracted run_heuristic(FusionEvaluator& evaluator, const Saturated& s) {
-  smelt::extract::FusionOptions options;
-  options.original = smelt::extract::original_choice(s.sat.egraph, s.graph, s.sat.classes);
+  smelt::fusion::FusionOptions options;
+  options.original = smelt::fusion::original_choice(s.sat.egraph, s.graph, s.sat.classes);
   options.local_search = false;
   Extracted x;
-  x.start = smelt::extract::extract_fusion(evaluator, options);
+  x.start = smelt::fusion::extract_fusion(evaluator, options);
   options.local_search = true;
-  x.heuristic = smelt::extract::extract_fusion(evaluator, options);
+  x.heuristic = smelt::fusion::extract_fusion(evaluator, options);
   return x;
 }
 
@@ -121,7 +121,7 @@ TEST(FusionExtract, HeuristicAgainstTheExhaustiveSearchOnSmallEGraphs) {
     Saturated s(std::move(g));
     FusionEvaluator evaluator(s.sat.egraph, s.sat.classes.outputs, cost::default_host_profile());
     const Extracted x = run_heuristic(evaluator, s);
-    const FusionExtraction exact = smelt::extract::extract_fusion_exact(evaluator, {.time_limit_s = 20});
+    const FusionExtraction exact = smelt::fusion::extract_fusion_exact(evaluator, {.time_limit_s = 20});
     ASSERT_TRUE(exact.finished) << "the exhaustive search did not finish in time";
     const double gap = x.heuristic.cost.predicted_us / exact.cost.predicted_us - 1;
     worst_gap = std::max(worst_gap, gap);
@@ -155,11 +155,11 @@ TEST(FusionExtract, LocalSearchImprovesOnMaximalFusion) {
 TEST(FusionExtract, ExactSearchReportsWhenItRunsOutOfTime) {
   Saturated s(example("nvfuser_rope_bwd"));
   FusionEvaluator evaluator(s.sat.egraph, s.sat.classes.outputs, cost::default_host_profile());
-  const FusionExtraction exact = smelt::extract::extract_fusion_exact(evaluator, {.time_limit_s = 0.3});
+  const FusionExtraction exact = smelt::fusion::extract_fusion_exact(evaluator, {.time_limit_s = 0.3});
   EXPECT_FALSE(exact.finished);
   EXPECT_LE(exact.cost.predicted_us, unfused_us(s.graph));
   EXPECT_EQ(check_program(s.graph, exact.cost.lowering.program, 23), "");
-  EXPECT_THROW(smelt::extract::extract_fusion_exact(evaluator, {.time_limit_s = 1, .max_classes = 10}),
+  EXPECT_THROW(smelt::fusion::extract_fusion_exact(evaluator, {.time_limit_s = 1, .max_classes = 10}),
                std::invalid_argument);
 }
 
@@ -172,7 +172,7 @@ TEST(FusionExtract, NodeWorkChargesComputeNotViews) {
   for (egraph::Id cls : graph.classes())
     for (egraph::Id node : graph.class_nodes(cls)) {
       const ir::Op op = lang.record(graph.node(node).payload).op;
-      const double ns = smelt::extract::node_work_ns(graph, node, cost::default_host_profile());
+      const double ns = smelt::fusion::node_work_ns(graph, node, cost::default_host_profile());
       EXPECT_GT(ns, 0);
       if (op == ir::Op::Matmul) matmul_ns = std::max(matmul_ns, ns);
       if (op == ir::Op::Slice) view_ns = std::min(view_ns, ns);

@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "ir/interpreter.h"
-#include "ir/kernel_interpreter.h"
+#include "kernel/kernel_interpreter.h"
 #include "ir/text_format.h"
 
 namespace smelt::fusion_testing {
@@ -83,16 +83,16 @@ std::string compare_values(const std::vector<ir::HostTensor>& want, const std::v
   return ir::compare_outputs(want, got);
 }
 
-std::string check_program(const ir::Graph& g, const ir::KernelProgram& program, uint64_t seed) {
+std::string check_program(const ir::Graph& g, const kernel::KernelProgram& program, uint64_t seed) {
   const std::vector<ir::HostTensor> inputs = random_inputs(g, seed);
-  return compare_values(ir::interpret(g, inputs), ir::run_kernels(program, inputs));
+  return compare_values(ir::interpret(g, inputs), kernel::run_kernels(program, inputs));
 }
 
-int count_ops(const ir::KernelProgram& program, ir::Op op) {
+int count_ops(const kernel::KernelProgram& program, ir::Op op) {
   int count = 0;
-  for (const ir::Kernel& k : program.kernels)
-    for (const ir::KernelExpr& e : k.exprs)
-      count += e.kind == ir::KernelExpr::Kind::kElementwise && e.op == op;
+  for (const kernel::Kernel& k : program.kernels)
+    for (const kernel::KernelExpr& e : k.exprs)
+      count += e.kind == kernel::KernelExpr::Kind::kElementwise && e.op == op;
   return count;
 }
 

@@ -7,7 +7,7 @@
 
 #include "ir/graph.h"
 #include "ir/host_tensor.h"
-#include "ir/kernel.h"
+#include "kernel/kernel.h"
 
 namespace smelt::fusion_testing {
 
@@ -36,9 +36,9 @@ std::vector<ir::HostTensor> random_inputs(const ir::Graph& g, uint64_t seed);
 std::string compare_values(const std::vector<ir::HostTensor>& want, const std::vector<ir::HostTensor>& got);
 
 // Runs the program on `inputs` and compares with the reference interpreter.
-std::string check_program(const ir::Graph& g, const ir::KernelProgram& program, uint64_t seed);
+std::string check_program(const ir::Graph& g, const kernel::KernelProgram& program, uint64_t seed);
 
 // Kernels, nodes of op `op` in all kernels.
-int count_ops(const ir::KernelProgram& program, ir::Op op);
+int count_ops(const kernel::KernelProgram& program, ir::Op op);
 
 }  // namespace smelt::fusion_testing

@@ -1,4 +1,4 @@
-// Incremental costing (smelt::ir::IncrementalLowering, FusionEvaluator::price) gives
+// Incremental costing (smelt::fusion::IncrementalKernelization, FusionEvaluator::price) gives
 // exactly what lowering the whole program and predicting every kernel gives:
 // the same predicted time, bit for bit, and the same legal materialization,
 // on random walks of local-search moves (one class re-chosen, one value's
@@ -8,8 +8,8 @@
 #include <random>
 
 #include "cost/predict.h"
-#include "extract/fusion.h"
-#include "ir/lower_to_kernels.h"
+#include "fusion/fusion_search.h"
+#include "fusion/kernelize.h"
 #include "rules/rule_library.h"
 #include "rules/saturate.h"
 #include "rules/term_choice.h"
@@ -19,9 +19,9 @@
 namespace smelt::fusion_testing {
 namespace {
 
-using smelt::extract::FusionCandidate;
-using smelt::extract::FusionEvaluator;
-using smelt::extract::FusionTerm;
+using smelt::fusion::FusionCandidate;
+using smelt::fusion::FusionEvaluator;
+using smelt::fusion::FusionTerm;
 namespace egraph = smelt::egraph;
 
 const std::vector<rules::CompiledRule>& default_compiled() {
@@ -57,8 +57,8 @@ size_t random_walk(const ir::Graph& g, uint64_t seed, int moves) {
     std::optional<FusionTerm> trial_term = evaluator.read(trial.choice);
     if (!trial_term) continue;  // a cycle
     const std::vector<bool> flags = evaluator.value_flags(*trial_term, trial.materialized);
-    const smelt::extract::FusionPrice incremental = evaluator.price(*trial_term, flags);
-    const smelt::extract::FusionCost full = evaluator.cost(*trial_term, flags);
+    const smelt::fusion::FusionPrice incremental = evaluator.price(*trial_term, flags);
+    const smelt::fusion::FusionCost full = evaluator.cost(*trial_term, flags);
     EXPECT_EQ(incremental.predicted_us, full.predicted_us) << "move " << move;
     EXPECT_EQ(incremental.materialized, full.lowering.materialized) << "move " << move;
     ++compared;
@@ -96,14 +96,14 @@ TEST(IncrementalCost, TheHeuristicSearchWithTheCheckOn) {
     SCOPED_TRACE(name);
     const ir::Graph g = example(name);
     const rules::Saturation sat = rules::saturate(g, std::span<const rules::CompiledRule>(default_compiled()));
-    smelt::extract::FusionOptions options;
-    options.original = smelt::extract::original_choice(sat.egraph, g, sat.classes);
+    smelt::fusion::FusionOptions options;
+    options.original = smelt::fusion::original_choice(sat.egraph, g, sat.classes);
     options.time_limit_s = 60;
     FusionEvaluator checked(sat.egraph, sat.classes.outputs, cost::default_host_profile());
     checked.check_incremental(true);
-    const smelt::extract::FusionExtraction a = smelt::extract::extract_fusion(checked, options);
+    const smelt::fusion::FusionExtraction a = smelt::fusion::extract_fusion(checked, options);
     FusionEvaluator plain(sat.egraph, sat.classes.outputs, cost::default_host_profile());
-    const smelt::extract::FusionExtraction b = smelt::extract::extract_fusion(plain, options);
+    const smelt::fusion::FusionExtraction b = smelt::fusion::extract_fusion(plain, options);
     EXPECT_TRUE(a.finished);
     EXPECT_EQ(a.cost.predicted_us, b.cost.predicted_us);
     EXPECT_EQ(a.candidate.choice, b.candidate.choice);
@@ -115,22 +115,22 @@ TEST(IncrementalCost, TheHeuristicSearchWithTheCheckOn) {
 // (horizontal and producer-into-reader, priced); kernels are reused across calls.
 TEST(IncrementalCost, IncrementalLoweringEqualsLowerGraph) {
   const cost::DeviceProfile& profile = cost::default_host_profile();
-  auto price = [&](const ir::KernelProgram& p, const ir::Kernel& k) { return cost::predict(p, k, profile).total_us; };
+  auto price = [&](const kernel::KernelProgram& p, const kernel::Kernel& k) { return cost::predict(p, k, profile).total_us; };
   for (const std::string& name : example_names()) {
     SCOPED_TRACE(name);
     const ir::Graph g = example(name);
     std::vector<uint64_t> keys(g.size());
     for (size_t v = 0; v < keys.size(); ++v) keys[v] = v;
     for (bool merge : {true, false}) {
-      ir::LoweringOptions options = merge ? ir::LoweringOptions{} : ir::LoweringOptions::unmerged();
+      fusion::KernelizeOptions options = merge ? fusion::KernelizeOptions{} : fusion::KernelizeOptions::unmerged();
       options.price = price;
-      ir::IncrementalLowering incremental(price, options);
+      fusion::IncrementalKernelization incremental(price, options);
       std::mt19937_64 rng(11);
-      std::vector<bool> mat = ir::materialize_outputs(g);
+      std::vector<bool> mat = fusion::materialize_outputs(g);
       for (int move = 0; move < 60; ++move) {
         mat[rng() % g.size()].flip();
-        const ir::IncrementalLowering::Priced p = incremental.price(g, keys, mat);
-        const ir::Lowering full = ir::lower_graph(g, mat, options);
+        const fusion::IncrementalKernelization::Priced p = incremental.price(g, keys, mat);
+        const fusion::Kernelization full = fusion::kernelize(g, mat, options);
         ASSERT_EQ(p.kernel_prices.size(), full.program.kernels.size()) << "move " << move;
         for (size_t k = 0; k < p.kernel_prices.size(); ++k)
           EXPECT_EQ(p.kernel_prices[k], price(full.program, full.program.kernels[k])) << "move " << move;

@@ -1,4 +1,4 @@
-// smelt::ir::lower_graph: a graph and a materialization become kernels whose
+// smelt::fusion::kernelize: a graph and a materialization become kernels whose
 // interpreter output equals the reference interpreter's, with views as index
 // maps, masks that keep pads and concats exact, anchors only where legal and
 // common subexpressions emitted once.
@@ -10,9 +10,9 @@
 
 #include "ir/builder.h"
 #include "ir/interpreter.h"
-#include "ir/kernel_builder.h"
-#include "ir/kernel_interpreter.h"
-#include "ir/lower_to_kernels.h"
+#include "kernel/kernel_builder.h"
+#include "kernel/kernel_interpreter.h"
+#include "fusion/kernelize.h"
 #include "ir/text_format.h"
 #include "tests/fusion/fusion_test_util.h"
 
@@ -20,23 +20,23 @@ namespace smelt::fusion_testing {
 namespace {
 
 using ir::DType;
-using ir::KernelExpr;
+using kernel::KernelExpr;
 
-int count_reduces(const ir::Kernel& k, bool contraction) {
+int count_reduces(const kernel::Kernel& k, bool contraction) {
   int n = 0;
   for (const KernelExpr& e : k.exprs) n += e.kind == KernelExpr::Kind::kReduce && e.contraction == contraction;
   return n;
 }
 
-int count_kind(const ir::Kernel& k, KernelExpr::Kind kind) {
+int count_kind(const kernel::Kernel& k, KernelExpr::Kind kind) {
   int n = 0;
   for (const KernelExpr& e : k.exprs) n += e.kind == kind;
   return n;
 }
 
-size_t count_intermediates(const ir::KernelProgram& p) {
+size_t count_intermediates(const kernel::KernelProgram& p) {
   size_t n = 0;
-  for (const ir::Buffer& b : p.buffers) n += b.kind == ir::BufferKind::kIntermediate;
+  for (const kernel::Buffer& b : p.buffers) n += b.kind == kernel::BufferKind::kIntermediate;
   return n;
 }
 
@@ -51,11 +51,11 @@ TEST(LowerToKernels, EveryExampleUnfusedAndFusedMatchesTheReference) {
     size_t values = 0;
     for (const ir::Node& n : g.nodes()) values += n.op != ir::Op::Input;
 
-    const ir::Lowering unfused = ir::lower_graph(g, ir::materialize_everything(g), ir::LoweringOptions::unmerged());
+    const fusion::Kernelization unfused = fusion::kernelize(g, fusion::materialize_everything(g), fusion::KernelizeOptions::unmerged());
     EXPECT_EQ(unfused.program.kernels.size(), values) << "one kernel per op";
     EXPECT_EQ(check_program(g, unfused.program, 1), "");
 
-    const ir::Lowering fused = ir::lower_graph(g, ir::materialize_outputs(g));
+    const fusion::Kernelization fused = fusion::kernelize(g, fusion::materialize_outputs(g));
     EXPECT_EQ(check_program(g, fused.program, 2), "");
     EXPECT_LT(fused.program.kernels.size(), unfused.program.kernels.size());
     std::printf("[ lower    ] %-22s %s %3zu kernels unfused, %2zu fused, %.2f s\n", name.c_str(),
@@ -70,16 +70,16 @@ TEST(LowerToKernels, PadOfAComputedValueIsAWhereOverItsMask) {
   ir::Graph g;
   auto x = ir::input(g, "x", DType::F32, {8});
   g.add_output(ir::pad(ir::cos(ir::slice_axis(x, 0, 0, 1)), {0}, {1}, 0));
-  const ir::KernelProgram p = ir::lower_to_kernels(g, ir::materialize_outputs(g));
+  const kernel::KernelProgram p = fusion::kernelize_program(g, fusion::materialize_outputs(g));
   ASSERT_EQ(p.kernels.size(), 1u);
-  const ir::Kernel& k = p.kernels[0];
+  const kernel::Kernel& k = p.kernels[0];
   EXPECT_EQ(count_ops(p, ir::Op::Where), 1);
   for (const KernelExpr& e : k.exprs)
     if (e.kind == KernelExpr::Kind::kLoad) {
-      EXPECT_NE(e.valid, ir::kNoIndex) << "the load is guarded by the mask";
+      EXPECT_NE(e.valid, kernel::kNoIndex) << "the load is guarded by the mask";
     }
   const ir::HostTensor zeros = ir::HostTensor::zeros({DType::F32, {8}});
-  const ir::HostTensor y = ir::run_kernels(p, {zeros})[0];
+  const ir::HostTensor y = kernel::run_kernels(p, {zeros})[0];
   EXPECT_EQ(y.get(0), 1.0);  // cos(x[0]) = cos(0)
   EXPECT_EQ(y.get(1), 0.0);  // the pad value
   EXPECT_EQ(check_program(g, p, 3), "");
@@ -89,9 +89,9 @@ TEST(LowerToKernels, AnEmptyConstantLowersWithoutReadingItsLiteral) {
   // Found by the ONNX conformance run (ConstantOfShape with a zero extent): it crashed.
   const ir::Graph g = ir::parse_graph(
       "graph empty\nx = input() : f32[0]\nc = constant(value=[]) : f32[0]\ny = add(x, c)\noutput y\n");
-  for (const ir::KernelProgram& p : {ir::lower_to_kernels(g, ir::materialize_outputs(g)),
-                                     ir::lower_to_kernels(g, ir::materialize_everything(g))}) {
-    EXPECT_EQ(ir::run_kernels(p, {ir::HostTensor::zeros({DType::F32, {0}})})[0].numel(), 0);
+  for (const kernel::KernelProgram& p : {fusion::kernelize_program(g, fusion::materialize_outputs(g)),
+                                     fusion::kernelize_program(g, fusion::materialize_everything(g))}) {
+    EXPECT_EQ(kernel::run_kernels(p, {ir::HostTensor::zeros({DType::F32, {0}})})[0].numel(), 0);
     EXPECT_EQ(check_program(g, p, 1), "");
   }
 }
@@ -100,7 +100,7 @@ TEST(LowerToKernels, PadOfABufferIsAMaskedLoad) {
   ir::Graph g;
   auto x = ir::input(g, "x", DType::F32, {3, 4});
   g.add_output(ir::exp(ir::pad(ir::permute(x, {1, 0}), {1, 0}, {2, 1}, 3.5)));
-  const ir::KernelProgram p = ir::lower_to_kernels(g, ir::materialize_outputs(g));
+  const kernel::KernelProgram p = fusion::kernelize_program(g, fusion::materialize_outputs(g));
   ASSERT_EQ(p.kernels.size(), 1u);
   EXPECT_EQ(count_ops(p, ir::Op::Where), 0);
   ASSERT_EQ(count_kind(p.kernels[0], KernelExpr::Kind::kLoad), 1);
@@ -117,12 +117,12 @@ TEST(LowerToKernels, ConcatSelectsItsOperandByPositionWithEveryBranchMasked) {
   auto b = ir::input(g, "b", DType::F32, {2, 2});
   auto c = ir::input(g, "c", DType::F32, {2, 1});
   g.add_output(ir::concat({ir::exp(a), b, ir::neg(c)}, 1));
-  const ir::KernelProgram p = ir::lower_to_kernels(g, ir::materialize_outputs(g));
+  const kernel::KernelProgram p = fusion::kernelize_program(g, fusion::materialize_outputs(g));
   ASSERT_EQ(p.kernels.size(), 1u);
   EXPECT_EQ(count_ops(p, ir::Op::Where), 2);
   for (const KernelExpr& e : p.kernels[0].exprs)
     if (e.kind == KernelExpr::Kind::kLoad) {
-      EXPECT_NE(e.valid, ir::kNoIndex);
+      EXPECT_NE(e.valid, kernel::kNoIndex);
     }
   EXPECT_EQ(check_program(g, p, 5), "");
 }
@@ -138,7 +138,7 @@ TEST(LowerToKernels, ViewChainsComposeIntoIndexMaps) {
   auto counter = ir::cast(ir::iota(g, {4, 3}, 1, DType::I32), DType::F32);
   g.add_output(ir::add(reversed, counter));
   g.add_output(ir::mul(v, row));
-  const ir::Lowering fused = ir::lower_graph(g, ir::materialize_outputs(g));
+  const fusion::Kernelization fused = fusion::kernelize(g, fusion::materialize_outputs(g));
   EXPECT_EQ(fused.program.kernels.size(), 2u);
   EXPECT_EQ(count_intermediates(fused.program), 0u);
   EXPECT_EQ(check_program(g, fused.program, 6), "");
@@ -152,30 +152,30 @@ TEST(LowerToKernels, ConstantsAreImmediatesOrConstantBuffers) {
   auto scale = ir::broadcast(ir::constant(g, 2.5), {2, 3});
   auto table = ir::constant(g, {1, 2, 3}, DType::F32, {3});
   g.add_output(ir::mul(ir::add(x, ir::broadcast(table, {2, 3})), scale));
-  const ir::KernelProgram p = ir::lower_to_kernels(g, ir::materialize_outputs(g));
+  const kernel::KernelProgram p = fusion::kernelize_program(g, fusion::materialize_outputs(g));
   ASSERT_EQ(p.kernels.size(), 1u);
   int constants = 0;
-  for (const ir::Buffer& b : p.buffers) constants += b.kind == ir::BufferKind::kConstant;
+  for (const kernel::Buffer& b : p.buffers) constants += b.kind == kernel::BufferKind::kConstant;
   EXPECT_EQ(constants, 1);
   EXPECT_EQ(count_kind(p.kernels[0], KernelExpr::Kind::kConstant), 1);
-  EXPECT_NE(ir::print_program(p).find("(constant) = 1.000000 2.000000 3.000000"), std::string::npos);
+  EXPECT_NE(kernel::print_program(p).find("(constant) = 1.000000 2.000000 3.000000"), std::string::npos);
   EXPECT_EQ(check_program(g, p, 7), "");
 }
 
 TEST(LowerToKernels, AConstantBufferIsReadOnlyAndHoldsEveryElement) {
-  ir::KernelProgram p;
-  const int table = ir::add_constant_buffer(p, "table", {DType::F32, {3}}, {1, 2, 3});
-  const int y = ir::add_buffer(p, "y", {DType::F32, {3}}, ir::BufferKind::kOutput, 0);
+  kernel::KernelProgram p;
+  const int table = kernel::add_constant_buffer(p, "table", {DType::F32, {3}}, {1, 2, 3});
+  const int y = kernel::add_buffer(p, "y", {DType::F32, {3}}, kernel::BufferKind::kOutput, 0);
   p.kernels.push_back({"copy", {3}, {}, {}, {}, {}});
-  ir::KernelBuilder kb(p.kernels.back());
+  kernel::KernelBuilder kb(p.kernels.back());
   p.kernels.back().outputs = {{y, kb.load(table, {kb.var(0)}, DType::F32)}};
-  EXPECT_EQ(ir::run_kernels(p, {})[0].reals, (std::vector<double>{1, 2, 3}));
-  ir::KernelProgram writes = p;
+  EXPECT_EQ(kernel::run_kernels(p, {})[0].reals, (std::vector<double>{1, 2, 3}));
+  kernel::KernelProgram writes = p;
   writes.kernels[0].outputs = {{table, 0}};
-  EXPECT_THROW(ir::validate(writes), std::invalid_argument);
-  ir::KernelProgram short_literal = p;
+  EXPECT_THROW(kernel::validate(writes), std::invalid_argument);
+  kernel::KernelProgram short_literal = p;
   short_literal.buffers[table].values.pop_back();
-  EXPECT_THROW(ir::validate(short_literal), std::invalid_argument);
+  EXPECT_THROW(kernel::validate(short_literal), std::invalid_argument);
 }
 
 TEST(LowerToKernels, CommonSubexpressionsAreEmittedOnce) {
@@ -184,7 +184,7 @@ TEST(LowerToKernels, CommonSubexpressionsAreEmittedOnce) {
   auto b = ir::exp(a);
   g.add_output(ir::add(b, ir::sin(b)));
   g.add_output(ir::mul(b, ir::exp(a)));  // a second exp(a) value: the same expression
-  const ir::KernelProgram p = ir::lower_to_kernels(g, ir::materialize_outputs(g));
+  const kernel::KernelProgram p = fusion::kernelize_program(g, fusion::materialize_outputs(g));
   ASSERT_EQ(p.kernels.size(), 1u) << "two outputs over one space: merged";
   EXPECT_EQ(count_ops(p, ir::Op::Exp), 1);
   EXPECT_EQ(count_kind(p.kernels[0], KernelExpr::Kind::kLoad), 1);
@@ -199,7 +199,7 @@ TEST(LowerToKernels, AReductionIsInlinedOnlyAtItsOwnOutputIndex) {
   auto total = ir::reduce_sum(ir::exp(x), {1}, true);  // [3, 1]
   g.add_output(ir::div(ir::exp(x), ir::broadcast(total, {3, 5})));
   g.add_output(ir::sqrt(ir::reshape(ir::reduce_max(x, {1}), {3, 1})));
-  const ir::Lowering fused = ir::lower_graph(g, ir::materialize_outputs(g));
+  const fusion::Kernelization fused = fusion::kernelize(g, fusion::materialize_outputs(g));
   EXPECT_TRUE(fused.materialized[total.id]) << "broadcast into [3,5]: not its own index";
   ASSERT_EQ(fused.program.kernels.size(), 2u) << "(sum + sqrt of max merged: same [3,1] domain [5]), division";
   EXPECT_EQ(count_reduces(fused.program.kernels[0], false), 2);
@@ -214,7 +214,7 @@ TEST(LowerToKernels, AKernelHoldsOneReductionDomain) {
   auto total = ir::reduce_sum(x, {1});
   auto other = ir::reduce_sum(y, {1});
   g.add_output(ir::add(total, other));
-  const ir::Lowering fused = ir::lower_graph(g, ir::materialize_outputs(g));
+  const fusion::Kernelization fused = fusion::kernelize(g, fusion::materialize_outputs(g));
   EXPECT_FALSE(fused.materialized[total.id]);
   EXPECT_TRUE(fused.materialized[other.id]) << "a second domain ([5] besides [8]) needs its own kernel";
   EXPECT_EQ(fused.program.kernels.size(), 2u);
@@ -230,7 +230,7 @@ TEST(LowerToKernels, GemmsOverOneSpaceFormOneContractionGroup) {
   auto left = ir::matmul(a, ir::slice_axis(b, 1, 0, 4));
   auto right = ir::matmul(a, ir::slice_axis(b, 1, 4, 8));
   g.add_output(ir::mul(left, ir::sigmoid(right)));
-  const ir::KernelProgram p = ir::lower_to_kernels(g, ir::materialize_outputs(g));
+  const kernel::KernelProgram p = fusion::kernelize_program(g, fusion::materialize_outputs(g));
   ASSERT_EQ(p.kernels.size(), 1u);
   EXPECT_EQ(count_reduces(p.kernels[0], true), 2);
   EXPECT_EQ(p.kernels[0].reduction, ir::Shape{5});
@@ -246,7 +246,7 @@ TEST(LowerToKernels, AGemmInsideAnotherGemmsBodyIsMaterialized) {
   auto c = ir::input(g, "c", DType::F32, {5, 2});
   auto inner = ir::matmul(a, b);  // [2,3,5]
   g.add_output(ir::matmul(ir::relu(inner), ir::broadcast(c, {2, 5, 2})));
-  const ir::Lowering fused = ir::lower_graph(g, ir::materialize_outputs(g));
+  const fusion::Kernelization fused = fusion::kernelize(g, fusion::materialize_outputs(g));
   EXPECT_TRUE(fused.materialized[inner.id]);
   EXPECT_EQ(fused.program.kernels.size(), 2u);
   EXPECT_EQ(check_program(g, fused.program, 12), "");
@@ -263,14 +263,14 @@ TEST(LowerToKernels, HorizontalMergingRespectsDependencies) {
   g.add_output(first);
   g.add_output(ir::neg(x));
   g.add_output(second);
-  const ir::Lowering fused = ir::lower_graph(g, ir::materialize_outputs(g));
+  const fusion::Kernelization fused = fusion::kernelize(g, fusion::materialize_outputs(g));
   // exp(x·x) and -x merge (one [4,4] space, independent; an elementwise root
   // joins the gemm's domain); the second gemm reads exp(x·x): its own kernel.
   ASSERT_EQ(fused.program.kernels.size(), 2u);
   EXPECT_EQ(fused.program.kernels[0].name, "%2, %4");
   EXPECT_EQ(fused.program.kernels[0].outputs.size(), 2u);
   EXPECT_EQ(check_program(g, fused.program, 13), "");
-  const ir::Lowering unmerged = ir::lower_graph(g, ir::materialize_outputs(g), ir::LoweringOptions::unmerged());
+  const fusion::Kernelization unmerged = fusion::kernelize(g, fusion::materialize_outputs(g), fusion::KernelizeOptions::unmerged());
   EXPECT_EQ(unmerged.program.kernels.size(), 3u);
   EXPECT_EQ(check_program(g, unmerged.program, 13), "");
 }
@@ -287,14 +287,14 @@ TEST(LowerToKernels, AStoredValueReadAtItsOwnIndexIsStoredByItsReader) {
   g.add_output(b);
   g.add_output(c);
   g.add_output(d);
-  const ir::Lowering fused = ir::lower_graph(g, ir::materialize_outputs(g));
+  const fusion::Kernelization fused = fusion::kernelize(g, fusion::materialize_outputs(g));
   ASSERT_EQ(fused.program.kernels.size(), 1u);
-  const ir::Kernel& k = fused.program.kernels[0];
+  const kernel::Kernel& k = fused.program.kernels[0];
   EXPECT_EQ(k.outputs.size(), 3u);
   EXPECT_EQ(count_kind(k, KernelExpr::Kind::kLoad), 1) << "only a: b and c are computed, not reloaded";
   EXPECT_EQ(count_ops(fused.program, ir::Op::Mul), 1);
   EXPECT_EQ(check_program(g, fused.program, 15), "");
-  EXPECT_EQ(ir::lower_graph(g, ir::materialize_outputs(g), ir::LoweringOptions::unmerged()).program.kernels.size(), 3u);
+  EXPECT_EQ(fusion::kernelize(g, fusion::materialize_outputs(g), fusion::KernelizeOptions::unmerged()).program.kernels.size(), 3u);
 }
 
 // Read anywhere but at its own index (here transposed), the value is loaded
@@ -305,7 +305,7 @@ TEST(LowerToKernels, AValueReadAtAnotherIndexKeepsItsKernel) {
   auto b = ir::exp(a);
   g.add_output(b);
   g.add_output(ir::add(ir::permute(b, {1, 0}), a));
-  const ir::Lowering fused = ir::lower_graph(g, ir::materialize_outputs(g));
+  const fusion::Kernelization fused = fusion::kernelize(g, fusion::materialize_outputs(g));
   EXPECT_EQ(fused.program.kernels.size(), 2u);
   EXPECT_EQ(check_program(g, fused.program, 16), "");
 }
@@ -320,14 +320,14 @@ TEST(LowerToKernels, AProducerIsNotMergedPastAKernelBetweenThem) {
   auto total = ir::reduce_sum(b, {1}, true);  // [4, 1]
   g.add_output(b);
   g.add_output(ir::mul(b, ir::broadcast(total, {4, 6})));
-  const ir::Lowering fused = ir::lower_graph(g, ir::materialize_outputs(g));
+  const fusion::Kernelization fused = fusion::kernelize(g, fusion::materialize_outputs(g));
   EXPECT_TRUE(fused.materialized[total.id]);
   EXPECT_EQ(fused.program.kernels.size(), 3u);
   EXPECT_EQ(check_program(g, fused.program, 17), "");
 }
 
 // With a price, a producer is merged only where the merged kernel costs no
-// more than the two apart; lower_graph and IncrementalLowering agree.
+// more than the two apart; kernelize and IncrementalKernelization agree.
 TEST(LowerToKernels, APricedMergeHappensOnlyWhereItPays) {
   ir::Graph g;
   auto a = ir::input(g, "a", DType::F32, {8, 8});
@@ -335,22 +335,22 @@ TEST(LowerToKernels, APricedMergeHappensOnlyWhereItPays) {
   g.add_output(b);
   g.add_output(ir::sin(b));
   // A price that grows faster than the kernel: merging never pays.
-  auto squared = [](const ir::KernelProgram&, const ir::Kernel& k) {
+  auto squared = [](const kernel::KernelProgram&, const kernel::Kernel& k) {
     return static_cast<double>(k.exprs.size() * k.exprs.size());
   };
   // One per kernel: merging always pays.
-  auto per_kernel = [](const ir::KernelProgram&, const ir::Kernel&) { return 1.0; };
+  auto per_kernel = [](const kernel::KernelProgram&, const kernel::Kernel&) { return 1.0; };
   std::vector<uint64_t> keys(g.size());
   for (size_t v = 0; v < keys.size(); ++v) keys[v] = v;
-  for (auto [price, kernels] : {std::pair<ir::IncrementalLowering::KernelPrice, size_t>{squared, 2},
-                                std::pair<ir::IncrementalLowering::KernelPrice, size_t>{per_kernel, 1}}) {
-    ir::LoweringOptions options;
+  for (auto [price, kernels] : {std::pair<fusion::IncrementalKernelization::KernelPrice, size_t>{squared, 2},
+                                std::pair<fusion::IncrementalKernelization::KernelPrice, size_t>{per_kernel, 1}}) {
+    fusion::KernelizeOptions options;
     options.price = price;
-    const ir::Lowering lowered = ir::lower_graph(g, ir::materialize_outputs(g), options);
+    const fusion::Kernelization lowered = fusion::kernelize(g, fusion::materialize_outputs(g), options);
     EXPECT_EQ(lowered.program.kernels.size(), kernels);
     EXPECT_EQ(check_program(g, lowered.program, 18), "");
-    ir::IncrementalLowering incremental(price, options);
-    EXPECT_EQ(incremental.price(g, keys, ir::materialize_outputs(g)).kernel_prices.size(), kernels);
+    fusion::IncrementalKernelization incremental(price, options);
+    EXPECT_EQ(incremental.price(g, keys, fusion::materialize_outputs(g)).kernel_prices.size(), kernels);
   }
 }
 
@@ -360,7 +360,7 @@ TEST(LowerToKernels, AnOutputThatIsAnInputIsCopied) {
   g.add_output(x);
   g.add_output(ir::add(x, x));
   g.add_output(x);
-  const ir::KernelProgram p = ir::lower_to_kernels(g, ir::materialize_outputs(g));
+  const kernel::KernelProgram p = fusion::kernelize_program(g, fusion::materialize_outputs(g));
   EXPECT_EQ(p.kernels.size(), 1u) << "both copies and the sum over one space";
   EXPECT_EQ(check_program(g, p, 14), "");
 }

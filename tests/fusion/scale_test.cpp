@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "ir/builder.h"
-#include "ir/concat_tree.h"
+#include "fusion/concat_tree.h"
 #include "ir/interpreter.h"
-#include "ir/kernel_interpreter.h"
-#include "ir/lower_to_kernels.h"
+#include "kernel/kernel_interpreter.h"
+#include "fusion/kernelize.h"
 #include "rules/rule_library.h"
 #include "rules/saturate.h"
 #include "smelt/compile.h"
@@ -34,10 +34,10 @@ ir::Graph chain(int length) {
 
 TEST(Scale, A100000OpChainLowersToOneKernel) {
   const ir::Graph g = chain(100'000);
-  const ir::KernelProgram program = ir::lower_to_kernels(g, ir::materialize_outputs(g));
+  const kernel::KernelProgram program = fusion::kernelize_program(g, fusion::materialize_outputs(g));
   ASSERT_EQ(program.kernels.size(), 1u);
   const std::vector<ir::HostTensor> inputs = random_inputs(g, 1);
-  EXPECT_EQ(compare_values(ir::interpret(g, inputs), ir::run_kernels(program, inputs)), "");
+  EXPECT_EQ(compare_values(ir::interpret(g, inputs), kernel::run_kernels(program, inputs)), "");
 }
 
 TEST(Scale, A100000OpChainCompilesAndRuns) {
@@ -59,13 +59,13 @@ TEST(Scale, AChainOf20000PadsAndSlicesLowersWithShallowIndices) {
   ir::Tensor t = ir::input(g, "x", ir::DType::F32, {8});
   for (int i = 0; i < 10'000; ++i) t = ir::slice_axis(ir::pad(t, {1}, {0}, 1.0), 0, 1, 9);
   g.add_output(t);
-  const ir::KernelProgram program = ir::lower_to_kernels(g, ir::materialize_outputs(g));
+  const kernel::KernelProgram program = fusion::kernelize_program(g, fusion::materialize_outputs(g));
   EXPECT_GT(program.kernels.size(), 1u);
-  for (const ir::Kernel& k : program.kernels)
-    for (size_t r = 0; r < k.indices.size(); ++r) EXPECT_LT(k.indices.depth(static_cast<ir::IndexRef>(r)), 300u);
-  EXPECT_FALSE(ir::print_program(program).empty());
+  for (const kernel::Kernel& k : program.kernels)
+    for (size_t r = 0; r < k.indices.size(); ++r) EXPECT_LT(k.indices.depth(static_cast<kernel::IndexRef>(r)), 300u);
+  EXPECT_FALSE(kernel::print_program(program).empty());
   const std::vector<ir::HostTensor> inputs = random_inputs(g, 4);
-  EXPECT_EQ(compare_values(ir::interpret(g, inputs), ir::run_kernels(program, inputs)), "");
+  EXPECT_EQ(compare_values(ir::interpret(g, inputs), kernel::run_kernels(program, inputs)), "");
 }
 
 // More operands than an e-node's 8-bit arity field held (255 and up): the
@@ -85,9 +85,9 @@ TEST(Scale, AConcatOfThreeHundredTensorsIsOneENode) {
   EXPECT_EQ(widest, 300u);
 }
 
-int masked_loads(const ir::Kernel& k) {
+int masked_loads(const kernel::Kernel& k) {
   int n = 0;
-  for (const ir::KernelExpr& e : k.exprs) n += e.kind == ir::KernelExpr::Kind::kLoad && e.valid != ir::kNoIndex;
+  for (const kernel::KernelExpr& e : k.exprs) n += e.kind == kernel::KernelExpr::Kind::kLoad && e.valid != kernel::kNoIndex;
   return n;
 }
 
@@ -100,9 +100,9 @@ TEST(Scale, AConcatOfThreeThousandTensorsIsATreeOfSmallKernels) {
   std::vector<ir::Tensor> parts;
   for (int i = 0; i < 3000; ++i) parts.push_back(ir::input(g, "a" + std::to_string(i), ir::DType::F32, {2}));
   g.add_output(ir::exp(ir::concat(parts, 0)));
-  const ir::Graph tree = ir::split_wide_concats(g);
+  const ir::Graph tree = fusion::split_wide_concats(g);
   EXPECT_EQ(tree.inputs().size(), 3000u);
-  for (const ir::Node& n : tree.nodes()) EXPECT_LE(n.operands.size(), ir::kMaxConcatOperands);
+  for (const ir::Node& n : tree.nodes()) EXPECT_LE(n.operands.size(), fusion::kMaxConcatOperands);
   const std::vector<ir::HostTensor> inputs = random_inputs(g, 7);
   const std::vector<ir::HostTensor> expected = ir::interpret(g, inputs);
   EXPECT_EQ(compare_values(expected, ir::interpret(tree, inputs)), "");
@@ -112,7 +112,7 @@ TEST(Scale, AConcatOfThreeThousandTensorsIsATreeOfSmallKernels) {
     options.fusion = fusion;
     options.limits.extraction_s = 0.5;
     smelt::Program program = smelt::compile(g, options);
-    for (const ir::Kernel& k : program.kernels().kernels) EXPECT_LE(masked_loads(k), 256) << k.name;
+    for (const kernel::Kernel& k : program.kernels().kernels) EXPECT_LE(masked_loads(k), 256) << k.name;
     EXPECT_EQ(compare_values(expected, program.run(inputs)), "") << (fusion ? "fused" : "unfused");
   }
 }
@@ -156,7 +156,7 @@ TEST(Scale, TheExtractionTimeLimitHoldsOnAChainOfSoftmaxes) {
   EXPECT_EQ(r.kernels_before, 7u * kLayers);
   EXPECT_LE(r.kernels_after, 4u * kLayers);
   const std::vector<ir::HostTensor> inputs = random_inputs(g, 5);
-  EXPECT_EQ(compare_values(ir::interpret(g, inputs), ir::run_kernels(r.after, inputs)), "");
+  EXPECT_EQ(compare_values(ir::interpret(g, inputs), kernel::run_kernels(r.after, inputs)), "");
 }
 
 // 2,000 pads and slices leave hundreds of index expressions to prove; the
@@ -178,7 +178,7 @@ TEST(Scale, TheIndexProofsStopAtTheirTimeLimit) {
   EXPECT_LT(proof_s, 3.0);
   EXPECT_TRUE(r.index_validation.stopped_at_time_limit) << proof_s << " s of proofs";
   const std::vector<ir::HostTensor> inputs = random_inputs(g, 6);
-  EXPECT_EQ(compare_values(ir::interpret(g, inputs), ir::run_kernels(r.after, inputs)), "");
+  EXPECT_EQ(compare_values(ir::interpret(g, inputs), kernel::run_kernels(r.after, inputs)), "");
 }
 
 }  // namespace

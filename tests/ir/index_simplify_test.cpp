@@ -8,10 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "ir/index_simplify.h"
-#include "ir/kernel_builder.h"
+#include "kernel/index_simplify.h"
+#include "kernel/kernel_builder.h"
 
 namespace smelt::ir {
+using namespace kernel;
 namespace {
 
 // Variables i, j, k with the given extents; raw expressions in `raw`,

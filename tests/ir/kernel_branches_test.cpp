@@ -5,15 +5,17 @@
 #include <string>
 
 #include "ir/builder.h"
-#include "ir/kernel_branches.h"
-#include "ir/lower_to_kernels.h"
+#include "kernel/kernel_branches.h"
+#include "fusion/kernelize.h"
 
 namespace smelt::ir {
+using namespace kernel;
+using namespace fusion;
 namespace {
 
 // The one fused kernel of `g` (only outputs materialized).
 Kernel fused_kernel(const Graph& g) {
-  Lowering lowering = lower_graph(g, materialize_outputs(g));
+  Kernelization lowering = kernelize(g, materialize_outputs(g));
   EXPECT_EQ(lowering.program.kernels.size(), 1u) << print_program(lowering.program);
   return lowering.program.kernels.at(0);
 }

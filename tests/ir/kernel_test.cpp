@@ -7,11 +7,12 @@
 
 #include "ir/builder.h"
 #include "ir/interpreter.h"
-#include "ir/kernel.h"
-#include "ir/kernel_builder.h"
-#include "ir/kernel_interpreter.h"
+#include "kernel/kernel.h"
+#include "kernel/kernel_builder.h"
+#include "kernel/kernel_interpreter.h"
 
 namespace smelt::ir {
+using namespace kernel;
 namespace {
 
 void expect_near_all(const HostTensor& a, const HostTensor& b, double tol = 1e-6) {

@@ -1,7 +1,7 @@
 // The memory limit and the bounded input-file reader: a tensor, an interpreted
 // graph or a file too large for the limit is a clear error before anything is
 // allocated or read, never std::bad_alloc.
-#include "ir/memory_limit.h"
+#include "error/memory_limit.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 
 #include "ir/builder.h"
 #include "ir/host_tensor.h"
-#include "ir/input_file.h"
+#include "error/input_file.h"
 #include "ir/interpreter.h"
 #include "tests/support/scoped_memory_limit.h"
 

@@ -6,10 +6,10 @@
 #include <regex>
 
 #include "ir/builder.h"
-#include "ir/constant_folding.h"
+#include "kernel/constant_folding.h"
 #include "ir/interpreter.h"
 #include "ir/tensor_compare.h"
-#include "ir/lower_to_kernels.h"
+#include "fusion/kernelize.h"
 #include "lower/lower.h"
 #include "smelt/smelt.h"
 #include "tests/lower/jit_runner.h"
@@ -19,9 +19,9 @@ namespace {
 
 using ir::DType;
 
-ir::KernelProgram fused(const ir::Graph& g) { return ir::lower_to_kernels(g, std::vector<bool>(g.size(), false)); }
+kernel::KernelProgram fused(const ir::Graph& g) { return fusion::kernelize_program(g, std::vector<bool>(g.size(), false)); }
 
-ir::KernelProgram elementwise_chain() {
+kernel::KernelProgram elementwise_chain() {
   ir::Graph g("chain");
   auto x = ir::input(g, "x", DType::F32, {64, 1024});
   auto a = ir::input(g, "a", DType::F32, {64, 1024});
@@ -31,7 +31,7 @@ ir::KernelProgram elementwise_chain() {
 }
 
 TEST(HostCodegen, ElementwiseChainIsVectorizedOverTheContiguousDim) {
-  const ir::KernelProgram p = elementwise_chain();
+  const kernel::KernelProgram p = elementwise_chain();
   ASSERT_EQ(p.kernels.size(), 1u);
   const std::string text = lower::emit_llvm_ir(p, {});
   EXPECT_TRUE(std::regex_search(text, std::regex(R"(load <(8|16) x float>)"))) << text;
@@ -49,7 +49,7 @@ TEST(HostCodegen, SliceLoadsAtAnOffsetAreVectorLoadsNotGathers) {
     auto s = ir::slice(h, {0, 64 * block}, {32, 64 * block + 64}, {1, 1});
     g.add_output(s * ir::sigmoid(s));
   }
-  const ir::KernelProgram p = fused(g);
+  const kernel::KernelProgram p = fused(g);
   ASSERT_EQ(p.kernels.size(), 1u);
   const std::string text = lower::emit_llvm_ir(p, {});
   EXPECT_EQ(text.find("masked.gather"), std::string::npos) << text;
@@ -136,7 +136,7 @@ TEST(HostCodegen, PermutedRowsOfALargeBufferArePrefetchedNotCachedOrOwnOnes) {
   auto rotated = ir::concat({ir::neg(hi), lo}, 3);
   const ir::Shape shape{1, 8, 2048, 128};
   rope.add_output(q * ir::broadcast(cos, shape) + rotated * ir::broadcast(sin, shape));
-  const ir::KernelProgram p = fused(rope);
+  const kernel::KernelProgram p = fused(rope);
   ASSERT_EQ(p.kernels.size(), 1u);
   EXPECT_EQ(lower::emit_llvm_ir(p, {}).find("llvm.prefetch"), std::string::npos);
 }
@@ -172,12 +172,12 @@ TEST(HostCodegen, KernelsOfOneBodyShareItsCode) {
   g.add_output(ir::matmul(t, ir::constant(g, w1, DType::F32, {8, 8})));
   g.add_output(ir::matmul(t, ir::constant(g, w2, DType::F32, {8, 8})));
   // The matmuls read the weights from constant buffers (folded at compile time).
-  const ir::KernelProgram p = ir::fold_constant_kernels(
-      ir::lower_graph(g, ir::materialize_everything(g), ir::LoweringOptions::unmerged()).program);
+  const kernel::KernelProgram p = kernel::fold_constant_kernels(
+      fusion::kernelize(g, fusion::materialize_everything(g), fusion::KernelizeOptions::unmerged()).program);
   const std::string text = lower::emit_llvm_ir(p, {});
   const std::regex body(R"(define internal [^@]*@smelt_body)");
   EXPECT_EQ(std::distance(std::sregex_iterator(text.begin(), text.end(), body), std::sregex_iterator()), 1)
-      << ir::print_program(p) << text;
+      << kernel::print_program(p) << text;
   for (size_t k = 0; k < p.kernels.size(); ++k)
     EXPECT_NE(text.find("define void @" + lower::kernel_symbol(p, k) + "("), std::string::npos) << k;
   const std::vector<ir::HostTensor> inputs = smelt::random_inputs(g, 3);
@@ -197,9 +197,9 @@ TEST(HostCodegen, KernelsOfManyInputsStayVectorized) {
   smelt::FuseOptions options;
   options.threads = 1;
   const smelt::FusionResult r = smelt::fuse(g, options);
-  for (const ir::Kernel& k : r.after.kernels) {
+  for (const kernel::Kernel& k : r.after.kernels) {
     size_t loads = 0;
-    for (const ir::KernelExpr& e : k.exprs) loads += e.kind == ir::KernelExpr::Kind::kLoad;
+    for (const kernel::KernelExpr& e : k.exprs) loads += e.kind == kernel::KernelExpr::Kind::kLoad;
     EXPECT_LE(loads, 194u) << k.name;
   }
   const std::string text = lower::emit_llvm_ir(r.after, {});
@@ -227,7 +227,7 @@ TEST(HostCodegen, ObjectFileAndAssemblyCarryEveryKernelSymbol) {
   auto x = ir::input(g, "x", DType::F32, {8, 8});
   g.add_output(ir::exp(x));
   g.add_output(ir::reduce_sum(x, {0}));
-  const ir::KernelProgram p = ir::lower_to_kernels(g, ir::materialize_everything(g));
+  const kernel::KernelProgram p = fusion::kernelize_program(g, fusion::materialize_everything(g));
   ASSERT_GE(p.kernels.size(), 2u);
   const std::vector<uint8_t> object = lower::emit_binary(p, {});
   ASSERT_GT(object.size(), 4u);
@@ -249,7 +249,7 @@ TEST(HostCodegen, NamedCpuIsHonoured) {
 }
 
 TEST(HostCodegen, ParallelUnitsAreRowsOrChunks) {
-  ir::Kernel k;
+  kernel::Kernel k;
   k.space = {3, 4, 5};
   EXPECT_EQ(lower::parallel_units(k), 12);
   k.space = {};
@@ -263,7 +263,7 @@ TEST(HostCodegen, ParallelUnitsAreRowsOrChunks) {
 }
 
 TEST(HostCodegen, KernelSymbolsAreUniqueAndAssemblerSafe) {
-  ir::KernelProgram p;
+  kernel::KernelProgram p;
   p.kernels.resize(2);
   p.kernels[0].name = "a.b c";
   p.kernels[1].name = "a.b c";
@@ -273,7 +273,7 @@ TEST(HostCodegen, KernelSymbolsAreUniqueAndAssemblerSafe) {
 }
 
 TEST(HostCodegen, BadInputsAreClearErrors) {
-  ir::KernelProgram broken = elementwise_chain();
+  kernel::KernelProgram broken = elementwise_chain();
   broken.kernels[0].exprs[0].buffer = 99;
   EXPECT_THROW(lower::HostJit::compile(broken), lower::LowerError);
   EXPECT_THROW(lower::emit_llvm_ir(broken, {}), lower::LowerError);

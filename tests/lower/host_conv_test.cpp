@@ -11,9 +11,9 @@
 #include <string>
 
 #include "ir/builder.h"
-#include "ir/host_split.h"
+#include "kernel/host_plan.h"
 #include "ir/interpreter.h"
-#include "ir/lower_to_kernels.h"
+#include "fusion/kernelize.h"
 #include "ir/tensor_compare.h"
 #include "lower/lower.h"
 #include "tests/lower/jit_runner.h"
@@ -31,7 +31,7 @@ struct Case {
   bool computed_input = false;  // conv(exp(x)): the padding is masked after exp
 };
 
-bool uses_tiled_contraction(const ir::KernelProgram& program) {
+bool uses_tiled_contraction(const kernel::KernelProgram& program) {
   return lower::emit_llvm_ir(program, {}).find("@llvm.fma.v16f32") != std::string::npos;
 }
 
@@ -49,9 +49,9 @@ TEST_P(HostConv, MatchesTheReference) {
   bias_shape[1] = maps;
   const ir::Shape out = y.shape();
   g.add_output(ir::relu(ir::add(y, ir::broadcast(ir::reshape(bias, bias_shape), out))));
-  const ir::KernelProgram program = ir::lower_to_kernels(g, ir::materialize_outputs(g));
-  ASSERT_EQ(program.kernels.size(), 1u) << ir::print_program(program);
-  EXPECT_EQ(uses_tiled_contraction(program), c.tiled) << ir::print_program(program);
+  const kernel::KernelProgram program = fusion::kernelize_program(g, fusion::materialize_outputs(g));
+  ASSERT_EQ(program.kernels.size(), 1u) << kernel::print_program(program);
+  EXPECT_EQ(uses_tiled_contraction(program), c.tiled) << kernel::print_program(program);
   std::mt19937_64 rng(7);
   std::vector<ir::HostTensor> inputs;
   for (ir::ValueId v : g.inputs()) inputs.push_back(ir::random_tensor(g.type(v), rng));
@@ -82,14 +82,14 @@ TEST(HostConvSplit, ManyPositionsAreSplitByColumnBlocks) {
   ir::Graph g("blocks");
   ir::Tensor x = ir::input(g, "x", ir::DType::F32, {1, 8, 32, 32}), w = ir::input(g, "w", ir::DType::F32, {16, 8, 3, 3});
   g.add_output(ir::conv(x, w, {{1, 1}, {1, 1}, {1, 1}, {1, 1}, 1}));
-  const ir::KernelProgram program = ir::lower_to_kernels(g, ir::materialize_outputs(g));
+  const kernel::KernelProgram program = fusion::kernelize_program(g, fusion::materialize_outputs(g));
   ASSERT_EQ(program.kernels.size(), 1u);
-  const ir::Kernel& k = program.kernels.front();
+  const kernel::Kernel& k = program.kernels.front();
   EXPECT_EQ(k.space, (ir::Shape{1, 16, 32, 32}));
   EXPECT_EQ(k.reduction, (ir::Shape{72}));
-  EXPECT_EQ(ir::host_column_block(k), 256);  // 1024 positions / 4
-  EXPECT_EQ(ir::host_column_blocks(k), 4);
-  EXPECT_EQ(ir::host_parallel_units(k), 16 * 4);  // rows = the maps, not the maps' lines
+  EXPECT_EQ(kernel::host_column_block(k), 256);  // 1024 positions / 4
+  EXPECT_EQ(kernel::host_column_blocks(k), 4);
+  EXPECT_EQ(kernel::host_parallel_units(k), 16 * 4);  // rows = the maps, not the maps' lines
 }
 
 }  // namespace

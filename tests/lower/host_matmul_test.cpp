@@ -11,9 +11,9 @@
 #include <thread>
 
 #include "ir/builder.h"
-#include "ir/host_split.h"
+#include "kernel/host_plan.h"
 #include "ir/interpreter.h"
-#include "ir/lower_to_kernels.h"
+#include "fusion/kernelize.h"
 #include "ir/tensor_compare.h"
 #include "lower/lower.h"
 #include "tests/lower/jit_runner.h"
@@ -31,7 +31,7 @@ std::vector<ir::HostTensor> random_inputs(const ir::Graph& g, uint64_t seed) {
 }
 
 // The tiled kernel's signature in the optimized IR: 16-wide f32 FMAs.
-bool uses_tiled_contraction(const ir::KernelProgram& program) {
+bool uses_tiled_contraction(const kernel::KernelProgram& program) {
   return lower::emit_llvm_ir(program, {}).find("@llvm.fma.v16f32") != std::string::npos;
 }
 
@@ -39,8 +39,8 @@ bool uses_tiled_contraction(const ir::KernelProgram& program) {
 // path compiles it, and compares the JIT's outputs with the reference, run as
 // one call per kernel and as calls of `rows_per_call` units.
 void expect_matches_reference(const ir::Graph& g, int64_t rows_per_call = 3, bool tiled = true) {
-  const ir::KernelProgram program = ir::lower_to_kernels(g, ir::materialize_outputs(g));
-  ASSERT_EQ(program.kernels.size(), 1u) << ir::print_program(program);
+  const kernel::KernelProgram program = fusion::kernelize_program(g, fusion::materialize_outputs(g));
+  ASSERT_EQ(program.kernels.size(), 1u) << kernel::print_program(program);
   EXPECT_EQ(uses_tiled_contraction(program), tiled);
   const std::vector<ir::HostTensor> inputs = random_inputs(g, 11);
   const std::vector<ir::HostTensor> want = ir::interpret(g, inputs);
@@ -219,8 +219,8 @@ TEST(TiledMatmul, ConstantWeightsArePackedOnceAndShared) {
   auto x = ir::input(g, "x", ir::DType::F32, {m, k});
   auto gate = ir::matmul(x, weights()), up = ir::matmul(x, ir::neg(weights()));  // a prologue on B too
   g.add_output(ir::sigmoid(gate) * up);
-  const ir::KernelProgram program = ir::lower_to_kernels(g, ir::materialize_outputs(g));
-  ASSERT_EQ(program.kernels.size(), 1u) << ir::print_program(program);
+  const kernel::KernelProgram program = fusion::kernelize_program(g, fusion::materialize_outputs(g));
+  ASSERT_EQ(program.kernels.size(), 1u) << kernel::print_program(program);
   const std::string ir_text = lower::emit_llvm_ir(program, {});
   EXPECT_NE(ir_text.find(".packed_b"), std::string::npos);
   const std::vector<ir::HostTensor> inputs = random_inputs(g, 12);
@@ -228,9 +228,9 @@ TEST(TiledMatmul, ConstantWeightsArePackedOnceAndShared) {
 
   const auto jit = lower::HostJit::compile(program);
   std::vector<std::vector<uint8_t>> storage;
-  for (const ir::Buffer& b : program.buffers)
-    storage.push_back(b.kind == ir::BufferKind::kInput      ? smelt::testing::to_bytes(inputs.at(0))
-                      : b.kind == ir::BufferKind::kConstant ? smelt::testing::to_bytes(ir::HostTensor::from_values(b.type, b.values))
+  for (const kernel::Buffer& b : program.buffers)
+    storage.push_back(b.kind == kernel::BufferKind::kInput      ? smelt::testing::to_bytes(inputs.at(0))
+                      : b.kind == kernel::BufferKind::kConstant ? smelt::testing::to_bytes(ir::HostTensor::from_values(b.type, b.values))
                                                             : smelt::testing::to_bytes(ir::HostTensor::zeros(b.type)));
   std::vector<void*> pointers;
   for (auto& bytes : storage) pointers.push_back(bytes.data());
@@ -242,7 +242,7 @@ TEST(TiledMatmul, ConstantWeightsArePackedOnceAndShared) {
       threads.emplace_back([&, t] { jit->kernel(0)(pointers.data(), units * t / 4, units * (t + 1) / 4); });
     for (std::thread& thread : threads) thread.join();
     for (size_t b = 0; b < program.buffers.size(); ++b)
-      if (program.buffers[b].kind == ir::BufferKind::kOutput) {
+      if (program.buffers[b].kind == kernel::BufferKind::kOutput) {
         EXPECT_EQ(ir::compare_outputs(want, {smelt::testing::from_bytes(program.buffers[b].type, storage[b])}), "")
             << "call " << call;
         storage[b].assign(storage[b].size(), 0);
@@ -258,7 +258,7 @@ TEST(TiledMatmul, IntegerMatmulKeepsTheExactLoop) {
   expect_matches_reference(g, 3, /*tiled=*/false);
 }
 
-// Few rows, many columns (ir::host_column_blocks): the units are rows of
+// Few rows, many columns (kernel::host_column_blocks): the units are rows of
 // column blocks of 2048 (the last one partial), block-major; calls of 4 units
 // start and end inside blocks, and in the middle of another block's rows.
 TEST(TiledMatmul, FewRowsSplitByColumnBlocksMatchTheReference) {
@@ -266,9 +266,9 @@ TEST(TiledMatmul, FewRowsSplitByColumnBlocksMatchTheReference) {
   auto a = ir::input(g, "a", ir::DType::F32, {1, 7, 40});
   auto b = ir::input(g, "b", ir::DType::F32, {40, 4200});
   g.add_output(ir::sigmoid(ir::matmul(a, b)));
-  const ir::KernelProgram program = ir::lower_to_kernels(g, ir::materialize_outputs(g));
+  const kernel::KernelProgram program = fusion::kernelize_program(g, fusion::materialize_outputs(g));
   ASSERT_EQ(program.kernels.size(), 1u);
-  EXPECT_EQ(ir::host_column_blocks(program.kernels[0]), 3);
+  EXPECT_EQ(kernel::host_column_blocks(program.kernels[0]), 3);
   EXPECT_EQ(lower::parallel_units(program.kernels[0]), 3 * 7);
   expect_matches_reference(g, 4);
   // The exact loop (integers) walks the same units.
@@ -280,10 +280,10 @@ TEST(TiledMatmul, FewRowsSplitByColumnBlocksMatchTheReference) {
   // Many rows, or a batch: rows only.
   ir::Graph gm("many_rows");
   gm.add_output(ir::matmul(ir::input(gm, "a", ir::DType::F32, {300, 8}), ir::input(gm, "b", ir::DType::F32, {8, 4200})));
-  EXPECT_EQ(ir::host_column_blocks(ir::lower_to_kernels(gm, ir::materialize_outputs(gm)).kernels.at(0)), 1);
+  EXPECT_EQ(kernel::host_column_blocks(fusion::kernelize_program(gm, fusion::materialize_outputs(gm)).kernels.at(0)), 1);
   ir::Graph gb("batched_rows");
   gb.add_output(ir::matmul(ir::input(gb, "a", ir::DType::F32, {2, 7, 8}), ir::input(gb, "b", ir::DType::F32, {8, 4200})));
-  EXPECT_EQ(ir::host_column_blocks(ir::lower_to_kernels(gb, ir::materialize_outputs(gb)).kernels.at(0)), 1);
+  EXPECT_EQ(kernel::host_column_blocks(fusion::kernelize_program(gb, fusion::materialize_outputs(gb)).kernels.at(0)), 1);
 }
 
 }  // namespace

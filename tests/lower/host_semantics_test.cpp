@@ -11,8 +11,8 @@
 
 #include "ir/builder.h"
 #include "ir/interpreter.h"
-#include "ir/kernel_interpreter.h"
-#include "ir/lower_to_kernels.h"
+#include "kernel/kernel_interpreter.h"
+#include "fusion/kernelize.h"
 #include "ir/tensor_compare.h"
 #include "lower/lower.h"
 #include "tests/lower/jit_runner.h"
@@ -34,10 +34,10 @@ HostTensor tensor(DType dtype, ir::Shape shape, const std::vector<double>& value
 // unfused program match the reference.
 std::vector<HostTensor> run_checked(const ir::Graph& g, const std::vector<HostTensor>& inputs) {
   const std::vector<HostTensor> want = ir::interpret(g, inputs);
-  const ir::KernelProgram fused = ir::lower_to_kernels(g, std::vector<bool>(g.size(), false));
-  const ir::KernelProgram unfused = ir::lower_to_kernels(g, ir::materialize_everything(g));
+  const kernel::KernelProgram fused = fusion::kernelize_program(g, std::vector<bool>(g.size(), false));
+  const kernel::KernelProgram unfused = fusion::kernelize_program(g, fusion::materialize_everything(g));
   std::vector<HostTensor> got = run_on_host_jit(fused, inputs);
-  EXPECT_EQ(ir::compare_outputs(want, got), "") << "fused\n" << ir::print_program(fused);
+  EXPECT_EQ(ir::compare_outputs(want, got), "") << "fused\n" << kernel::print_program(fused);
   EXPECT_EQ(ir::compare_outputs(want, run_on_host_jit(unfused, inputs)), "") << "unfused";
   return got;
 }
@@ -234,7 +234,7 @@ TEST(HostSemantics, ExpSinAndCosMatchTheCLibraryInUlps) {
   g.add_output(ir::exp(x));
   g.add_output(ir::sin(x));
   g.add_output(ir::cos(x));
-  const ir::KernelProgram program = ir::lower_to_kernels(g, ir::materialize_everything(g));
+  const kernel::KernelProgram program = fusion::kernelize_program(g, fusion::materialize_everything(g));
   const auto out = run_on_host_jit(program, {tensor(DType::F32, {n / 4096, 4096}, xs)});
   double (*reference[])(double) = {[](double v) { return std::exp(v); }, [](double v) { return std::sin(v); },
                                    [](double v) { return std::cos(v); }};
@@ -306,45 +306,45 @@ TEST(HostSemantics, ViewsOverLongRows) {
 // A load whose index lies far outside its buffer wherever its mask is false:
 // reading there would fault; the pad value must come back instead.
 TEST(HostSemantics, MaskedLoadsNeverTouchMemoryOutsideTheMask) {
-  ir::KernelProgram p;
-  p.buffers.push_back({"x", {DType::F32, {4}}, ir::BufferKind::kInput, 0, {}});
-  p.buffers.push_back({"y", {DType::F32, {64}}, ir::BufferKind::kOutput, 0, {}});
-  ir::Kernel k;
+  kernel::KernelProgram p;
+  p.buffers.push_back({"x", {DType::F32, {4}}, kernel::BufferKind::kInput, 0, {}});
+  p.buffers.push_back({"y", {DType::F32, {64}}, kernel::BufferKind::kOutput, 0, {}});
+  kernel::Kernel k;
   k.name = "masked";
   k.space = {64};
-  ir::IndexRef i = k.indices.var(0);
-  ir::IndexRef inside = k.indices.lt(i, k.indices.constant(4));
-  ir::IndexRef far = k.indices.mul(k.indices.logical_not(inside), k.indices.constant(int64_t{1} << 40));
-  k.exprs.push_back(ir::make_load(0, {k.indices.add(i, far)}, DType::F32, inside, 2.5));
+  kernel::IndexRef i = k.indices.var(0);
+  kernel::IndexRef inside = k.indices.lt(i, k.indices.constant(4));
+  kernel::IndexRef far = k.indices.mul(k.indices.logical_not(inside), k.indices.constant(int64_t{1} << 40));
+  k.exprs.push_back(kernel::make_load(0, {k.indices.add(i, far)}, DType::F32, inside, 2.5));
   k.outputs.push_back({1, 0});
   p.kernels.push_back(k);
   const HostTensor x = tensor(DType::F32, {4}, {1, 2, 3, 4});
   const auto got = run_on_host_jit(p, {x});
-  EXPECT_EQ(ir::compare_outputs(ir::run_kernels(p, {x}), got), "");
+  EXPECT_EQ(ir::compare_outputs(kernel::run_kernels(p, {x}), got), "");
   EXPECT_EQ(got[0].reals[3], 4);
   EXPECT_EQ(got[0].reals[63], 2.5);
 }
 
 TEST(HostSemantics, FloorDivisionAndModOfNegativeIndices) {
   // y[i] = x[(i - 5) floordiv 3 + 2] * 10 + ((i - 5) mod 3): exercises negative numerators.
-  ir::KernelProgram p;
-  p.buffers.push_back({"x", {DType::I64, {5}}, ir::BufferKind::kInput, 0, {}});
-  p.buffers.push_back({"y", {DType::I64, {12}}, ir::BufferKind::kOutput, 0, {}});
-  ir::Kernel k;
+  kernel::KernelProgram p;
+  p.buffers.push_back({"x", {DType::I64, {5}}, kernel::BufferKind::kInput, 0, {}});
+  p.buffers.push_back({"y", {DType::I64, {12}}, kernel::BufferKind::kOutput, 0, {}});
+  kernel::Kernel k;
   k.name = "floor";
   k.space = {12};
-  ir::IndexPool& ix = k.indices;
-  ir::IndexRef shifted = ix.sub(ix.var(0), ix.constant(5));
-  ir::IndexRef q = ix.add(ix.floor_div(shifted, ix.constant(3)), ix.constant(2));
-  k.exprs.push_back(ir::make_load(0, {q}, DType::I64));
-  k.exprs.push_back(ir::make_constant(10, DType::I64));
-  k.exprs.push_back(ir::make_elementwise(ir::Op::Mul, {0, 1}, DType::I64));
-  k.exprs.push_back(ir::make_index_value(ix.mod(shifted, ix.constant(3)), DType::I64));
-  k.exprs.push_back(ir::make_elementwise(ir::Op::Add, {2, 3}, DType::I64));
+  kernel::IndexPool& ix = k.indices;
+  kernel::IndexRef shifted = ix.sub(ix.var(0), ix.constant(5));
+  kernel::IndexRef q = ix.add(ix.floor_div(shifted, ix.constant(3)), ix.constant(2));
+  k.exprs.push_back(kernel::make_load(0, {q}, DType::I64));
+  k.exprs.push_back(kernel::make_constant(10, DType::I64));
+  k.exprs.push_back(kernel::make_elementwise(ir::Op::Mul, {0, 1}, DType::I64));
+  k.exprs.push_back(kernel::make_index_value(ix.mod(shifted, ix.constant(3)), DType::I64));
+  k.exprs.push_back(kernel::make_elementwise(ir::Op::Add, {2, 3}, DType::I64));
   k.outputs.push_back({1, 4});
   p.kernels.push_back(k);
   const HostTensor x = tensor(DType::I64, {5}, {100, 200, 300, 400, 500});
-  EXPECT_EQ(ir::compare_outputs(ir::run_kernels(p, {x}), run_on_host_jit(p, {x})), "");
+  EXPECT_EQ(ir::compare_outputs(kernel::run_kernels(p, {x}), run_on_host_jit(p, {x})), "");
 }
 
 TEST(HostSemantics, EmptyReductionDomainGivesTheIdentity) {
@@ -401,7 +401,7 @@ TEST(HostSemantics, ReductionsWithPrologueAndEpilogue) {
 // to 2^32 addends.
 TEST(HostSemantics, LongSumsStayExactWhateverTheirLength) {
   auto sum_of = [](const ir::Graph& g) {
-    const ir::KernelProgram fused = ir::lower_to_kernels(g, std::vector<bool>(g.size(), false));
+    const kernel::KernelProgram fused = fusion::kernelize_program(g, std::vector<bool>(g.size(), false));
     EXPECT_EQ(fused.kernels.size(), 1u);
     return run_on_host_jit(fused, {}).at(0).get(0);
   };
@@ -417,7 +417,7 @@ TEST(HostSemantics, LongSumsStayExactWhateverTheirLength) {
       // The references sum in double: exact here (k · 0.1f needs at most 44 bits).
       const double rounded = static_cast<float>(want);
       EXPECT_EQ(ir::interpret(g, {}).at(0).get(0), rounded);
-      EXPECT_EQ(ir::run_kernels(ir::lower_to_kernels(g, std::vector<bool>(g.size(), false)), {}).at(0).get(0), rounded);
+      EXPECT_EQ(kernel::run_kernels(fusion::kernelize_program(g, std::vector<bool>(g.size(), false)), {}).at(0).get(0), rounded);
     }
   }
   // N ones after four zeros: exactly N, rounded to f32 once.

@@ -5,7 +5,7 @@
 #include <thread>
 
 #include "ir/builder.h"
-#include "ir/lower_to_kernels.h"
+#include "fusion/kernelize.h"
 #include "ir/tensor_compare.h"
 #include "lower/lower.h"
 #include "tests/lower/jit_runner.h"
@@ -25,15 +25,15 @@ ir::Graph softmax_graph() {
 
 TEST(HostThreads, UnitsSplitOverThreadsGiveTheSingleThreadedResult) {
   const ir::Graph g = softmax_graph();
-  const ir::KernelProgram p = ir::lower_to_kernels(g, std::vector<bool>(g.size(), false));
+  const kernel::KernelProgram p = fusion::kernelize_program(g, std::vector<bool>(g.size(), false));
   std::mt19937_64 rng(23);
   const ir::HostTensor x = ir::random_tensor({DType::F32, {96, 130}}, rng);
   const std::vector<ir::HostTensor> want = smelt::testing::run_on_host_jit(p, {x});
 
   const auto jit = lower::HostJit::compile(p);
   std::vector<std::vector<uint8_t>> storage;
-  for (const ir::Buffer& b : p.buffers)
-    storage.push_back(b.kind == ir::BufferKind::kInput ? smelt::testing::to_bytes(x)
+  for (const kernel::Buffer& b : p.buffers)
+    storage.push_back(b.kind == kernel::BufferKind::kInput ? smelt::testing::to_bytes(x)
                                                         : smelt::testing::to_bytes(ir::HostTensor::zeros(b.type)));
   std::vector<void*> pointers;
   for (auto& bytes : storage) pointers.push_back(bytes.data());
@@ -46,7 +46,7 @@ TEST(HostThreads, UnitsSplitOverThreadsGiveTheSingleThreadedResult) {
     for (std::thread& thread : threads) thread.join();
   }
   for (size_t b = 0; b < p.buffers.size(); ++b) {
-    if (p.buffers[b].kind == ir::BufferKind::kOutput) {
+    if (p.buffers[b].kind == kernel::BufferKind::kOutput) {
       EXPECT_EQ(ir::compare_outputs(want, {smelt::testing::from_bytes(p.buffers[b].type, storage[b])}), "");
     }
   }
@@ -54,7 +54,7 @@ TEST(HostThreads, UnitsSplitOverThreadsGiveTheSingleThreadedResult) {
 
 TEST(HostThreads, ProgramsCompileConcurrently) {
   const ir::Graph g = softmax_graph();
-  const ir::KernelProgram p = ir::lower_to_kernels(g, ir::materialize_everything(g));
+  const kernel::KernelProgram p = fusion::kernelize_program(g, fusion::materialize_everything(g));
   std::mt19937_64 rng(29);
   const ir::HostTensor x = ir::random_tensor({DType::F32, {96, 130}}, rng);
   const std::vector<ir::HostTensor> want = smelt::testing::run_on_host_jit(p, {x});

@@ -8,16 +8,16 @@
 
 namespace smelt::testing {
 
-std::vector<ir::HostTensor> run_on_host_jit(const ir::KernelProgram& program, const std::vector<ir::HostTensor>& inputs,
+std::vector<ir::HostTensor> run_on_host_jit(const kernel::KernelProgram& program, const std::vector<ir::HostTensor>& inputs,
                                             int64_t units_per_call) {
   std::unique_ptr<lower::HostJit> jit = lower::HostJit::compile(program);
   std::vector<std::vector<uint8_t>> storage;
-  for (const ir::Buffer& buffer : program.buffers) {
-    if (buffer.kind == ir::BufferKind::kInput) {
+  for (const kernel::Buffer& buffer : program.buffers) {
+    if (buffer.kind == kernel::BufferKind::kInput) {
       const ir::HostTensor& given = inputs.at(static_cast<size_t>(buffer.io_index));
       if (!(given.type == buffer.type)) throw std::invalid_argument("input " + buffer.name + ": wrong type");
       storage.push_back(to_bytes(given));
-    } else if (buffer.kind == ir::BufferKind::kConstant) {
+    } else if (buffer.kind == kernel::BufferKind::kConstant) {
       storage.push_back(to_bytes(ir::HostTensor::from_values(buffer.type, buffer.values)));
     } else {
       storage.push_back(to_bytes(ir::HostTensor::zeros(buffer.type)));
@@ -33,7 +33,7 @@ std::vector<ir::HostTensor> run_on_host_jit(const ir::KernelProgram& program, co
   }
   std::vector<std::pair<int, size_t>> outputs;
   for (size_t b = 0; b < program.buffers.size(); ++b)
-    if (program.buffers[b].kind == ir::BufferKind::kOutput) outputs.emplace_back(program.buffers[b].io_index, b);
+    if (program.buffers[b].kind == kernel::BufferKind::kOutput) outputs.emplace_back(program.buffers[b].io_index, b);
   std::sort(outputs.begin(), outputs.end());
   std::vector<ir::HostTensor> result;
   for (auto [io_index, b] : outputs) result.push_back(from_bytes(program.buffers[b].type, storage[b]));

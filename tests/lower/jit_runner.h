@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "ir/host_tensor.h"
-#include "ir/kernel.h"
+#include "kernel/kernel.h"
 #include "runtime/tensor_bytes.h"
 
 namespace smelt::testing {
@@ -19,7 +19,7 @@ using ::smelt::runtime::to_bytes;
 // Compiles `program`, runs it on `inputs` (by io_index) and returns the
 // outputs in io_index order. `units_per_call` > 0 splits each kernel's units
 // into calls of that many (to exercise begin/end); 0 = one call per kernel.
-std::vector<ir::HostTensor> run_on_host_jit(const ir::KernelProgram& program,
+std::vector<ir::HostTensor> run_on_host_jit(const kernel::KernelProgram& program,
                                             const std::vector<ir::HostTensor>& inputs, int64_t units_per_call = 0);
 
 }  // namespace smelt::testing

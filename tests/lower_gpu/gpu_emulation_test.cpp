@@ -22,8 +22,8 @@
 
 #include "gpu_test_util.h"
 #include "ir/builder.h"
-#include "ir/gpu_split.h"
-#include "ir/lower_to_kernels.h"
+#include "kernel/gpu_plan.h"
+#include "fusion/kernelize.h"
 #include "ir/tensor_compare.h"
 #include "lower/gpu_lower.h"
 #include "smelt/smelt.h"
@@ -51,7 +51,7 @@ using KernelFn = void (*)(void* const*);
 
 class EmulatedGpu {
  public:
-  explicit EmulatedGpu(const ir::KernelProgram& program) : program_(program) {
+  explicit EmulatedGpu(const kernel::KernelProgram& program) : program_(program) {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
     auto context = std::make_unique<llvm::LLVMContext>();
@@ -104,19 +104,19 @@ class EmulatedGpu {
   }
 
  private:
-  const ir::KernelProgram& program_;
+  const kernel::KernelProgram& program_;
   std::string ir_;
   std::unique_ptr<llvm::orc::LLJIT> jit_;
 };
 
 // The program's outputs (io_index order) computed by the emulated GPU kernels.
-std::vector<ir::HostTensor> run_emulated(const ir::KernelProgram& program, const std::vector<ir::HostTensor>& inputs,
+std::vector<ir::HostTensor> run_emulated(const kernel::KernelProgram& program, const std::vector<ir::HostTensor>& inputs,
                                          uint32_t max_blocks) {
   EmulatedGpu gpu(program);
   std::vector<std::vector<uint8_t>> storage;
-  for (const ir::Buffer& buffer : program.buffers) {
-    if (buffer.kind == ir::BufferKind::kInput) storage.push_back(smelt::testing::to_bytes(inputs.at(buffer.io_index)));
-    else if (buffer.kind == ir::BufferKind::kConstant)
+  for (const kernel::Buffer& buffer : program.buffers) {
+    if (buffer.kind == kernel::BufferKind::kInput) storage.push_back(smelt::testing::to_bytes(inputs.at(buffer.io_index)));
+    else if (buffer.kind == kernel::BufferKind::kConstant)
       storage.push_back(smelt::testing::to_bytes(ir::HostTensor::from_values(buffer.type, buffer.values)));
     else storage.push_back(smelt::testing::to_bytes(ir::HostTensor::zeros(buffer.type)));
   }
@@ -126,7 +126,7 @@ std::vector<ir::HostTensor> run_emulated(const ir::KernelProgram& program, const
     EXPECT_TRUE(gpu.launch(k, pointers.data(), max_blocks)) << "kernel " << k << ": divergent barriers";
   std::vector<std::pair<int, size_t>> outputs;
   for (size_t b = 0; b < program.buffers.size(); ++b)
-    if (program.buffers[b].kind == ir::BufferKind::kOutput) outputs.emplace_back(program.buffers[b].io_index, b);
+    if (program.buffers[b].kind == kernel::BufferKind::kOutput) outputs.emplace_back(program.buffers[b].io_index, b);
   std::sort(outputs.begin(), outputs.end());
   std::vector<ir::HostTensor> result;
   for (auto [io_index, b] : outputs) result.push_back(smelt::testing::from_bytes(program.buffers[b].type, storage[b]));
@@ -186,10 +186,10 @@ TEST(GpuEmulation, RunsOfElementsComputeTheReferenceOnBothSidesOfABoundary) {
   const ir::Tensor rotated = ir::concat(
       {ir::slice_axis(h, 1, 64, 128), -ir::slice_axis(h, 1, 0, 64), ir::slice_axis(h, 1, 128, 256)}, 1);
   g.add_output(rotated * h);
-  const ir::KernelProgram program = ir::lower_to_kernels(g, ir::materialize_outputs(g));
+  const kernel::KernelProgram program = fusion::kernelize_program(g, fusion::materialize_outputs(g));
   ASSERT_EQ(program.kernels.size(), 2u);
-  EXPECT_EQ(ir::plan_gpu_kernel(program.kernels[0]).elements_per_thread, 4);
-  EXPECT_EQ(ir::plan_gpu_kernel(program.kernels[1]).elements_per_thread, 8);
+  EXPECT_EQ(kernel::plan_gpu_kernel(program.kernels[0]).elements_per_thread, 4);
+  EXPECT_EQ(kernel::plan_gpu_kernel(program.kernels[1]).elements_per_thread, 8);
   const std::vector<ir::HostTensor> inputs = smelt::random_inputs(g, 11);
   const std::vector<ir::HostTensor> want = smelt::run_reference(g, inputs);
   EXPECT_EQ(ir::compare_outputs(want, run_emulated(program, inputs, /*max_blocks=*/2)), "");
@@ -204,7 +204,7 @@ TEST(GpuEmulation, LongSumsErrNoMoreThanShortOnes) {
   ir::Graph g("long_sum");
   const ir::Tensor tenths = ir::broadcast(ir::constant(g, 0.1), {16384, 8192});
   g.add_output(ir::reduce_sum(tenths, {0, 1}) + ir::reduce_max(tenths, {0, 1}));
-  const ir::KernelProgram program = ir::lower_to_kernels(g, std::vector<bool>(g.size(), false));
+  const kernel::KernelProgram program = fusion::kernelize_program(g, std::vector<bool>(g.size(), false));
   ASSERT_EQ(program.kernels.size(), 1u);
   const double tenth = static_cast<float>(0.1);
   const double want = 16384.0 * 8192.0 * tenth + tenth;

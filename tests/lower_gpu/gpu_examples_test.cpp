@@ -16,7 +16,7 @@ using smelt::gpu_testing::ExampleProgram;
 using smelt::gpu_testing::run_tool;
 using smelt::gpu_testing::ScratchDir;
 
-std::string ptx_of(const smelt::ir::KernelProgram& program, const std::string& arch) {
+std::string ptx_of(const smelt::kernel::KernelProgram& program, const std::string& arch) {
   const std::vector<uint8_t> bytes = smelt::lower::emit_binary(program, {smelt::lower::Target::kCuda, arch});
   return std::string(bytes.begin(), bytes.end());
 }

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "gpu_test_util.h"
-#include "ir/gpu_split.h"
-#include "ir/lower_to_kernels.h"
+#include "kernel/gpu_plan.h"
+#include "fusion/kernelize.h"
 #include "ir/text_format.h"
 #include "lower/lower.h"
 
@@ -19,12 +19,12 @@ using gpu_testing::run_tool;
 using gpu_testing::ScratchDir;
 using lower::Target;
 
-ir::KernelProgram program_of(const std::string& graph_text) {
+kernel::KernelProgram program_of(const std::string& graph_text) {
   const ir::Graph g = ir::parse_graph(graph_text);
-  return ir::lower_to_kernels(g, ir::materialize_outputs(g));
+  return fusion::kernelize_program(g, fusion::materialize_outputs(g));
 }
 
-std::string ptx_of(const ir::KernelProgram& program, const std::string& arch = "sm_80") {
+std::string ptx_of(const kernel::KernelProgram& program, const std::string& arch = "sm_80") {
   const std::vector<uint8_t> bytes = lower::emit_binary(program, {Target::kCuda, arch});
   return std::string(bytes.begin(), bytes.end());
 }
@@ -40,7 +40,7 @@ std::string ptxas_errors(const std::string& ptx, const std::string& arch) {
 }
 
 // llvm-readelf-19 `flags` output on the hip code object of `program`.
-std::string readelf_of(const ir::KernelProgram& program, const std::string& arch, const std::string& flags) {
+std::string readelf_of(const kernel::KernelProgram& program, const std::string& arch, const std::string& flags) {
   const std::string readelf = gpu_testing::find_readelf();
   if (readelf.empty()) return "";
   const std::vector<uint8_t> code = lower::emit_binary(program, {Target::kHip, arch});
@@ -74,7 +74,7 @@ output y
 )";
 
 TEST(GpuKernels, ElementwiseKernelIsAGridStrideLoopWithLibdeviceInlined) {
-  const ir::KernelProgram program = program_of(kElementwise);
+  const kernel::KernelProgram program = program_of(kElementwise);
   ASSERT_EQ(program.kernels.size(), 1u);
   const std::string ptx = ptx_of(program);
   EXPECT_NE(ptx.find(".version 8.0"), std::string::npos);
@@ -114,9 +114,9 @@ output dx
 )";
 
 TEST(GpuKernels, LargeElementwiseKernelsMoveSixteenBytesPerAccess) {
-  const ir::KernelProgram program = program_of(kRopeBackward);
+  const kernel::KernelProgram program = program_of(kRopeBackward);
   ASSERT_EQ(program.kernels.size(), 1u);
-  const ir::GpuPlan plan = ir::plan_gpu_kernel(program.kernels[0]);
+  const kernel::GpuPlan plan = kernel::plan_gpu_kernel(program.kernels[0]);
   EXPECT_EQ(plan.elements_per_thread, 8);
   EXPECT_EQ(plan.work_items, 1u << 20 >> 3 >> 8);  // blocks of 256 threads
   for (const char* arch : {"sm_80", "sm_90"}) {
@@ -128,8 +128,8 @@ TEST(GpuKernels, LargeElementwiseKernelsMoveSixteenBytesPerAccess) {
     EXPECT_NE(ptx.find("cvt.rn.bf16.f32"), std::string::npos) << arch << ptx;
     EXPECT_EQ(ptxas_errors(ptx, arch), "");
   }
-  // Below 2^20 elements (ir::kGpuRunMinElements): one element per thread.
-  EXPECT_EQ(ir::plan_gpu_kernel(program_of(kElementwise).kernels.at(0)).elements_per_thread, 1);
+  // Below 2^20 elements (kernel::kGpuRunMinElements): one element per thread.
+  EXPECT_EQ(kernel::plan_gpu_kernel(program_of(kElementwise).kernels.at(0)).elements_per_thread, 1);
 }
 
 TEST(GpuKernels, LibdeviceReflectAnswersNoFlushToZero) {
@@ -142,7 +142,7 @@ TEST(GpuKernels, LibdeviceReflectAnswersNoFlushToZero) {
 }
 
 TEST(GpuKernels, ReductionIsABlockTreeInSharedMemory) {
-  const ir::KernelProgram program = program_of(kRowMax);
+  const kernel::KernelProgram program = program_of(kRowMax);
   const std::string ptx = ptx_of(program, "sm_90");
   EXPECT_NE(ptx.find(".shared"), std::string::npos) << ptx;
   EXPECT_NE(ptx.find("bar.sync"), std::string::npos) << ptx;
@@ -152,7 +152,7 @@ TEST(GpuKernels, ReductionIsABlockTreeInSharedMemory) {
   EXPECT_EQ(launch.block[0], 256u);
 
   // A short reduction gets a smaller block: one warp.
-  const ir::KernelProgram small = program_of(R"(graph s
+  const kernel::KernelProgram small = program_of(R"(graph s
 x = input() : i32[5,10]
 y = reduce_sum(x, axes=[1], keepdims=true) : i32[5,1]
 output y
@@ -165,7 +165,7 @@ output y
 // each thread's f32 round sums into f64 (KernelEmitter::sums_in_blocks);
 // shorter sums (kRowMax's size) keep f32 throughout.
 TEST(GpuKernels, LongSumsAddRoundSumsInDouble) {
-  const ir::KernelProgram long_sum = program_of(R"(graph long_sum
+  const kernel::KernelProgram long_sum = program_of(R"(graph long_sum
 x = input() : f32[2,300000]
 y = reduce_sum(x, axes=[1], keepdims=false) : f32[2]
 output y
@@ -177,7 +177,7 @@ output y
   EXPECT_EQ(ptxas_errors(ptx, "sm_80"), "");
   EXPECT_NE(readelf_of(long_sum, "gfx90a", "-s").find(lower::kernel_symbol(long_sum, 0)), std::string::npos);
 
-  const ir::KernelProgram short_sum = program_of(R"(graph short_sum
+  const kernel::KernelProgram short_sum = program_of(R"(graph short_sum
 x = input() : f32[8,1000]
 y = reduce_sum(x, axes=[1], keepdims=false) : f32[8]
 output y
@@ -186,7 +186,7 @@ output y
 }
 
 TEST(GpuKernels, ContractionIsATiledMatmulWithFusedEpilogue) {
-  const ir::KernelProgram program = program_of(kMatmulBias);
+  const kernel::KernelProgram program = program_of(kMatmulBias);
   ASSERT_EQ(program.kernels.size(), 1u);
   const std::string ir_text = lower::emit_llvm_ir(program, {Target::kCuda, "sm_80"});
   EXPECT_NE(ir_text.find("smelt_a_tiles"), std::string::npos);
@@ -205,7 +205,7 @@ TEST(GpuKernels, ContractionIsATiledMatmulWithFusedEpilogue) {
 }
 
 TEST(GpuKernels, IntegerMatmulFallsBackToBlockReduction) {
-  const ir::KernelProgram program = program_of(R"(graph im
+  const kernel::KernelProgram program = program_of(R"(graph im
 a = input() : i32[3,40]
 b = input() : i32[40,5]
 y = matmul(a, b) : i32[3,5]
@@ -220,7 +220,7 @@ output y
 // Every math op and every dtype conversion, on both targets: nothing is left
 // for a library that is not linked.
 TEST(GpuKernels, EveryMathOpAndDtypeLowersWithoutExternalCalls) {
-  const ir::KernelProgram program = program_of(R"(graph math
+  const kernel::KernelProgram program = program_of(R"(graph math
 x = input() : f32[33]
 h = input() : f16[33]
 z = input() : bf16[33]
@@ -260,7 +260,7 @@ output w
 }
 
 TEST(GpuKernels, Gfx942AndSm90AreTargetedWhenAsked) {
-  const ir::KernelProgram program = program_of(kRowMax);
+  const kernel::KernelProgram program = program_of(kRowMax);
   const std::string notes = readelf_of(program, "gfx942", "--notes");
   if (!notes.empty()) {
     EXPECT_NE(notes.find("amdhsa.target:   amdgcn-amd-amdhsa--gfx942"), std::string::npos) << notes;
@@ -274,7 +274,7 @@ TEST(GpuKernels, Gfx942AndSm90AreTargetedWhenAsked) {
 }
 
 TEST(GpuKernels, EmptyTensorsLaunchOneBlockThatDoesNothing) {
-  const ir::KernelProgram program = program_of(R"(graph empty
+  const kernel::KernelProgram program = program_of(R"(graph empty
 x = input() : f32[0,4]
 y = neg(x)
 s = reduce_sum(x, axes=[0], keepdims=false) : f32[4]
@@ -282,7 +282,7 @@ output y
 output s
 )");
   ASSERT_EQ(program.kernels.size(), 2u);
-  for (const ir::Kernel& kernel : program.kernels) {
+  for (const kernel::Kernel& kernel : program.kernels) {
     // neg over no elements: one block; the sum over an empty axis: 4 zeros, a block each.
     const uint32_t want = kernel.space == ir::Shape{4} ? 4u : 1u;
     EXPECT_EQ(lower::launch_config(kernel, {Target::kCuda, ""}).grid[0], want) << kernel.name;
@@ -292,7 +292,7 @@ output s
 }
 
 TEST(GpuKernels, UnknownArchIsAClearError) {
-  const ir::KernelProgram program = program_of(kElementwise);
+  const kernel::KernelProgram program = program_of(kElementwise);
   try {
     lower::emit_binary(program, {Target::kCuda, "sm_75"});
     FAIL() << "sm_75 accepted";

@@ -6,13 +6,13 @@
 #include <string>
 #include <vector>
 
-#include "ir/kernel.h"
+#include "kernel/kernel.h"
 
 namespace smelt::gpu_testing {
 
 struct ExampleProgram {
   std::string name;   // "luminal_fusion.after"
-  ir::KernelProgram program;
+  kernel::KernelProgram program;
 };
 
 // Every examples/*.sg, smelt::fuse(g).before and .after, sorted by name.

@@ -10,7 +10,7 @@
 #include "import/op_versions.h"
 #include "import/tensor_proto.h"
 #include "ir/interpreter.h"
-#include "ir/memory_limit.h"
+#include "error/memory_limit.h"
 #include "ir/text_format.h"
 #include "tests/onnx/model_builder.h"
 #include "tests/support/scoped_memory_limit.h"
@@ -315,7 +315,7 @@ TEST(OnnxImport, InitializerAboveTheMemoryLimitIsRefusedBeforeAllocating) {
   try {
     import(m);
     FAIL() << "expected a MemoryLimitError";
-  } catch (const ir::MemoryLimitError& e) {
+  } catch (const MemoryLimitError& e) {
     EXPECT_EQ(e.needed_bytes(), 8000u);
     EXPECT_EQ(std::string(e.what()).rfind("test.onnx: initializer 'w' (f32[1000], 8 bytes per element) needs", 0), 0u)
         << e.what();
@@ -332,7 +332,7 @@ TEST(OnnxImport, ConstantOfShapeAboveTheMemoryLimitNamesTheNode) {
   try {
     import(m);
     FAIL() << "expected a MemoryLimitError";
-  } catch (const ir::MemoryLimitError& e) {
+  } catch (const MemoryLimitError& e) {
     EXPECT_EQ(std::string(e.what()).rfind("test.onnx: node 'fill' (ConstantOfShape): a host tensor f32[4000000000]", 0),
               0u)
         << e.what();
@@ -356,7 +356,7 @@ TEST(OnnxImport, HugeExpandIsAGraphOpThatTheInterpreterRefusesToRun) {
   m.node("Expand", {"x", "shape"}, {"y"});
   importer::ImportResult r = import(m);  // a broadcast: nothing is allocated at import
   smelt_testing::ScopedMemoryLimit limit(uint64_t{1} << 30);
-  EXPECT_THROW(ir::interpret(r.graph, {f32({1}, {2})}), ir::MemoryLimitError);
+  EXPECT_THROW(ir::interpret(r.graph, {f32({1}, {2})}), MemoryLimitError);
 }
 
 TEST(OnnxImport, TwoNodesWritingOneValueIsAnError) {

@@ -9,7 +9,7 @@
 
 #include "egraph/explanation.h"
 #include "ir/builder.h"
-#include "ir/memory_limit.h"
+#include "error/memory_limit.h"
 #include "rules/rule_query.h"
 #include "rules/rhs_builder.h"
 #include "rules/rule_library.h"
@@ -215,9 +215,9 @@ TEST(RuleEngine, AGraphBuiltToExplodeStopsAtALimitAndSaysWhich) {
 TEST(RuleEngine, TheDefaultEGraphMemoryLimitIsTheProcessLimit) {
   const ir::Graph g = exploding_graph();
   struct RestoreLimit {
-    ~RestoreLimit() { ir::set_memory_limit(0); }
+    ~RestoreLimit() { set_memory_limit(0); }
   } restore;
-  ir::set_memory_limit(uint64_t{2} << 20);
+  set_memory_limit(uint64_t{2} << 20);
   smelt::egraph::RunnerLimits limits = default_limits();
   EXPECT_EQ(limits.memory_bytes, size_t{2} << 20);
   // Only the memory limit may stop it (a sanitized build is slower than the time limit).
@@ -226,8 +226,8 @@ TEST(RuleEngine, TheDefaultEGraphMemoryLimitIsTheProcessLimit) {
   limits.seconds = 600;
   const Saturation s = saturate(g, default_rules(), limits);
   EXPECT_EQ(s.report.stop_reason, smelt::egraph::StopReason::kMemoryLimit);
-  ir::set_memory_limit(0);
-  EXPECT_EQ(default_limits().memory_bytes, std::min<size_t>(size_t{4} << 30, ir::memory_limit()));
+  set_memory_limit(0);
+  EXPECT_EQ(default_limits().memory_bytes, std::min<size_t>(size_t{4} << 30, memory_limit()));
 }
 
 TEST(RuleEngine, ExplanationsNameTheRules) {

@@ -4,29 +4,29 @@
 
 #include <filesystem>
 
-#include "ir/kernel_builder.h"
+#include "kernel/kernel_builder.h"
 #include "smelt/smelt.h"
 
 namespace smelt {
 namespace {
 
-using ir::BufferKind;
+using kernel::BufferKind;
 using ir::DType;
 
 // A chain program: each kernel reads `reads` and writes `write`, elementwise
 // over f32[n] (the sum of what it reads).
 struct ChainBuilder {
-  ir::KernelProgram program;
+  kernel::KernelProgram program;
   int64_t n = 100;  // 400 bytes per buffer
 
   int buffer(const std::string& name, BufferKind kind, int io_index = -1) {
-    return ir::add_buffer(program, name, {DType::F32, {n}}, kind, io_index);
+    return kernel::add_buffer(program, name, {DType::F32, {n}}, kind, io_index);
   }
   void kernel(std::vector<int> reads, int write) {
-    ir::Kernel k;
+    kernel::Kernel k;
     k.name = "k" + std::to_string(program.kernels.size());
     k.space = {n};
-    ir::KernelBuilder b(k);
+    kernel::KernelBuilder b(k);
     int sum = -1;
     for (int r : reads) {
       int load = b.load(r, {b.var(0)}, DType::F32);
@@ -43,7 +43,7 @@ bool ranges_overlap(const runtime::BufferSlot& a, const runtime::BufferSlot& b) 
 
 // The property every plan must have: two intermediates live in a common kernel
 // never share a byte, and everything fits in the arena.
-void expect_no_live_overlap(const ir::KernelProgram& program, const runtime::BufferPlan& plan) {
+void expect_no_live_overlap(const kernel::KernelProgram& program, const runtime::BufferPlan& plan) {
   for (size_t a = 0; a < plan.slots.size(); ++a) {
     const runtime::BufferSlot& sa = plan.slots[a];
     EXPECT_EQ(sa.pooled, program.buffers[a].kind == BufferKind::kIntermediate) << program.buffers[a].name;
@@ -71,7 +71,7 @@ TEST(BufferPlan, ReusesMemoryOfDeadIntermediates) {
   c.kernel({t1}, t2);
   c.kernel({t2}, t3);
   c.kernel({t3}, y);
-  ir::validate(c.program);
+  kernel::validate(c.program);
   runtime::BufferPlan plan = runtime::plan_buffers(c.program);
   EXPECT_EQ(plan.slots[t1].first_kernel, 0u);
   EXPECT_EQ(plan.slots[t1].last_kernel, 1u);
@@ -119,7 +119,7 @@ TEST(BufferPlan, AKernelsInputAndOutputNeverShare) {
 TEST(BufferPlan, InputsOutputsAndConstantsAreNotPooled) {
   ChainBuilder c;
   int x = c.buffer("x", BufferKind::kInput, 0);
-  int k = ir::add_constant_buffer(c.program, "k", {DType::F32, {c.n}}, std::vector<double>(c.n, 1.0));
+  int k = kernel::add_constant_buffer(c.program, "k", {DType::F32, {c.n}}, std::vector<double>(c.n, 1.0));
   int y = c.buffer("y", BufferKind::kOutput, 0);
   c.kernel({x, k}, y);
   runtime::BufferPlan plan = runtime::plan_buffers(c.program);
@@ -146,7 +146,7 @@ TEST(BufferPlan, EveryExamplePlansWithoutLiveOverlap) {
     options.limits.extraction_s = 0.5;
     options.simplify_indices = false;
     const smelt::FusionResult r = smelt::fuse(g, options);
-    for (const ir::KernelProgram* program : {&r.before, &r.after}) {
+    for (const kernel::KernelProgram* program : {&r.before, &r.after}) {
       SCOPED_TRACE(entry.path().filename().string() + (program == &r.before ? " before" : " after"));
       runtime::BufferPlan plan = runtime::plan_buffers(*program);
       expect_no_live_overlap(*program, plan);

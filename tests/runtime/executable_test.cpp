@@ -34,7 +34,7 @@ TEST(Executable, EveryExampleFusedAndUnfusedMatchesTheReference) {
     smelt::FuseOptions options;
     options.limits.extraction_s = 0.5;
     const smelt::FusionResult r = smelt::fuse(g, options);
-    for (const ir::KernelProgram* program : {&r.after, &r.before}) {
+    for (const kernel::KernelProgram* program : {&r.after, &r.before}) {
       runtime::Executable exe(*program, device);
       EXPECT_EQ(ir::compare_outputs(want, exe.run(inputs)), "") << (program == &r.after ? "fused" : "unfused");
     }
@@ -45,7 +45,7 @@ TEST(Executable, EveryExampleFusedAndUnfusedMatchesTheReference) {
 TEST(Executable, ThreadCountDoesNotChangeResults) {
   const ir::Graph g = smelt::load_graph(std::string(SMELT_SOURCE_DIR) + "/examples/llama_mlp_swiglu.sg");
   const auto inputs = smelt::random_inputs(g, 2);
-  const ir::KernelProgram program = smelt::fuse(g).after;
+  const kernel::KernelProgram program = smelt::fuse(g).after;
   const auto one = runtime::Executable(program, host(1)).run(inputs);
   const auto four = runtime::Executable(program, host(4)).run(inputs);
   ASSERT_EQ(one.size(), four.size());
@@ -194,7 +194,7 @@ TEST(Program, ConcurrentRunsEachGetTheirOwnOutputs) {
 }
 
 TEST(HostDevice, SmallKernelsTakeOneChunk) {
-  ir::Kernel k;
+  kernel::Kernel k;
   k.space = {4, 8};
   EXPECT_GE(runtime::min_units_per_chunk(k, 4, 2), 4);  // 32 elements: inline
   k.space = {4096, 4096};
@@ -203,11 +203,11 @@ TEST(HostDevice, SmallKernelsTakeOneChunk) {
 
 TEST(HostDevice, ContractionKernelsTakeOneChunkPerThread) {
   // Each call packs the shared B panels again, so more chunks than threads only repeat that work.
-  ir::Kernel k;
+  kernel::Kernel k;
   k.space = {64, 2048};
   k.reduction = {1024};
-  k.exprs.push_back(ir::make_constant(1, ir::DType::F32));
-  k.exprs.push_back(ir::make_reduce(ir::Op::ReduceSum, 0, ir::DType::F32, /*contraction=*/true));
+  k.exprs.push_back(kernel::make_constant(1, ir::DType::F32));
+  k.exprs.push_back(kernel::make_reduce(ir::Op::ReduceSum, 0, ir::DType::F32, /*contraction=*/true));
   EXPECT_EQ(runtime::min_units_per_chunk(k, 64, 2), 32);
   EXPECT_EQ(runtime::min_units_per_chunk(k, 64, 3), 22);
   k.exprs[1].contraction = false;  // a plain reduction splits by work

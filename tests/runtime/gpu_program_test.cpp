@@ -19,7 +19,7 @@ namespace {
 
 class EmulatedDriver : public runtime::GpuDriver {
  public:
-  explicit EmulatedDriver(const ir::KernelProgram& program) : jit_(lower::HostJit::compile(program)) {
+  explicit EmulatedDriver(const kernel::KernelProgram& program) : jit_(lower::HostJit::compile(program)) {
     for (size_t k = 0; k < program.kernels.size(); ++k) {
       kernel_of_symbol_[lower::kernel_symbol(program, k)] = k;
       units_.push_back(lower::parallel_units(program.kernels[k]));
@@ -92,7 +92,7 @@ TEST(GpuProgram, RunsEveryExampleThroughAnEmulatedDriver) {
     SCOPED_TRACE(name);
     const ir::Graph g = fusion_testing::scaled_example(name);
     const smelt::FusionResult fused = smelt::fuse(g);
-    for (const ir::KernelProgram* program : {&fused.after, &fused.before}) {
+    for (const kernel::KernelProgram* program : {&fused.after, &fused.before}) {
       auto driver = std::make_shared<EmulatedDriver>(*program);
       {
         runtime::Executable exe(*program, std::make_shared<runtime::GpuDevice>(lower::Target::kCuda, driver));

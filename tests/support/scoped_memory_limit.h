@@ -3,14 +3,14 @@
 // test sees the limit it asks for whatever the machine's memory.
 #include <cstdint>
 
-#include "ir/memory_limit.h"
+#include "error/memory_limit.h"
 
 namespace smelt::smelt_testing {
 
 class ScopedMemoryLimit {
  public:
-  explicit ScopedMemoryLimit(uint64_t bytes) { ir::set_memory_limit(bytes); }
-  ~ScopedMemoryLimit() { ir::set_memory_limit(0); }
+  explicit ScopedMemoryLimit(uint64_t bytes) { set_memory_limit(bytes); }
+  ~ScopedMemoryLimit() { set_memory_limit(0); }
   ScopedMemoryLimit(const ScopedMemoryLimit&) = delete;
   ScopedMemoryLimit& operator=(const ScopedMemoryLimit&) = delete;
 };

@@ -6,23 +6,23 @@
 #include <functional>
 #include <random>
 
-#include "ir/kernel_builder.h"
-#include "ir/kernel_interpreter.h"
+#include "kernel/kernel_builder.h"
+#include "kernel/kernel_interpreter.h"
 #include "verify/index_validation.h"
 
 namespace smelt::verify {
 namespace {
 
-using ir::BufferKind;
+using kernel::BufferKind;
 using ir::DType;
-using ir::IndexRef;
-using ir::KernelBuilder;
-using ir::KernelProgram;
+using kernel::IndexRef;
+using kernel::KernelBuilder;
+using kernel::KernelProgram;
 
 const std::vector<std::string> kNames{"i0", "i1", "r0"};
 
-std::string index_str(const ir::Kernel& k, int expr, int axis) {
-  return k.indices.str(ir::slot_ref(k, {expr, axis}), kNames);
+std::string index_str(const kernel::Kernel& k, int expr, int axis) {
+  return k.indices.str(kernel::slot_ref(k, {expr, axis}), kNames);
 }
 
 const IndexCheck& check_of(const KernelValidation& v, int expr, int axis) {
@@ -34,11 +34,11 @@ const IndexCheck& check_of(const KernelValidation& v, int expr, int axis) {
 // y[i] = x[(i/4)*4 + i%4] over 24 elements: a reshape round trip.
 KernelProgram round_trip_program() {
   KernelProgram p;
-  int x = ir::add_buffer(p, "x", {DType::F32, {24}}, BufferKind::kInput, 0);
-  int y = ir::add_buffer(p, "y", {DType::F32, {24}}, BufferKind::kOutput, 0);
+  int x = kernel::add_buffer(p, "x", {DType::F32, {24}}, BufferKind::kInput, 0);
+  int y = kernel::add_buffer(p, "y", {DType::F32, {24}}, BufferKind::kOutput, 0);
   p.kernels.push_back({"round_trip", {24}, {}, {}, {}, {}});
   KernelBuilder kb(p.kernels.back());
-  ir::IndexPool& ix = kb.indices();
+  kernel::IndexPool& ix = kb.indices();
   IndexRef i = kb.var(0), four = ix.constant(4);
   kb.output(y, kb.load(x, {ix.add(ix.mul(ix.floor_div(i, four), four), ix.mod(i, four))}, DType::F32));
   return p;
@@ -53,19 +53,19 @@ TEST(IndexValidation, ReshapeRoundTripIsProvedAndSimplified) {
   EXPECT_EQ(index.outcome, IndexOutcome::kProved);
   EXPECT_EQ(index.raw, "(((i0 / 4) * 4) + (i0 % 4))");
   EXPECT_EQ(index.simplified, "i0");
-  EXPECT_EQ(check_of(report.kernels[0], 0, ir::IndexSlot::kMaskSlot).outcome, IndexOutcome::kUnchanged);
+  EXPECT_EQ(check_of(report.kernels[0], 0, kernel::IndexSlot::kMaskSlot).outcome, IndexOutcome::kUnchanged);
   EXPECT_EQ(index_str(p.kernels[0], 0, 0), "i0");
   EXPECT_EQ(report.count(IndexOutcome::kCounterexample) + report.count(IndexOutcome::kUnknown), 0);
 
   std::mt19937_64 rng(1);
   std::vector<ir::HostTensor> inputs{ir::random_tensor(raw.buffers[0].type, rng)};
-  EXPECT_EQ(ir::run_kernels(p, inputs)[0].reals, ir::run_kernels(raw, inputs)[0].reals);
+  EXPECT_EQ(kernel::run_kernels(p, inputs)[0].reals, kernel::run_kernels(raw, inputs)[0].reals);
 }
 
 // The same kernel with the hand-made "simplification" `replacement` in place of
 // load 0's index; returns the validation of it.
-KernelValidation validate_replacement(const ir::Kernel& raw, ir::Kernel& candidate,
-                                      const std::function<IndexRef(ir::IndexPool&)>& replacement,
+KernelValidation validate_replacement(const kernel::Kernel& raw, kernel::Kernel& candidate,
+                                      const std::function<IndexRef(kernel::IndexPool&)>& replacement,
                                       const IndexValidationOptions& options = {}) {
   candidate = raw;
   candidate.exprs[0].index[0] = replacement(candidate.indices);
@@ -74,17 +74,17 @@ KernelValidation validate_replacement(const ir::Kernel& raw, ir::Kernel& candida
 
 TEST(IndexValidation, WrongSimplificationIsRejectedWithACounterexample) {
   KernelProgram p;
-  int x = ir::add_buffer(p, "x", {DType::F32, {8}}, BufferKind::kInput, 0);
-  int y = ir::add_buffer(p, "y", {DType::F32, {8}}, BufferKind::kOutput, 0);
+  int x = kernel::add_buffer(p, "x", {DType::F32, {8}}, BufferKind::kInput, 0);
+  int y = kernel::add_buffer(p, "y", {DType::F32, {8}}, BufferKind::kOutput, 0);
   p.kernels.push_back({"k", {8}, {}, {}, {}, {}});
   KernelBuilder kb(p.kernels.back());
   IndexRef i = kb.var(0);
   kb.output(y, kb.load(x, {kb.indices().mod(i, kb.constant_index(4))}, DType::F32));
-  const ir::Kernel& raw = p.kernels[0];
+  const kernel::Kernel& raw = p.kernels[0];
 
   // i % 4 "simplified" to i: wrong from i = 4 on.
-  ir::Kernel candidate;
-  KernelValidation v = validate_replacement(raw, candidate, [](ir::IndexPool& ix) { return ix.var(0); });
+  kernel::Kernel candidate;
+  KernelValidation v = validate_replacement(raw, candidate, [](kernel::IndexPool& ix) { return ix.var(0); });
   const IndexCheck& index = check_of(v, 0, 0);
   EXPECT_EQ(index.outcome, IndexOutcome::kCounterexample);
   EXPECT_EQ(index.simplified, "i0");
@@ -98,7 +98,7 @@ TEST(IndexValidation, WrongSimplificationIsRejectedWithACounterexample) {
       << report.str();
 
   // The correct form (a different expression, equal in range) is proved.
-  v = validate_replacement(raw, candidate, [](ir::IndexPool& ix) {
+  v = validate_replacement(raw, candidate, [](kernel::IndexPool& ix) {
     IndexRef i0 = ix.var(0);
     return ix.select(ix.lt(i0, ix.constant(4)), i0, ix.sub(i0, ix.constant(4)));
   });
@@ -111,8 +111,8 @@ TEST(IndexValidation, WrongSimplificationIsRejectedWithACounterexample) {
 // still read the pad value.
 TEST(IndexValidation, SliceCosPadKeepsItsMask) {
   KernelProgram p;
-  int bx = ir::add_buffer(p, "x", {DType::F32, {8}}, BufferKind::kInput, 0);
-  int by = ir::add_buffer(p, "y", {DType::F32, {2}}, BufferKind::kOutput, 0);
+  int bx = kernel::add_buffer(p, "x", {DType::F32, {8}}, BufferKind::kInput, 0);
+  int by = kernel::add_buffer(p, "y", {DType::F32, {2}}, BufferKind::kOutput, 0);
   p.kernels.push_back({"slice_cos_pad", {2}, {}, {}, {}, {}});
   KernelBuilder kb(p.kernels.back());
   IndexRef i = kb.var(0);
@@ -123,31 +123,31 @@ TEST(IndexValidation, SliceCosPadKeepsItsMask) {
 
   ValidationReport report = validate_and_simplify(p);
   EXPECT_EQ(report.count(IndexOutcome::kCounterexample) + report.count(IndexOutcome::kUnknown), 0) << report.str();
-  EXPECT_EQ(index_str(p.kernels[0], 0, ir::IndexSlot::kMaskSlot), "(i0 < 1)");
+  EXPECT_EQ(index_str(p.kernels[0], 0, kernel::IndexSlot::kMaskSlot), "(i0 < 1)");
   EXPECT_EQ(index_str(p.kernels[0], 2, 0), "(i0 < 1)");  // the where's condition
   ir::HostTensor x = ir::HostTensor::from_values({DType::F32, {8}}, {0.5, 0.25, 0, 0, 0, 0, 0, 0});
-  ir::HostTensor out = ir::run_kernels(p, {x})[0];
+  ir::HostTensor out = kernel::run_kernels(p, {x})[0];
   EXPECT_FLOAT_EQ(static_cast<float>(out.get(0)), std::cos(0.5f));
   EXPECT_EQ(out.get(1), 0.0);
 
   // Dropping the mask is exactly the seed's bug: rejected.
-  ir::Kernel candidate = p.kernels[0];
-  candidate.exprs[0].valid = ir::kNoIndex;
+  kernel::Kernel candidate = p.kernels[0];
+  candidate.exprs[0].valid = kernel::kNoIndex;
   KernelValidation v = validate_kernel(p.kernels[0], candidate);
-  EXPECT_EQ(check_of(v, 0, ir::IndexSlot::kMaskSlot).outcome, IndexOutcome::kCounterexample);
-  EXPECT_EQ(check_of(v, 0, ir::IndexSlot::kMaskSlot).counterexample, std::vector<int64_t>{1});
-  EXPECT_EQ(index_str(candidate, 0, ir::IndexSlot::kMaskSlot), "(i0 < 1)");
+  EXPECT_EQ(check_of(v, 0, kernel::IndexSlot::kMaskSlot).outcome, IndexOutcome::kCounterexample);
+  EXPECT_EQ(check_of(v, 0, kernel::IndexSlot::kMaskSlot).counterexample, std::vector<int64_t>{1});
+  EXPECT_EQ(index_str(candidate, 0, kernel::IndexSlot::kMaskSlot), "(i0 < 1)");
 }
 
 // y[i] = pad(x, lo 2)[i] over 8 with x of 4: the index (i − 2) % 4 equals
 // i − 2 only where the mask 2 ≤ i < 6 holds — which is all that is needed.
 TEST(IndexValidation, IndexEquivalenceIsRequiredOnlyWhereTheMaskHolds) {
   KernelProgram p;
-  int bx = ir::add_buffer(p, "x", {DType::F32, {4}}, BufferKind::kInput, 0);
-  int by = ir::add_buffer(p, "y", {DType::F32, {8}}, BufferKind::kOutput, 0);
+  int bx = kernel::add_buffer(p, "x", {DType::F32, {4}}, BufferKind::kInput, 0);
+  int by = kernel::add_buffer(p, "y", {DType::F32, {8}}, BufferKind::kOutput, 0);
   p.kernels.push_back({"pad", {8}, {}, {}, {}, {}});
   KernelBuilder kb(p.kernels.back());
-  ir::IndexPool& ix = kb.indices();
+  kernel::IndexPool& ix = kb.indices();
   IndexRef i = kb.var(0);
   IndexRef mask = ix.logical_and(ix.le(ix.constant(2), i), ix.lt(i, ix.constant(6)));
   kb.output(by, kb.load(bx, {ix.mod(ix.sub(i, ix.constant(2)), ix.constant(4))}, DType::F32, mask, -1));
@@ -157,14 +157,14 @@ TEST(IndexValidation, IndexEquivalenceIsRequiredOnlyWhereTheMaskHolds) {
   EXPECT_EQ(check_of(report.kernels[0], 0, 0).outcome, IndexOutcome::kProved) << report.str();
   EXPECT_EQ(index_str(p.kernels[0], 0, 0), "(i0 - 2)");
   ir::HostTensor x = ir::HostTensor::from_values({DType::F32, {4}}, {1, 2, 3, 4});
-  EXPECT_EQ(ir::run_kernels(p, {x})[0].reals, (std::vector<double>{-1, -1, 1, 2, 3, 4, -1, -1}));
-  EXPECT_EQ(ir::run_kernels(raw, {x})[0].reals, ir::run_kernels(p, {x})[0].reals);
+  EXPECT_EQ(kernel::run_kernels(p, {x})[0].reals, (std::vector<double>{-1, -1, 1, 2, 3, 4, -1, -1}));
+  EXPECT_EQ(kernel::run_kernels(raw, {x})[0].reals, kernel::run_kernels(p, {x})[0].reals);
 
   // Without the mask the same replacement is wrong (at i = 0, 1, 6, 7).
-  ir::Kernel unmasked = raw.kernels[0];
-  unmasked.exprs[0].valid = ir::kNoIndex;
-  ir::Kernel candidate;
-  KernelValidation v = validate_replacement(unmasked, candidate, [](ir::IndexPool& pool) {
+  kernel::Kernel unmasked = raw.kernels[0];
+  unmasked.exprs[0].valid = kernel::kNoIndex;
+  kernel::Kernel candidate;
+  KernelValidation v = validate_replacement(unmasked, candidate, [](kernel::IndexPool& pool) {
     return pool.sub(pool.var(0), pool.constant(2));
   });
   EXPECT_EQ(check_of(v, 0, 0).outcome, IndexOutcome::kCounterexample);
@@ -174,17 +174,17 @@ TEST(IndexValidation, IndexEquivalenceIsRequiredOnlyWhereTheMaskHolds) {
 // starved resource limit Z3 answers "unknown", which must not count as proved.
 TEST(IndexValidation, UnknownIsNotProved) {
   KernelProgram p;
-  int bx = ir::add_buffer(p, "x", {DType::F32, {7}}, BufferKind::kInput, 0);
-  int by = ir::add_buffer(p, "y", {DType::F32, {64, 64}}, BufferKind::kOutput, 0);
+  int bx = kernel::add_buffer(p, "x", {DType::F32, {7}}, BufferKind::kInput, 0);
+  int by = kernel::add_buffer(p, "y", {DType::F32, {64, 64}}, BufferKind::kOutput, 0);
   p.kernels.push_back({"product_mod", {64, 64}, {}, {}, {}, {}});
   KernelBuilder kb(p.kernels.back());
-  ir::IndexPool& ix = kb.indices();
+  kernel::IndexPool& ix = kb.indices();
   kb.output(by, kb.load(bx, {ix.mod(ix.mul(kb.var(0), kb.var(1)), ix.constant(7))}, DType::F32));
 
   IndexValidationOptions starved;
   starved.query_resource_limit = 1;
-  ir::Kernel candidate;
-  KernelValidation v = validate_replacement(p.kernels[0], candidate, [](ir::IndexPool& pool) {
+  kernel::Kernel candidate;
+  KernelValidation v = validate_replacement(p.kernels[0], candidate, [](kernel::IndexPool& pool) {
     IndexRef seven = pool.constant(7);
     return pool.mod(pool.mul(pool.mod(pool.var(0), seven), pool.mod(pool.var(1), seven)), seven);
   }, starved);
@@ -208,7 +208,7 @@ TEST(IndexValidation, APassedTimeLimitKeepsEveryRawFormAndSaysSo) {
   EXPECT_EQ(index.outcome, IndexOutcome::kUnknown);
   EXPECT_NE(index.reason.find("time limit"), std::string::npos) << index.reason;
   EXPECT_EQ(index_str(p.kernels[0], 0, 0), "(((i0 / 4) * 4) + (i0 % 4))");
-  EXPECT_EQ(check_of(report.kernels[0], 0, ir::IndexSlot::kMaskSlot).outcome, IndexOutcome::kUnchanged);
+  EXPECT_EQ(check_of(report.kernels[0], 0, kernel::IndexSlot::kMaskSlot).outcome, IndexOutcome::kUnchanged);
 
   KernelProgram in_time = round_trip_program();
   EXPECT_FALSE(validate_and_simplify(in_time).stopped_at_time_limit);
@@ -222,11 +222,11 @@ TEST(IndexValidation, AHardQueryIsProvedStepByStep) {
   KernelProgram p;
   const ir::Shape shape{8, 16, 32, 64};
   const std::vector<int64_t> strides = ir::row_major_strides(shape);
-  int bx = ir::add_buffer(p, "x", {DType::F32, {ir::numel(shape)}}, BufferKind::kInput, 0);
-  int by = ir::add_buffer(p, "y", {DType::F32, {ir::numel(shape) / 64, 64}}, BufferKind::kOutput, 0);
+  int bx = kernel::add_buffer(p, "x", {DType::F32, {ir::numel(shape)}}, BufferKind::kInput, 0);
+  int by = kernel::add_buffer(p, "y", {DType::F32, {ir::numel(shape) / 64, 64}}, BufferKind::kOutput, 0);
   p.kernels.push_back({"coordinate", {ir::numel(shape) / 64, 64}, {}, {}, {}, {}});
   KernelBuilder kb(p.kernels.back());
-  ir::IndexPool& ix = kb.indices();
+  kernel::IndexPool& ix = kb.indices();
   IndexRef flat = ix.add(ix.mul(kb.var(0), ix.constant(64)), kb.var(1)), offset = ix.constant(0);
   for (size_t axis = 0; axis < shape.size(); ++axis) {
     IndexRef coordinate = ix.mod(ix.floor_div(flat, ix.constant(strides[axis])), ix.constant(shape[axis]));
@@ -244,8 +244,8 @@ TEST(IndexValidation, AHardQueryIsProvedStepByStep) {
   EXPECT_EQ(index_str(p.kernels[0], 0, 0), "((i0 / 32) % 16)");
 
   // The intermediate forms are proved, not trusted: a wrong final form still fails.
-  ir::Kernel candidate;
-  KernelValidation v = validate_replacement(raw.kernels[0], candidate, [](ir::IndexPool& pool) {
+  kernel::Kernel candidate;
+  KernelValidation v = validate_replacement(raw.kernels[0], candidate, [](kernel::IndexPool& pool) {
     return pool.mod(pool.floor_div(pool.var(0), pool.constant(32)), pool.constant(8));
   }, limited);
   EXPECT_NE(check_of(v, 0, 0).outcome, IndexOutcome::kProved);
@@ -255,17 +255,17 @@ TEST(IndexValidation, AHardQueryIsProvedStepByStep) {
 // An empty reduction domain must not make the outer loads' queries vacuous.
 TEST(IndexValidation, EmptyReductionDomainDoesNotProveOuterIndices) {
   KernelProgram p;
-  int bx = ir::add_buffer(p, "x", {DType::F32, {4}}, BufferKind::kInput, 0);
-  int bw = ir::add_buffer(p, "w", {DType::F32, {4, 0}}, BufferKind::kInput, 1);
-  int by = ir::add_buffer(p, "y", {DType::F32, {4}}, BufferKind::kOutput, 0);
+  int bx = kernel::add_buffer(p, "x", {DType::F32, {4}}, BufferKind::kInput, 0);
+  int bw = kernel::add_buffer(p, "w", {DType::F32, {4, 0}}, BufferKind::kInput, 1);
+  int by = kernel::add_buffer(p, "y", {DType::F32, {4}}, BufferKind::kOutput, 0);
   p.kernels.push_back({"sum_plus_x", {4}, {0}, {}, {}, {}});
   KernelBuilder kb(p.kernels.back());
   int x = kb.load(bx, {kb.var(0)}, DType::F32);
   int sum = kb.reduce(ir::Op::ReduceSum, kb.load(bw, {kb.var(0), kb.var(1)}, DType::F32), DType::F32);
   kb.output(by, kb.op(ir::Op::Add, {x, sum}, DType::F32));
 
-  ir::Kernel candidate;
-  KernelValidation v = validate_replacement(p.kernels[0], candidate, [](ir::IndexPool& ix) {
+  kernel::Kernel candidate;
+  KernelValidation v = validate_replacement(p.kernels[0], candidate, [](kernel::IndexPool& ix) {
     return ix.mod(ix.var(0), ix.constant(2));
   });
   EXPECT_EQ(check_of(v, 0, 0).outcome, IndexOutcome::kCounterexample);
@@ -273,13 +273,13 @@ TEST(IndexValidation, EmptyReductionDomainDoesNotProveOuterIndices) {
 
 TEST(IndexValidation, ANewVariableIsNeverAccepted) {
   KernelProgram p;
-  int bx = ir::add_buffer(p, "x", {DType::F32, {4}}, BufferKind::kInput, 0);
-  int by = ir::add_buffer(p, "y", {DType::F32, {4}}, BufferKind::kOutput, 0);
+  int bx = kernel::add_buffer(p, "x", {DType::F32, {4}}, BufferKind::kInput, 0);
+  int by = kernel::add_buffer(p, "y", {DType::F32, {4}}, BufferKind::kOutput, 0);
   p.kernels.push_back({"row_sum", {4}, {1}, {}, {}, {}});
   KernelBuilder kb(p.kernels.back());
   kb.output(by, kb.reduce(ir::Op::ReduceSum, kb.load(bx, {kb.var(0)}, DType::F32), DType::F32));
-  ir::Kernel candidate;  // i0 + r0 equals i0 (r0 is always 0) but moves the load into the loop
-  KernelValidation v = validate_replacement(p.kernels[0], candidate, [](ir::IndexPool& ix) {
+  kernel::Kernel candidate;  // i0 + r0 equals i0 (r0 is always 0) but moves the load into the loop
+  KernelValidation v = validate_replacement(p.kernels[0], candidate, [](kernel::IndexPool& ix) {
     return ix.add(ix.var(0), ix.var(1));
   });
   EXPECT_EQ(check_of(v, 0, 0).outcome, IndexOutcome::kUnknown);
@@ -290,14 +290,14 @@ TEST(IndexValidation, ANewVariableIsNeverAccepted) {
 // every simplification is proved and the results do not change.
 TEST(IndexValidation, ViewChainsOfAProgramAreProved) {
   KernelProgram p;
-  int bx = ir::add_buffer(p, "x", {DType::F32, {24}}, BufferKind::kInput, 0);
-  int bb = ir::add_buffer(p, "b", {DType::F32, {3}}, BufferKind::kInput, 1);
-  int bt = ir::add_buffer(p, "t", {DType::F32, {4, 6}}, BufferKind::kIntermediate);
-  int by = ir::add_buffer(p, "y", {DType::F32, {4, 9}}, BufferKind::kOutput, 0);
+  int bx = kernel::add_buffer(p, "x", {DType::F32, {24}}, BufferKind::kInput, 0);
+  int bb = kernel::add_buffer(p, "b", {DType::F32, {3}}, BufferKind::kInput, 1);
+  int bt = kernel::add_buffer(p, "t", {DType::F32, {4, 6}}, BufferKind::kIntermediate);
+  int by = kernel::add_buffer(p, "y", {DType::F32, {4, 9}}, BufferKind::kOutput, 0);
   {  // t[a, c] = reshape(x, [6, 4])ᵀ[a, c] + b[c % 3]  (x viewed as [2, 3, 4], merged)
     p.kernels.push_back({"transpose", {4, 6}, {}, {}, {}, {}});
     KernelBuilder kb(p.kernels.back());
-    ir::IndexPool& ix = kb.indices();
+    kernel::IndexPool& ix = kb.indices();
     IndexRef a = kb.var(0), c = kb.var(1);
     IndexRef flat = ix.add(ix.mul(c, ix.constant(4)), a);  // element (c, a) of [6, 4]
     IndexRef d0 = ix.floor_div(flat, ix.constant(12)), d1 = ix.mod(ix.floor_div(flat, ix.constant(4)), ix.constant(3)),
@@ -310,7 +310,7 @@ TEST(IndexValidation, ViewChainsOfAProgramAreProved) {
   {  // y = concat(t, t[:, ::2], axis 1)
     p.kernels.push_back({"concat", {4, 9}, {}, {}, {}, {}});
     KernelBuilder kb(p.kernels.back());
-    ir::IndexPool& ix = kb.indices();
+    kernel::IndexPool& ix = kb.indices();
     IndexRef r = kb.var(0), c = kb.var(1);
     IndexRef first = ix.lt(c, ix.constant(6));
     IndexRef second = ix.logical_and(ix.le(ix.constant(6), c), ix.lt(c, ix.constant(9)));
@@ -325,10 +325,10 @@ TEST(IndexValidation, ViewChainsOfAProgramAreProved) {
   EXPECT_EQ(index_str(p.kernels[0], 0, 0), "(i0 + (i1 * 4))");
   EXPECT_EQ(index_str(p.kernels[1], 0, 0), "i0");                      // min(r, 3) with r < 4
   EXPECT_EQ(index_str(p.kernels[1], 0, 1), "i1");                      // min(c, 5) under c < 6
-  EXPECT_EQ(index_str(p.kernels[1], 1, ir::IndexSlot::kMaskSlot), "(6 <= i1)");  // c < 9 always
+  EXPECT_EQ(index_str(p.kernels[1], 1, kernel::IndexSlot::kMaskSlot), "(6 <= i1)");  // c < 9 always
   std::mt19937_64 rng(5);
   std::vector<ir::HostTensor> inputs{ir::random_tensor(raw.buffers[0].type, rng), ir::random_tensor(raw.buffers[1].type, rng)};
-  EXPECT_EQ(ir::run_kernels(p, inputs)[0].reals, ir::run_kernels(raw, inputs)[0].reals);
+  EXPECT_EQ(kernel::run_kernels(p, inputs)[0].reals, kernel::run_kernels(raw, inputs)[0].reals);
   std::printf("%s", report.str().c_str());
 }
 

@@ -1,0 +1,107 @@
+#include "kernel/constant_folding.h"
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "kernel/kernel_interpreter.h"
+
+namespace smelt::kernel {
+
+using namespace ir;  // the graph IR's vocabulary: dtypes, shapes, ops, scalars, host tensors
+
+bool folds_at_compile_time(const KernelProgram& program, const Kernel& kernel) {
+  bool reads_constant = false;
+  for (const KernelExpr& e : kernel.exprs) {
+    if (e.kind != KernelExpr::Kind::kLoad) continue;
+    if (program.buffers.at(static_cast<size_t>(e.buffer)).kind != BufferKind::kConstant) return false;
+    reads_constant = true;
+  }
+  if (!reads_constant || kernel.outputs.empty()) return false;
+  int64_t elements = 0;
+  for (const KernelOutput& out : kernel.outputs) {
+    const Buffer& buffer = program.buffers.at(static_cast<size_t>(out.buffer));
+    if (buffer.kind != BufferKind::kIntermediate) return false;
+    elements += numel(buffer.type.shape);
+  }
+  if (elements > kMaxFoldedElements) return false;
+  const int64_t space = numel(kernel.space), reduction = std::max<int64_t>(1, numel(kernel.reduction));
+  return space <= kMaxFoldedEvaluations / reduction;
+}
+
+namespace {
+
+// The one kernel alone over the buffers it touches (its constants as inputs
+// of nothing, its outputs as the program's outputs).
+std::vector<HostTensor> evaluate(const KernelProgram& program, const Kernel& kernel) {
+  KernelProgram alone;
+  alone.kernels.push_back(kernel);
+  Kernel& k = alone.kernels.back();
+  std::vector<int> renumber(program.buffers.size(), -1);
+  auto take = [&](int b) {
+    if (renumber.at(static_cast<size_t>(b)) < 0) {
+      renumber[static_cast<size_t>(b)] = static_cast<int>(alone.buffers.size());
+      alone.buffers.push_back(program.buffers[static_cast<size_t>(b)]);
+    }
+    return renumber[static_cast<size_t>(b)];
+  };
+  for (KernelExpr& e : k.exprs)
+    if (e.kind == KernelExpr::Kind::kLoad) e.buffer = take(e.buffer);
+  for (size_t o = 0; o < k.outputs.size(); ++o) {
+    k.outputs[o].buffer = take(k.outputs[o].buffer);
+    Buffer& b = alone.buffers[static_cast<size_t>(k.outputs[o].buffer)];
+    b.kind = BufferKind::kOutput;
+    b.io_index = static_cast<int>(o);
+  }
+  return run_kernels(alone, {});
+}
+
+// Drops constant buffers no kernel reads and renumbers the rest in order.
+void drop_unread_constants(KernelProgram& program) {
+  std::vector<bool> read(program.buffers.size(), false);
+  for (const Kernel& k : program.kernels)
+    for (const KernelExpr& e : k.exprs)
+      if (e.kind == KernelExpr::Kind::kLoad) read.at(static_cast<size_t>(e.buffer)) = true;
+  std::vector<int> renumber(program.buffers.size(), -1);
+  std::vector<Buffer> kept;
+  for (size_t b = 0; b < program.buffers.size(); ++b) {
+    if (program.buffers[b].kind == BufferKind::kConstant && !read[b]) continue;
+    renumber[b] = static_cast<int>(kept.size());
+    kept.push_back(std::move(program.buffers[b]));
+  }
+  program.buffers = std::move(kept);
+  for (Kernel& k : program.kernels) {
+    for (KernelExpr& e : k.exprs)
+      if (e.kind == KernelExpr::Kind::kLoad) e.buffer = renumber.at(static_cast<size_t>(e.buffer));
+    for (KernelOutput& out : k.outputs) out.buffer = renumber.at(static_cast<size_t>(out.buffer));
+  }
+}
+
+}  // namespace
+
+KernelProgram fold_constant_kernels(KernelProgram program) {
+  std::vector<Kernel> kept;
+  bool folded = false;
+  for (Kernel& kernel : program.kernels) {
+    if (!folds_at_compile_time(program, kernel)) {
+      kept.push_back(std::move(kernel));
+      continue;
+    }
+    const std::vector<HostTensor> values = evaluate(program, kernel);
+    for (size_t o = 0; o < kernel.outputs.size(); ++o) {
+      Buffer& b = program.buffers.at(static_cast<size_t>(kernel.outputs[o].buffer));
+      b.kind = BufferKind::kConstant;
+      b.io_index = -1;
+      const HostTensor& t = values[o];
+      b.values.clear();
+      b.values.reserve(static_cast<size_t>(t.numel()));
+      for (int64_t i = 0; i < t.numel(); ++i) b.values.push_back(t.get(i));
+    }
+    folded = true;
+  }
+  program.kernels = std::move(kept);
+  if (folded) drop_unread_constants(program);
+  return program;
+}
+
+}  // namespace smelt::kernel

@@ -1,0 +1,44 @@
+#pragma once
+// Which kernels are contraction groups in matmul form — the one acceptance rule
+// that the host's tiled contraction (lower/host_matmul.h), the GPU's tiled
+// matmul (lower/gpu_kernel.h, kTiledMatmul) and the host's split into parallel
+// rows (ir/host_split.h) share.
+//
+// The kernel's space is [batch..., M, N...] and its reduction [K]: N is one
+// axis (a matmul) or several (a convolution's output positions, contraction
+// form of ir/kernel_reindex.h), the fewest that make the sides below fit. Every Reduce
+// node is a float contraction sum of an f32 Mul(A-side, B-side), the A side
+// free of the column variable n, the B side free of the row variable m (a
+// product rounded to f16 / bf16 before the sum is not what an f32 FMA
+// computes). Several Reduce nodes are a contraction group; sides they share are
+// listed once.
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "kernel/kernel.h"
+
+namespace smelt::kernel {
+
+// One Reduce node of the group and its two factor subtrees.
+struct ContractionTerm {
+  int reduce = -1;  // expr index of the Reduce node
+  int a_side = -1;  // index into ContractionGroup::a_sides
+  int b_side = -1;  // index into ContractionGroup::b_sides
+};
+
+struct ContractionGroup {
+  std::vector<int64_t> batch;  // extents of the batch axes (the space but the last two)
+  int64_t m = 0, n = 0, k = 0;  // n: the product of `columns`
+  std::vector<int64_t> columns;  // extents of the column axes (the space's last ones), row-major
+  std::vector<int> a_sides;  // expr indices of the distinct A-side subtrees
+  std::vector<int> b_sides;  // expr indices of the distinct B-side subtrees
+  std::vector<ContractionTerm> terms;
+  bool b_sides_read_batch = false;  // some B side reads a batch variable
+};
+
+// The group when `kernel` has the form above (and at most 64 variables);
+// nullopt otherwise. Extents are not checked (they may be zero).
+std::optional<ContractionGroup> match_contraction_group(const Kernel& kernel);
+
+}  // namespace smelt::kernel

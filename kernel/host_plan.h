@@ -1,0 +1,73 @@
+#pragma once
+// How the host runs a kernel: its parallel range (rows of the iteration space,
+// or blocks of a rank-1 space) cut into chunks that the thread pool hands to
+// its threads. One definition for the code generator (lower/), the runtime
+// (runtime/) and the cost model (cost/), which must agree on it.
+#include <cstdint>
+#include <vector>
+
+#include "kernel/kernel.h"
+
+namespace smelt::kernel {
+
+// A rank-1 space is split into blocks of this many consecutive elements.
+inline constexpr int64_t kHostRank1Chunk = 4096;
+// A chunk should carry at least this many element evaluations (space × reduction)
+// so it amortizes the hand-off to another thread.
+inline constexpr int64_t kHostMinWorkPerChunk = 16 * 1024;
+
+// A contraction of few rows and many columns (a small batch through a wide
+// weight: M ≤ kHostFewRows, N ≥ 2 · kHostColumnBlock, no batch axis above 1)
+// is split by blocks of kHostColumnBlock columns as well as by rows: split by
+// rows alone, every thread would stream (and pack) all of B for its few rows.
+inline constexpr int64_t kHostFewRows = 256;
+inline constexpr int64_t kHostColumnBlock = 2048;
+// A contraction over several column axes (a convolution's output positions)
+// with no batch axis above 1 is split into kHostPositionBlocks blocks of
+// columns (a multiple of 32, at least kHostMinPositionBlock): its B side (the
+// input's windows) is what costs, and split by rows every thread would pack
+// all of it.
+inline constexpr int64_t kHostPositionBlocks = 4;
+inline constexpr int64_t kHostMinPositionBlock = 32;
+// Columns per block: N / kHostPositionBlocks rounded up to 32 for several
+// column axes, else kHostColumnBlock.
+int64_t host_column_block(const Kernel& kernel);
+// ceil(N / host_column_block) for such a kernel, else 1.
+int64_t host_column_blocks(const Kernel& kernel);
+
+// The parallel units of `kernel`: the rows of its space (all axes but the
+// innermost, or but a contraction group's column axes) times its column blocks, column block major (unit u is row
+// u mod rows of column block u div rows); ceil(n / kHostRank1Chunk) blocks
+// for a rank-1 space, 1 for rank 0.
+int64_t host_parallel_units(const Kernel& kernel);
+
+// Units one chunk takes at least: about kHostMinWorkPerChunk evaluations, and
+// for a contraction one chunk per thread (each call packs its B panels).
+int64_t host_min_units_per_chunk(const Kernel& kernel, int64_t units, unsigned threads);
+
+// The chunks the thread pool makes of a kernel's units on `threads` threads.
+struct HostSplit {
+  int64_t units = 1, min_chunk = 1, chunks = 1;  // min_chunk: the chunk size the pool uses
+  unsigned threads_used = 1;  // min(threads, chunks): 1 means the caller runs it inline
+};
+HostSplit host_split(const Kernel& kernel, unsigned threads);
+
+// Where the kernel's comparisons of the innermost variable with a constant
+// (`j < 256`, `64 <= j`: a concat or pad along the row) change value: the
+// column loop split there has every such comparison constant in each segment,
+// which LLVM folds — its masked loads become plain ones, its `where`s one side.
+// Empty for a rank-0 or rank-1 space, a kernel of column blocks, none, or more
+// than kHostMaxColumnSegments segments.
+inline constexpr size_t kHostMaxColumnSegments = 8;
+std::vector<int64_t> host_column_cuts(const Kernel& kernel);
+
+// Whether the host code guards each masked load with a branch (LLVM's loop
+// vectorizer makes a masked vector load of it) rather than a select of a load
+// at a clamped address (a gather per element). The vectorizer gives up on a
+// row loop with many predicated blocks (a 6-way concat along the row was not
+// vectorized at all): branches for up to 4 masked loads, or where column cuts
+// fold them. The code generator and the cost model read this one answer.
+inline constexpr int kHostMaxBranchedMaskedLoads = 4;
+bool host_masked_loads_as_branches(const Kernel& kernel);
+
+}  // namespace smelt::kernel

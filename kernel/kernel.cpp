@@ -1,0 +1,232 @@
+#include "kernel/kernel.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace smelt::kernel {
+
+using namespace ir;  // the graph IR's vocabulary: dtypes, shapes, ops, scalars, host tensors
+namespace {
+
+[[noreturn]] void invalid(const Kernel& k, const std::string& message) {
+  throw std::invalid_argument("kernel " + k.name + ": " + message);
+}
+
+// Largest variable number used by an index expression, or -1.
+int max_var(const IndexPool& pool, IndexRef r) {
+  if (r == kNoIndex) return -1;
+  const IndexPool::Node& n = pool.node(r);
+  if (n.kind == IndexPool::Kind::kVar) return static_cast<int>(n.value);
+  return std::max({max_var(pool, n.a), max_var(pool, n.b), max_var(pool, n.c)});
+}
+
+void validate_kernel(const KernelProgram& program, const Kernel& k) {
+  const int num_buffers = static_cast<int>(program.buffers.size());
+  for (size_t i = 0; i < k.exprs.size(); ++i) {
+    const KernelExpr& e = k.exprs[i];
+    std::string where = "expr " + std::to_string(i) + ": ";
+    for (int operand : e.operands)
+      if (operand < 0 || operand >= static_cast<int>(i)) invalid(k, where + "operand is not an earlier expr");
+    for (IndexRef r : e.index)
+      if (r < 0 || static_cast<size_t>(r) >= k.indices.size()) invalid(k, where + "bad index expression");
+    for (IndexRef r : e.index)
+      if (max_var(k.indices, r) >= k.num_vars()) invalid(k, where + "index uses an unknown variable");
+    if (max_var(k.indices, e.valid) >= k.num_vars()) invalid(k, where + "mask uses an unknown variable");
+    switch (e.kind) {
+      case KernelExpr::Kind::kLoad:
+        if (e.buffer < 0 || e.buffer >= num_buffers) invalid(k, where + "load of an unknown buffer");
+        if (e.index.size() != program.buffers[e.buffer].type.shape.size())
+          invalid(k, where + "load needs one index per buffer axis");
+        break;
+      case KernelExpr::Kind::kIndex:
+        if (e.index.size() != 1) invalid(k, where + "an index value has one index expression");
+        break;
+      case KernelExpr::Kind::kElementwise:
+        if (op_class(e.op) != OpClass::Elementwise) invalid(k, where + "not an elementwise op");
+        if (e.operands.size() != static_cast<size_t>(op_info(e.op).arity))
+          invalid(k, where + "wrong operand count");
+        break;
+      case KernelExpr::Kind::kReduce:
+        if (k.reduction.empty()) invalid(k, where + "a reduce needs the kernel's reduction domain");
+        if (e.op != Op::ReduceSum && e.op != Op::ReduceMax) invalid(k, where + "reduce op must be reduce_sum or reduce_max");
+        if (e.operands.size() != 1) invalid(k, where + "a reduce has one operand");
+        break;
+      case KernelExpr::Kind::kConstant:
+        break;
+    }
+  }
+  if (k.outputs.empty()) invalid(k, "no outputs");
+  for (const KernelOutput& out : k.outputs) {
+    if (out.buffer < 0 || out.buffer >= num_buffers) invalid(k, "output to an unknown buffer");
+    if (out.expr < 0 || out.expr >= static_cast<int>(k.exprs.size())) invalid(k, "output of an unknown expr");
+    if (numel(program.buffers[out.buffer].type.shape) != numel(k.space))
+      invalid(k, "output buffer " + program.buffers[out.buffer].name + " does not match the iteration space");
+    if (program.buffers[out.buffer].kind == BufferKind::kInput) invalid(k, "writes an input buffer");
+    if (program.buffers[out.buffer].kind == BufferKind::kConstant) invalid(k, "writes a constant buffer");
+  }
+}
+
+std::vector<std::string> var_names(const Kernel& k) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < k.space.size(); ++i) names.push_back("i" + std::to_string(i));
+  for (size_t i = 0; i < k.reduction.size(); ++i) names.push_back("r" + std::to_string(i));
+  return names;
+}
+
+}  // namespace
+
+KernelExpr make_load(int buffer, std::vector<IndexRef> index, DType dtype, IndexRef valid, double pad) {
+  KernelExpr e;
+  e.kind = KernelExpr::Kind::kLoad;
+  e.buffer = buffer;
+  e.index = std::move(index);
+  e.dtype = dtype;
+  e.valid = valid;
+  e.value = valid == kNoIndex ? 0 : pad;  // the pad value only matters under a mask
+  return e;
+}
+
+KernelExpr make_constant(double value, DType dtype) {
+  KernelExpr e;
+  e.kind = KernelExpr::Kind::kConstant;
+  e.value = value;
+  e.dtype = dtype;
+  return e;
+}
+
+KernelExpr make_index_value(IndexRef index, DType dtype) {
+  KernelExpr e;
+  e.kind = KernelExpr::Kind::kIndex;
+  e.index = {index};
+  e.dtype = dtype;
+  return e;
+}
+
+KernelExpr make_elementwise(Op op, std::vector<int> operands, DType dtype) {
+  KernelExpr e;
+  e.kind = KernelExpr::Kind::kElementwise;
+  e.op = op;
+  e.operands = std::move(operands);
+  e.dtype = dtype;
+  if (op == Op::Cast) e.to = dtype;
+  return e;
+}
+
+KernelExpr make_reduce(Op op, int operand, DType dtype, bool contraction) {
+  KernelExpr e;
+  e.kind = KernelExpr::Kind::kReduce;
+  e.op = op;
+  e.operands = {operand};
+  e.dtype = dtype;
+  e.contraction = contraction;
+  return e;
+}
+
+void validate(const KernelProgram& program) {
+  for (const Buffer& b : program.buffers)
+    if (b.kind == BufferKind::kConstant && static_cast<int64_t>(b.values.size()) != numel(b.type.shape))
+      throw std::invalid_argument("constant buffer " + b.name + ": " + std::to_string(b.values.size()) +
+                                  " values for " + type_str(b.type));
+  for (const Kernel& k : program.kernels) validate_kernel(program, k);
+}
+
+std::string print_program(const KernelProgram& program) {
+  std::string out;
+  for (const Buffer& b : program.buffers) {
+    const char* kind = b.kind == BufferKind::kInput      ? "input"
+                       : b.kind == BufferKind::kOutput   ? "output"
+                       : b.kind == BufferKind::kConstant ? "constant"
+                                                         : "temp";
+    out += "buffer " + b.name + " : " + type_str(b.type) + " (" + kind + ")";
+    if (b.kind == BufferKind::kConstant) {  // the first values of the literal
+      out += " =";
+      for (size_t i = 0; i < b.values.size() && i < 8; ++i) out += " " + std::to_string(b.values[i]);
+      if (b.values.size() > 8) out += " ... (" + std::to_string(b.values.size()) + " values)";
+    }
+    out += "\n";
+  }
+  for (const Kernel& k : program.kernels) {
+    std::vector<std::string> names = var_names(k);
+    out += "\nkernel " + k.name + " over " + shape_str(k.space);
+    if (!k.reduction.empty()) out += " reducing " + shape_str(k.reduction);
+    out += "\n";
+    for (size_t i = 0; i < k.exprs.size(); ++i) {
+      const KernelExpr& e = k.exprs[i];
+      out += "  %" + std::to_string(i) + " : " + std::string(dtype_name(e.dtype)) + " = ";
+      auto operands = [&] {
+        std::string s;
+        for (size_t j = 0; j < e.operands.size(); ++j) s += (j ? ", %" : "%") + std::to_string(e.operands[j]);
+        return s;
+      };
+      switch (e.kind) {
+        case KernelExpr::Kind::kLoad: {
+          out += "load " + program.buffers[e.buffer].name + "[";
+          for (size_t j = 0; j < e.index.size(); ++j) out += (j ? ", " : "") + k.indices.str(e.index[j], names);
+          out += "]";
+          if (e.valid != kNoIndex) out += " if " + k.indices.str(e.valid, names) + " else " + std::to_string(e.value);
+          break;
+        }
+        case KernelExpr::Kind::kConstant: out += "const " + std::to_string(e.value); break;
+        case KernelExpr::Kind::kIndex: out += "index " + k.indices.str(e.index[0], names); break;
+        case KernelExpr::Kind::kElementwise:
+          out += std::string(op_name(e.op)) + "(" + operands() + ")";
+          if (e.op == Op::Cast) out += " to " + std::string(dtype_name(e.to));
+          break;
+        case KernelExpr::Kind::kReduce:
+          out += std::string(op_name(e.op)) + (e.contraction ? "[contraction]" : "") + " over r: " + operands();
+          break;
+      }
+      out += "\n";
+    }
+    for (const KernelOutput& o : k.outputs)
+      out += "  store " + program.buffers[o.buffer].name + " = %" + std::to_string(o.expr) + "\n";
+  }
+  return out;
+}
+
+bool uses_var_at_least(const IndexPool& pool, IndexRef r, int first) {
+  if (r == kNoIndex) return false;
+  const IndexPool::Node& n = pool.node(r);
+  if (n.kind == IndexPool::Kind::kVar) return n.value >= first;
+  return uses_var_at_least(pool, n.a, first) || uses_var_at_least(pool, n.b, first) ||
+         uses_var_at_least(pool, n.c, first);
+}
+
+std::vector<bool> reduction_loop_nodes(const Kernel& k) {
+  const int first_reduction_var = static_cast<int>(k.space.size());
+  std::vector<bool> inner(k.exprs.size(), false);
+  for (size_t i = 0; i < k.exprs.size(); ++i) {
+    const KernelExpr& e = k.exprs[i];
+    switch (e.kind) {
+      case KernelExpr::Kind::kLoad:
+      case KernelExpr::Kind::kIndex:
+        for (IndexRef r : e.index) inner[i] = inner[i] || uses_var_at_least(k.indices, r, first_reduction_var);
+        inner[i] = inner[i] || uses_var_at_least(k.indices, e.valid, first_reduction_var);
+        break;
+      case KernelExpr::Kind::kElementwise:
+        for (int operand : e.operands) inner[i] = inner[i] || inner[operand];
+        for (int operand : e.operands)
+          if (inner[i] && k.exprs[operand].kind == KernelExpr::Kind::kReduce)
+            throw std::invalid_argument("kernel " + k.name + ": a reduce feeds another reduce's body");
+        break;
+      case KernelExpr::Kind::kReduce:
+      case KernelExpr::Kind::kConstant:
+        break;
+    }
+  }
+  // Loop-invariant nodes used only inside reduce bodies also run inside the
+  // loop: hoisted out, they would run even when the reduction domain is empty
+  // (and read an empty buffer). Walk back from the outputs without entering
+  // reduce bodies; whatever is not reached runs inside.
+  std::vector<bool> needed_outside(k.exprs.size(), false);
+  for (const KernelOutput& out : k.outputs) needed_outside[out.expr] = true;
+  for (size_t i = k.exprs.size(); i-- > 0;) {
+    if (!needed_outside[i] || k.exprs[i].kind == KernelExpr::Kind::kReduce) continue;
+    for (int operand : k.exprs[i].operands) needed_outside[operand] = true;
+  }
+  for (size_t i = 0; i < k.exprs.size(); ++i)
+    if (k.exprs[i].kind != KernelExpr::Kind::kReduce && !needed_outside[i]) inner[i] = true;
+  return inner;
+}
+
+}  // namespace smelt::kernel

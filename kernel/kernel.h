@@ -1,0 +1,109 @@
+#pragma once
+// The kernel IR (DESIGN.md, "What a kernel is"). A KernelProgram is a list of
+// buffers and kernels run in order. A kernel computes one or more outputs over
+// one iteration space; per output element it evaluates an expression DAG whose
+// leaves load from buffers through index maps guarded by valid masks. At most
+// one anchor: a reduction domain shared by every Reduce node of the kernel — a
+// reduction, or a contraction group (several matmul-shaped sums over the same
+// M×N×K space, e.g. the two gemms of a SwiGLU, combined in the epilogue).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernel/index_expr.h"
+#include "ir/ops.h"
+
+namespace smelt::kernel {
+
+// The graph IR's vocabulary, which kernels speak too (ir/ops.h).
+using ir::DType;
+using ir::Op;
+using ir::OpClass;
+using ir::Shape;
+using ir::TensorType;
+
+// kConstant: a small literal baked into the program (`values`, row-major,
+// rounded to the dtype when read); read-only like an input.
+enum class BufferKind : uint8_t { kInput, kIntermediate, kOutput, kConstant };
+
+struct Buffer {
+  std::string name;
+  TensorType type;
+  BufferKind kind = BufferKind::kIntermediate;
+  int io_index = -1;           // position among the graph's inputs or outputs
+  std::vector<double> values;  // kConstant only
+};
+
+// One node of a kernel's per-element expression DAG. Nodes only refer to
+// earlier nodes, so the vector is in evaluation order.
+struct KernelExpr {
+  enum class Kind : uint8_t {
+    kLoad,         // buffer[index...] where `valid`, else pad_value
+    kConstant,     // value
+    kIndex,        // the integer index expression `index[0]` as a value (iota)
+    kElementwise,  // op(operands...), `to` for cast
+    kReduce,       // reduce_op over the kernel's reduction domain of operands[0]
+  };
+  Kind kind = Kind::kConstant;
+  DType dtype = DType::F32;  // result dtype of this node
+  int buffer = -1;
+  std::vector<IndexRef> index;  // kLoad: one per buffer axis; kIndex: one
+  IndexRef valid = kNoIndex;    // kLoad: kNoIndex = always valid
+  double value = 0;             // kConstant: the value; kLoad: the pad value
+  Op op = Op::Add;              // kElementwise: the op; kReduce: ReduceSum or ReduceMax
+  DType to = DType::F32;        // cast's target
+  bool contraction = false;     // kReduce: a matmul (sum of a product over K)
+  std::vector<int> operands;
+};
+
+// The nodes of each kind, built in one place for every producer of kernels.
+KernelExpr make_load(int buffer, std::vector<IndexRef> index, DType dtype, IndexRef valid = kNoIndex,
+                     double pad = 0);
+KernelExpr make_constant(double value, DType dtype);
+KernelExpr make_index_value(IndexRef index, DType dtype);
+// Elementwise op; for cast, `dtype` is the target.
+KernelExpr make_elementwise(Op op, std::vector<int> operands, DType dtype);
+KernelExpr make_reduce(Op op, int operand, DType dtype, bool contraction);
+
+struct KernelOutput {
+  int buffer = -1;  // written row-major over the iteration space
+  int expr = -1;
+};
+
+struct Kernel {
+  std::string name;
+  Shape space;      // iteration space; variables 0..space.size()-1
+  Shape reduction;  // anchor's reduction domain; variables follow the space's
+  IndexPool indices;
+  std::vector<KernelExpr> exprs;
+  std::vector<KernelOutput> outputs;
+
+  int num_vars() const { return static_cast<int>(space.size() + reduction.size()); }
+};
+
+struct KernelProgram {
+  std::vector<Buffer> buffers;
+  std::vector<Kernel> kernels;
+};
+
+// Checks the structural rules (operands earlier, buffers exist, index arity,
+// outputs cover their buffer, Reduce only where there is a reduction domain,
+// no Reduce inside another); throws std::invalid_argument naming the problem.
+void validate(const KernelProgram& program);
+
+// True where an index expression uses a variable numbered `first` or above
+// (for a kernel: its reduction variables when `first` = space.size()).
+bool uses_var_at_least(const IndexPool& pool, IndexRef r, int first);
+
+// Which nodes run inside the anchor's reduction loop (the prologue): those that
+// vary with a reduction variable, and loop-invariant nodes used only inside
+// reduce bodies (hoisted, they would run and read even when the reduction
+// domain is empty). The rest run once per element. Throws
+// std::invalid_argument when a reduce feeds another reduce's body.
+std::vector<bool> reduction_loop_nodes(const Kernel& k);
+
+// A readable listing: one block per kernel with its loads, index maps, masks
+// and body.
+std::string print_program(const KernelProgram& program);
+
+}  // namespace smelt::kernel
