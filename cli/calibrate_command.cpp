@@ -12,7 +12,7 @@
 
 #include "cli/commands.h"
 #include "cli/format.h"
-#include "smelt/calibrate.h"
+#include "tools/calibration.h"
 #include "smelt/smelt.h"
 
 namespace smelt::cli {
@@ -34,7 +34,7 @@ void write_atomically(const fs::path& path, const std::string& text) {
   fs::rename(tmp, path);
 }
 
-std::string summary_line(const smelt::ValidationSummary& s, const char* what) {
+std::string summary_line(const smelt::tools::ValidationSummary& s, const char* what) {
   return formatted("spearman=%.3f", s.spearman) + formatted(" median_abs_err=%.3f", s.median_abs_err) +
          formatted(" max_abs_err=%.3f", s.max_abs_err) + " " + what + "=" + std::to_string(s.count);
 }
@@ -49,11 +49,11 @@ std::vector<unsigned> thread_counts(unsigned up_to) {
 
 }  // namespace
 
-int calibrate_command(const CalibrateOptions& options) {
+int calibrate_command(const CalibrateCommandOptions& options) {
   // A GPU's profile is named by the GPU, known once the device is open.
   fs::path profile_path = options.output.empty() ? fs::path("profile.json") : fs::path(options.output);
   const bool named_by_gpu = options.output.empty() && options.device != "host";
-  smelt::CalibrateOptions o;
+  smelt::tools::CalibrateOptions o;
   o.device = options.device;
   o.arch = options.arch;
   o.quick = options.quick;
@@ -85,7 +85,7 @@ int calibrate_command(const CalibrateOptions& options) {
                 << std::string(static_cast<size_t>(width - filled), '.') << "] " << done << "/" << total << " "
                 << what << (done == total ? "\r\033[K" : "") << std::flush;
     };
-  smelt::CalibrationReport report = smelt::calibrate(o);
+  smelt::tools::CalibrationReport report = smelt::tools::calibrate(o);
   if (named_by_gpu) profile_path = cost::profile_file_name(report.calibration.profile.cpu);
   fs::path png_path = profile_path;
   png_path.replace_extension(".png");
@@ -95,10 +95,10 @@ int calibrate_command(const CalibrateOptions& options) {
                " held-out kernels";
   plot.x_label = "predicted us";
   plot.y_label = "measured us (median)";
-  for (const smelt::ValidationPoint& p : report.points)
+  for (const smelt::tools::ValidationPoint& p : report.points)
     if (!p.program && p.predicted_us > 0 && p.measured_us > 0) plot.points.push_back({p.predicted_us, p.measured_us});
   try {
-    if (options.validate_only.empty()) write_atomically(profile_path, smelt::calibration_json(report));
+    if (options.validate_only.empty()) write_atomically(profile_path, smelt::tools::calibration_json(report));
     if (!plot.points.empty()) cost::write_scatter_png(png_path.string(), plot);
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
@@ -109,7 +109,7 @@ int calibrate_command(const CalibrateOptions& options) {
     std::cerr << "error: calibrate: step " << failure << "\n";
   const int status = report.calibration.failed_steps.empty() ? kOk : kBadInput;
   if (options.json) {
-    auto summary = [](const smelt::ValidationSummary& s) {
+    auto summary = [](const smelt::tools::ValidationSummary& s) {
       return nlohmann::ordered_json{{"count", s.count}, {"spearman", s.spearman}, {"median_abs_err", s.median_abs_err},
                                     {"max_abs_err", s.max_abs_err}, {"max_factor", s.max_factor}};
     };
@@ -123,21 +123,21 @@ int calibrate_command(const CalibrateOptions& options) {
     return status;
   }
   // The kernels furthest off, to look at with `smelt compile --report`.
-  std::vector<const smelt::ValidationPoint*> worst;
-  for (const smelt::ValidationPoint& p : report.points)
+  std::vector<const smelt::tools::ValidationPoint*> worst;
+  for (const smelt::tools::ValidationPoint& p : report.points)
     if (!p.program && p.predicted_us > 0 && p.measured_us > 0) worst.push_back(&p);
-  auto factor = [](const smelt::ValidationPoint* p) {
+  auto factor = [](const smelt::tools::ValidationPoint* p) {
     return std::max(p->predicted_us / p->measured_us, p->measured_us / p->predicted_us);
   };
   std::sort(worst.begin(), worst.end(), [&](auto* a, auto* b) { return factor(a) > factor(b); });
   if (worst.size() > 10) worst.resize(10);
   std::cout << "kernels furthest off (predicted, measured median us):\n";
-  for (const smelt::ValidationPoint* p : worst)
+  for (const smelt::tools::ValidationPoint* p : worst)
     std::cout << formatted("  %10.1f", p->predicted_us) << formatted(" %10.1f", p->measured_us)
               << formatted("  %5.2fx  ", p->measured_us / p->predicted_us) << p->threads << "t  " << p->what << "\n";
   // Per source: how far the programs are off.
   std::cout << "programs (predicted vs measured median, us):\n";
-  for (const smelt::ValidationPoint& p : report.points)
+  for (const smelt::tools::ValidationPoint& p : report.points)
     if (p.program)
       std::cout << formatted("  %10.1f", p.predicted_us) << formatted(" %10.1f", p.measured_us)
                 << formatted("  %5.2fx  ", p.measured_us / p.predicted_us) << p.threads << "t  " << p.what << "\n";

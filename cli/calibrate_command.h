@@ -9,7 +9,7 @@
 
 namespace smelt::cli {
 
-struct CalibrateOptions {
+struct CalibrateCommandOptions {
   std::string device = "host";
   std::string output;                    // "": profile.json, a GPU's <name>.json; the PNG goes beside it: <stem>.png
   std::string arch;                      // cuda / hip: "" = the device's own
@@ -23,6 +23,6 @@ struct CalibrateOptions {
   bool json = false;                     // the summary as one JSON object
 };
 
-int calibrate_command(const CalibrateOptions& options);
+int calibrate_command(const CalibrateCommandOptions& options);
 
 }  // namespace smelt::cli

@@ -8,8 +8,9 @@
 #include "cli/emit_command.h"
 #include "cli/format.h"
 #include "cli/picture_files.h"
-#include "smelt/kernel_dot.h"
-#include "smelt/report.h"
+#include "tools/kernel_dot.h"
+#include "tools/fusion_json.h"
+#include "tools/fusion_report.h"
 #include "smelt/smelt.h"
 
 namespace smelt::cli {
@@ -42,7 +43,7 @@ void print_measured(const smelt::FusionResult& r) {
 
 }  // namespace
 
-int compile_command(const CompileOptions& options) {
+int compile_command(const CompileCommandOptions& options) {
   if (int usage = check_emit_options(options); usage != kOk) return usage;
   if (options.measure > 0 && options.target != "host") {
     std::cerr << "error: --measure times candidates on the host; it does not combine with --target "
@@ -79,7 +80,7 @@ int compile_command(const CompileOptions& options) {
   fuse.measure = options.measure;
   const smelt::FusionResult r = smelt::fuse(g, fuse);
   if (options.picture.any()) {
-    if (const std::string problem = write_picture_files(options.picture, smelt::kernel_program_dot(r.after));
+    if (const std::string problem = write_picture_files(options.picture, smelt::tools::kernel_program_dot(r.after));
         !problem.empty()) {
       std::cerr << "error: " << problem << "\n";
       return kBadInput;
@@ -88,48 +89,9 @@ int compile_command(const CompileOptions& options) {
   if (!options.emit.empty()) return emit_command(r, options);
 
   if (options.json) {
-    nlohmann::ordered_json out = {{"kernels_before", r.kernels_before},
-                                  {"kernels_after", r.kernels_after},
-                                  {"predicted_us_before", r.predicted_us_before},
-                                  {"predicted_us_after", r.predicted_us_after},
-                                  {"file", options.file},
-                                  {"graph", g.name()},
-                                  {"extractor", r.extractor},
-                                  {"search_finished", r.search_finished},
-                                  {"egraph_nodes", r.egraph_nodes},
-                                  {"egraph_classes", r.egraph_classes},
-                                  {"saturation_stop", r.stop_reason},
-                                  {"saturation_s", r.saturation_s},
-                                  {"extraction_s", r.extraction_s},
-                                  {"index_exprs_proved", r.index_validation.count(verify::IndexOutcome::kProved)},
-                                  {"index_exprs_fell_back",
-                                   r.index_validation.count(verify::IndexOutcome::kCounterexample) +
-                                       r.index_validation.count(verify::IndexOutcome::kUnknown)},
-                                  {"index_proofs_stopped", r.index_validation.stopped_at_time_limit}};
-    nlohmann::ordered_json fired = nlohmann::ordered_json::object();
-    for (const auto& [name, unions] : r.rules_fired) fired[name] = unions;
-    out["rules_fired"] = std::move(fired);
-    if (options.measure > 0) {
-      nlohmann::ordered_json measured = nlohmann::ordered_json::array();
-      for (const smelt::MeasuredCandidate& m : r.measured)
-        measured.push_back({{"predicted_us", m.predicted_us},
-                            {"median_us", m.timing.median_us},
-                            {"min_us", m.timing.min_us},
-                            {"reps", m.timing.reps},
-                            {"stable", m.timing.stable},
-                            {"kernels", m.kernels},
-                            {"model_pick", m.model_pick},
-                            {"unfused", m.unfused},
-                            {"chosen", m.chosen}});
-      out["measured"] = std::move(measured);
-      out["model_pick_fastest"] = r.model_pick_fastest;
-      out["model_pick_vs_fastest"] = r.model_pick_vs_fastest;
-      out["threads"] = options.threads;
-      out["measure_s"] = r.measure_s;
-    }
-    std::cout << out.dump() << "\n";
+    std::cout << smelt::tools::fusion_json(r, {options.file, g.name(), options.threads}) << "\n";
   } else if (options.report) {
-    std::cout << smelt::fusion_report(r, options.file);
+    std::cout << smelt::tools::fusion_report(r, options.file);
     if (options.measure > 0) {
       std::cout << "\n";
       print_measured(r);

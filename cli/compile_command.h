@@ -12,7 +12,7 @@
 
 namespace smelt::cli {
 
-struct CompileOptions {
+struct CompileCommandOptions {
   std::string file;
   bool report = false;    // the fused kernels, readable, with each one's predicted time
   bool json = false;      // one JSON object
@@ -34,6 +34,6 @@ struct CompileOptions {
 
 // Without --report or --json: one summary line. A profile that cannot be read,
 // or a picture that cannot be written, is bad input (exit 1, nothing on stdout).
-int compile_command(const CompileOptions& options);
+int compile_command(const CompileCommandOptions& options);
 
 }  // namespace smelt::cli

@@ -11,11 +11,11 @@
 namespace smelt::cli {
 namespace {
 
-bool to_stdout(const CompileOptions& options) { return options.output.empty() || options.output == "-"; }
+bool to_stdout(const CompileCommandOptions& options) { return options.output.empty() || options.output == "-"; }
 
 }  // namespace
 
-int check_emit_options(const CompileOptions& options) {
+int check_emit_options(const CompileCommandOptions& options) {
   if (options.emit.empty()) {
     if (!options.output.empty()) {
       std::cerr << "error: -o needs --emit (kernels|llvm|asm|ptx|hsaco)\n";
@@ -45,7 +45,7 @@ int check_emit_options(const CompileOptions& options) {
   return kOk;
 }
 
-int emit_command(const smelt::FusionResult& fused, const CompileOptions& options) {
+int emit_command(const smelt::FusionResult& fused, const CompileCommandOptions& options) {
   const smelt::EmitKind kind = *smelt::parse_emit_kind(options.emit);
   const lower::TargetOptions target{*smelt::parse_target(options.target), options.arch};
   const std::vector<uint8_t> artifact = smelt::emit(fused.after, target, kind);

@@ -4,15 +4,15 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "smelt/extraction.h"
+#include "tools/extract_serialized.h"
 
 namespace smelt::cli {
 
-int extract_command(const ExtractOptions& options) {
-  smelt::ExtractionReport report;
+int extract_command(const ExtractCommandOptions& options) {
+  smelt::tools::ExtractionReport report;
   try {
-    report = smelt::extract_serialized(options.file, options.extractor, options.time_limit_s);
-  } catch (const smelt::ExtractInputError& e) {
+    report = smelt::tools::extract_serialized(options.file, options.extractor, options.time_limit_s);
+  } catch (const smelt::tools::ExtractInputError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return kBadInput;
   }

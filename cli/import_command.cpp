@@ -8,7 +8,7 @@
 
 namespace smelt::cli {
 
-int import_command(const ImportOptions& options) {
+int import_command(const ImportCommandOptions& options) {
   importer::ImportOptions import_options;
   import_options.initializers_as_inputs = options.initializers_as_inputs;
   ir::Graph g = smelt::import_onnx(options.file, import_options);

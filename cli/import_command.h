@@ -4,10 +4,10 @@
 
 namespace smelt::cli {
 
-struct ImportOptions {
+struct ImportCommandOptions {
   std::string file, output;
   bool initializers_as_inputs = false;
 };
-int import_command(const ImportOptions& options);
+int import_command(const ImportCommandOptions& options);
 
 }  // namespace smelt::cli

@@ -14,7 +14,7 @@
 #include "cli/onnx_test_command.h"
 #include "cli/verify_command.h"
 #include "smelt/compile.h"
-#include "smelt/extraction.h"
+#include "tools/extract_serialized.h"
 #include "smelt/memory.h"
 #include "smelt/smelt.h"
 
@@ -102,18 +102,18 @@ int main(int argc, char** argv) {
                       "(default: the shipped host profile)");
   add_memory_limit_option(run_cmd, memory_limit);
 
-  smelt::cli::ExtractOptions extract;
+  smelt::cli::ExtractCommandOptions extract;
   CLI::App* extract_cmd = app.add_subcommand(
       "extract", "Extract from a serialized e-graph (egraph-serialize JSON); print one JSON line of costs");
   extract_cmd->add_option("file", extract.file, "The e-graph (.json)")->required();
   extract_cmd->add_option("--extractor", extract.extractor, "Which extractor")
       ->required()
-      ->check(CLI::IsMember(smelt::extractor_names()));
+      ->check(CLI::IsMember(smelt::tools::extractor_names()));
   extract_cmd->add_option("--time-limit", extract.time_limit_s, "Seconds the searching extractors may take")
       ->check(CLI::PositiveNumber)
       ->default_val(60);
 
-  smelt::cli::CompileOptions compile;
+  smelt::cli::CompileCommandOptions compile;
   CLI::App* compile_cmd = app.add_subcommand(
       "compile", "Fuse a .sg graph into kernels; print kernel counts and predicted times before and after");
   compile_cmd->add_option("file", compile.file, "The graph (.sg)")->required();
@@ -188,7 +188,7 @@ int main(int argc, char** argv) {
   add_memory_limit_option(saturate_cmd, memory_limit);
 
   smelt::cli::VerifyRulesOptions verify_rules;
-  smelt::cli::CalibrateOptions calibrate;
+  smelt::cli::CalibrateCommandOptions calibrate;
   CLI::App* calibrate_cmd = app.add_subcommand(
       "calibrate",
       "Measure the cost model's device profile by running the kernels smelt emits; validate it on held-out "
@@ -230,7 +230,7 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber)
       ->default_val(10000);
 
-  smelt::cli::ImportOptions import_options;
+  smelt::cli::ImportCommandOptions import_options;
   CLI::App* import_cmd = app.add_subcommand("import", "Import an ONNX model (opset 13+) and write it as a .sg graph");
   import_cmd->add_option("file", import_options.file, "The model (.onnx)")->required();
   import_cmd->add_option("-o,--output", import_options.output, "The .sg file to write (default: stdout)");

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "smelt/picture.h"
+#include "tools/picture.h"
 
 namespace smelt::cli {
 namespace {
@@ -54,7 +54,7 @@ std::string picture_files_problem(const PictureFiles& files) {
   for (const std::string* path : {&files.dot, &files.svg})
     if (!path->empty())
       if (std::string problem = folder_problem(*path); !problem.empty()) return problem;
-  if (!files.svg.empty() && !smelt::graphviz_available())
+  if (!files.svg.empty() && !smelt::tools::graphviz_available())
     return "graphviz's `dot` is not installed (Debian: apt-get install graphviz); write --dot instead";
   return "";
 }
@@ -63,7 +63,7 @@ std::string write_picture_files(const PictureFiles& files, const std::string& do
   std::string svg;
   if (!files.svg.empty()) {
     try {
-      svg = smelt::render_svg(dot);  // before any file: a failure writes neither
+      svg = smelt::tools::render_svg(dot);  // before any file: a failure writes neither
     } catch (const std::runtime_error& e) {
       return e.what();
     }

@@ -38,14 +38,14 @@ std::string bytes_text(size_t bytes) {
 }
 
 // --reps: the N timed runs of the kernels, in microseconds.
-struct Timing {
+struct RunTiming {
   double median_us = 0, min_us = 0;
   int reps = 0;
   std::vector<double> samples_us;  // in the order run
   std::vector<double> kernel_median_us;  // --per-kernel: by kernel, in program order
 };
 
-Timing summarize(std::vector<double> seconds) {
+RunTiming summarize(std::vector<double> seconds) {
   std::vector<double> samples_us;
   for (double s : seconds) samples_us.push_back(s * 1e6);
   std::sort(seconds.begin(), seconds.end());
@@ -56,14 +56,14 @@ Timing summarize(std::vector<double> seconds) {
 
 // --per-kernel: a run's time is the sum of its kernels' (the clock is read
 // between kernels); each kernel's median is over the same runs.
-Timing summarize_each_kernel(const std::vector<std::vector<double>>& seconds) {
+RunTiming summarize_each_kernel(const std::vector<std::vector<double>>& seconds) {
   std::vector<double> totals;
   for (const std::vector<double>& run : seconds) {
     double total = 0;
     for (double s : run) total += s;
     totals.push_back(total);
   }
-  Timing timing = summarize(totals);
+  RunTiming timing = summarize(totals);
   const size_t kernels = seconds.empty() ? 0 : seconds.front().size();
   for (size_t k = 0; k < kernels; ++k) {
     std::vector<double> column;
@@ -87,7 +87,7 @@ std::optional<unsigned> host_threads(const smelt::Program& program, unsigned req
 // --per-kernel's table: each kernel's median, its prediction, and its share
 // of the summed medians, in program order.
 void print_kernel_times(const kernel::KernelProgram& kernels, const std::vector<cost::KernelCost>& costs,
-                        const Timing& measured) {
+                        const RunTiming& measured) {
   double total = 0;
   for (double us : measured.kernel_median_us) total += us;
   int width = 6;
@@ -158,7 +158,7 @@ int run_compiled_command(const RunOptions& options, const RunTimingOptions& timi
   const double run_s = seconds_since(run_start);
   save_outputs(g, outputs, options.outputs);
   // The same compiled program (its --threads, --profile, fusion) is timed and predicted.
-  std::optional<Timing> measured;
+  std::optional<RunTiming> measured;
   if (timing.reps > 0)
     measured = timing.per_kernel ? summarize_each_kernel(program.benchmark_each_kernel(inputs, timing.reps, timing.warmup))
                                  : summarize(program.benchmark(inputs, timing.reps, timing.warmup));

@@ -9,7 +9,7 @@
 #include "cli/commands.h"
 #include "cli/format.h"
 #include "smelt/memory.h"
-#include "smelt/saturate.h"
+#include "tools/saturation.h"
 #include "smelt/smelt.h"
 
 namespace smelt::cli {
@@ -56,8 +56,8 @@ std::vector<std::string> never_matched(const RunReport& report) {
   return names;
 }
 
-void print_text(const SaturateCommandOptions& options, const ir::Graph& graph, const smelt::SaturateResult& r,
-                const smelt::egraph::RunnerLimits& limits, const smelt::SerializedSaturation* serialized) {
+void print_text(const SaturateCommandOptions& options, const ir::Graph& graph, const smelt::tools::SaturateResult& r,
+                const smelt::egraph::RunnerLimits& limits, const smelt::tools::SerializedSaturation* serialized) {
   const RunReport& report = r.saturation.report;
   std::cout << options.file << ": graph " << (graph.name().empty() ? "(unnamed)" : graph.name()) << ", "
             << report.rules.size() << " rules" << (options.rule_files.empty() ? " (the default rules)" : "") << ", "
@@ -122,7 +122,7 @@ void print_text(const SaturateCommandOptions& options, const ir::Graph& graph, c
 }
 
 nlohmann::ordered_json to_json(const SaturateCommandOptions& options, const ir::Graph& graph,
-                               const smelt::SaturateResult& r, const smelt::SerializedSaturation* serialized) {
+                               const smelt::tools::SaturateResult& r, const smelt::tools::SerializedSaturation* serialized) {
   const RunReport& report = r.saturation.report;
   nlohmann::ordered_json out = {{"file", options.file},
                                 {"graph", graph.name()},
@@ -177,7 +177,7 @@ int saturate_command(const SaturateCommandOptions& options) {
     std::cerr << "error: " << problem << "\n";
     return kBadInput;
   }
-  smelt::SaturateOptions settings;
+  smelt::tools::SaturateOptions settings;
   settings.rule_files = options.rule_files;
   if (options.iterations > 0) settings.limits.iterations = options.iterations;
   if (options.nodes > 0) settings.limits.nodes = options.nodes;
@@ -193,14 +193,14 @@ int saturate_command(const SaturateCommandOptions& options) {
       return kBadInput;
     }
   }
-  const smelt::SaturateResult result = smelt::saturate_graph(graph, settings);  // errors: main's report_error
-  std::optional<smelt::SerializedSaturation> serialized;
+  const smelt::tools::SaturateResult result = smelt::tools::saturate_graph(graph, settings);  // errors: main's report_error
+  std::optional<smelt::tools::SerializedSaturation> serialized;
   if (!options.serialize.empty()) {
-    serialized = smelt::serialize_saturation(result, settings);
+    serialized = smelt::tools::serialize_saturation(result, settings);
     if (!write_file(options.serialize, serialized->json, "the e-graph")) return kBadInput;
   }
   if (options.picture.any()) {
-    if (const std::string problem = write_picture_files(options.picture, smelt::saturation_dot(result));
+    if (const std::string problem = write_picture_files(options.picture, smelt::tools::saturation_dot(result));
         !problem.empty()) {
       std::cerr << "error: " << problem << "\n";
       return kBadInput;

@@ -9,7 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/format.h"
-#include "smelt/verify_rules.h"
+#include "tools/verify_rules.h"
 
 namespace smelt::cli {
 namespace {
@@ -65,7 +65,7 @@ int verify_rules_command(const VerifyRulesOptions& options) {
       progress = [](size_t done, size_t total) {
         std::cerr << "\rproving rules: " << done << "/" << total << (done == total ? "\r\033[K" : "") << std::flush;
       };
-    results = smelt::verify_rules(options.files, prover, options.jobs, progress);
+    results = smelt::tools::verify_rules(options.files, prover, options.jobs, progress);
   } catch (const Error& e) {
     if (::isatty(STDERR_FILENO)) std::cerr << "\r\033[K";  // clear the progress line
     return report_error(e);

@@ -111,7 +111,7 @@ SerializedEGraph read_serialized(std::string_view text, std::string_view source)
   return file;
 }
 
-ImportResult import_json(EGraph& graph, std::string_view text, std::string_view source) {
+SerializedImport import_json(EGraph& graph, std::string_view text, std::string_view source) {
   const SerializedEGraph file = read_serialized(text, source);
   for (const SerializedNode& node : file.nodes)
     if (node.children.size() > NodeStore::kMaxArity)
@@ -136,7 +136,7 @@ ImportResult import_json(EGraph& graph, std::string_view text, std::string_view 
   }
   graph.rebuild();
 
-  ImportResult result;
+  SerializedImport result;
   for (std::size_t i = 0; i < file.classes.size(); ++i) result.classes.emplace(file.classes[i], graph.find(placeholder[i]));
   for (std::uint32_t root : file.roots) result.roots.push_back(graph.find(placeholder[root]));
   for (std::size_t i = 0; i < file.nodes.size(); ++i) {

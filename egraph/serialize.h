@@ -39,7 +39,7 @@ struct SerializedEGraph {
 // ParseError naming the place and the problem, exactly as import_json does.
 SerializedEGraph read_serialized(std::string_view text, std::string_view source = "json");
 
-struct ImportResult {
+struct SerializedImport {
   std::vector<Id> roots;                         // classes of "root_eclasses"
   std::unordered_map<std::string, Id> classes;   // file class name -> class id
   std::unordered_map<std::string, Id> nodes;     // file node name -> live node id
@@ -50,7 +50,7 @@ struct ImportResult {
 // op strings become number literals, "name#N" an op with payload N, anything
 // else an operator name. Malformed input throws ParseError naming the place
 // and the problem (e.g. "json:3:15: node \"a\": child \"zz\" is not a node").
-ImportResult import_json(EGraph& graph, std::string_view text, std::string_view source = "json");
+SerializedImport import_json(EGraph& graph, std::string_view text, std::string_view source = "json");
 
 // Node cost for export; defaults to 1 per node.
 using NodeCost = std::function<double(const EGraph&, Id node)>;

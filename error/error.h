@@ -2,7 +2,7 @@
 // smelt::Error: the one exception type every layer's errors derive from, so a
 // user (the CLI, the Python package, a C++ caller) catches one type and reads
 // its kind, its message and, for bad input in a file, file:line:col. The
-// layers keep their own subclasses (smelt::ir::ParseError, smelt::rules::RuleError, ...)
+// layers keep their own subclasses (smelt::ir::SgTextError, smelt::rules::RuleError, ...)
 // for callers that want one kind only. Header-only, standard library only:
 // every library, the generic e-graph included, may use it.
 #include <cstdint>

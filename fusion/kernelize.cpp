@@ -28,7 +28,7 @@ struct MustMaterialize {
 
 using Index = std::vector<IndexRef>;
 
-// Deeper index expressions are cut by storing the value (KernelEmitter::enter).
+// Deeper index expressions are cut by storing the value (KernelAssembler::enter).
 constexpr size_t kMaxIndexDepth = 256;
 // So are kernels of more loads: LLVM's alias sets collapse to "everything may
 // alias" past 250 pointers in a loop and the loop vectorizer gives up (a sum
@@ -63,7 +63,10 @@ bool is_uniform(const std::vector<double>& values) {
 
 std::string value_name(const Graph& g, ValueId v) {
   const std::string& name = g.node(v).name;
-  return name.empty() ? "%" + std::to_string(v) : name;
+  if (!name.empty()) return name;
+  std::string numbered = std::to_string(v);  // "%" + to_string at -O3: a false -Wrestrict in GCC 12
+  numbered.insert(numbered.begin(), '%');
+  return numbered;
 }
 
 // Buffers and per-value facts shared by the kernels of one program.
@@ -81,9 +84,9 @@ struct ProgramState {
 
 // Emits the expression DAGs of one kernel: each root over the kernel's space,
 // its inlined region recomputed behind it.
-class KernelEmitter {
+class KernelAssembler {
  public:
-  KernelEmitter(ProgramState& state, Kernel& kernel) : s_(state), k_(kernel), pool_(kernel.indices) {}
+  KernelAssembler(ProgramState& state, Kernel& kernel) : s_(state), k_(kernel), pool_(kernel.indices) {}
 
   void emit_root(ValueId root) {
     emitted_roots_.insert(root);
@@ -600,7 +603,7 @@ struct GroupingFacts {
   std::vector<int> loads;    // the buffers it loads, sorted, each once (any numbering that tells buffers apart)
   std::vector<size_t> deps;  // kernels whose buffers it reads
   // By position in deps: the kernel reads that dependency's value only at its
-  // own output index (KernelEmitter::loaded_at_own_index).
+  // own output index (KernelAssembler::loaded_at_own_index).
   std::vector<bool> dep_at_own_index;
   int own_load = -1;  // the name in `loads` under which consumers load what this kernel stores (-1: none)
 };
@@ -929,7 +932,7 @@ Kernelization build(const Graph& g, const std::vector<bool>& materialized, const
     single.roots = {root};
     single.kernel.name = kernel_name(g, single.roots);
     single.kernel.space = g.type(root).shape;
-    KernelEmitter emitter(s, single.kernel);
+    KernelAssembler emitter(s, single.kernel);
     emitter.emit_root(root);
     GroupingFacts f;
     f.space = single.kernel.space;
@@ -949,7 +952,7 @@ Kernelization build(const Graph& g, const std::vector<bool>& materialized, const
     if (members.size() == 1) return options.price(s.program, kernels[members.front()].kernel);
     Kernel trial;
     trial.space = kernels[members.front()].kernel.space;
-    KernelEmitter emitter(s, trial);
+    KernelAssembler emitter(s, trial);
     try {
       for (size_t m : members) emitter.emit_root(kernels[m].roots.front());
       emitter.finish();
@@ -975,7 +978,7 @@ Kernelization build(const Graph& g, const std::vector<bool>& materialized, const
     Kernel merged;
     merged.name = kernel_name(g, merged_roots);
     merged.space = kernels[members.front()].kernel.space;
-    KernelEmitter emitter(s, merged);
+    KernelAssembler emitter(s, merged);
     for (ValueId root : merged_roots) emitter.emit_root(root);
     emitter.finish();
     s.program.kernels.push_back(std::move(merged));
@@ -1093,7 +1096,7 @@ void emit_single(const IncrementalKernelization::KernelPrice& price, ProgramStat
                  CachedSingle& single) {
   Kernel kernel;
   kernel.space = s.g.type(root).shape;
-  KernelEmitter emitter(s, kernel);
+  KernelAssembler emitter(s, kernel);
   try {
     emitter.emit_root(root);
   } catch (const MustMaterialize& m) {
@@ -1209,7 +1212,7 @@ IncrementalKernelization::Priced IncrementalKernelization::price(const Graph& g,
         ++c.emitted;
         Kernel kernel;
         kernel.space = g.type(merged_roots.front()).shape;
-        KernelEmitter emitter(s, kernel);
+        KernelAssembler emitter(s, kernel);
         try {
           try {
             for (ValueId root : merged_roots) emitter.emit_root(root);

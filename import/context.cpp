@@ -22,7 +22,7 @@ bool all_equal(const ir::HostTensor& t) {
 
 }  // namespace
 
-void Context::define(const std::string& name, Value value) {
+void Context::define(const std::string& name, OnnxValue value) {
   if (!values_.emplace(name, std::move(value)).second) {
     const std::string message = "value '" + name + "' is defined twice (an ONNX value has one producer)";
     if (node_) fail(message);
@@ -30,13 +30,13 @@ void Context::define(const std::string& name, Value value) {
   }
 }
 
-Value& Context::value(const std::string& name) {
+OnnxValue& Context::value(const std::string& name) {
   auto it = values_.find(name);
   if (it == values_.end()) fail("input '" + name + "' is not defined by any earlier node, input or initializer");
   return it->second;
 }
 
-ir::Tensor Context::materialize(Value& v) {
+ir::Tensor Context::materialize(OnnxValue& v) {
   if (v.id < 0) {
     const ir::HostTensor& c = *v.constant;
     if (!c.is_real()) {
@@ -57,7 +57,7 @@ ir::Tensor Context::materialize(Value& v) {
   return ir::Tensor{&graph_, v.id};
 }
 
-std::optional<ir::HostTensor> Context::fold(Value& v) {
+std::optional<ir::HostTensor> Context::fold(OnnxValue& v) {
   if (v.constant) return v.constant;
   if (v.id < 0) return std::nullopt;
   // The value's cone: if it reaches no input, evaluate it on its own.
@@ -121,7 +121,7 @@ const ir::TensorType& Context::input_type(int i) {
 
 ir::HostTensor Context::static_input(int i, const std::string& what) {
   if (!has_input(i)) fail(what + " (input " + std::to_string(i) + ") is required");
-  Value& v = value(node_->input(i));
+  OnnxValue& v = value(node_->input(i));
   if (std::optional<ir::HostTensor> known = fold(v)) return *known;
   const std::string& name = node_->input(i);
   throw UnsupportedError(
@@ -186,7 +186,7 @@ void Context::check_attributes_understood() const {
 
 void Context::set_output(int i, ir::Tensor t) {
   if (!wants_output(i)) return;
-  Value v;
+  OnnxValue v;
   v.id = t.id;
   v.type = t.type();
   define(node_->output(i), std::move(v));
@@ -195,7 +195,7 @@ void Context::set_output(int i, ir::Tensor t) {
 
 void Context::set_output_constant(int i, ir::HostTensor t) {
   if (!wants_output(i)) return;
-  Value v;
+  OnnxValue v;
   v.type = t.type;
   v.constant = std::move(t);
   define(node_->output(i), std::move(v));

@@ -17,7 +17,7 @@
 
 namespace smelt::importer {
 
-struct Value {
+struct OnnxValue {
   std::optional<ir::HostTensor> constant;  // known at import time
   ir::ValueId id = -1;                     // in the graph, once materialized
   ir::TensorType type;
@@ -39,15 +39,15 @@ class Context {
 
   // An ONNX value is assigned once: a second definition of `name` (two nodes
   // writing it, a node writing an input) is an ImportError.
-  void define(const std::string& name, Value value);
+  void define(const std::string& name, OnnxValue value);
   bool defined(const std::string& name) const { return values_.count(name) != 0; }
-  Value& value(const std::string& name);
+  OnnxValue& value(const std::string& name);
   // The value as a graph tensor, materializing a constant (`full` when all its
   // elements are equal, else a `constant` literal).
-  ir::Tensor materialize(Value& v);
+  ir::Tensor materialize(OnnxValue& v);
   // The value's contents if they are known at import time: a constant, or a graph
   // value computed from constants only (folded with the reference interpreter).
-  std::optional<ir::HostTensor> fold(Value& v);
+  std::optional<ir::HostTensor> fold(OnnxValue& v);
 
   // --- the node being converted
   void begin_node(const onnx::NodeProto& node, int index);
@@ -95,7 +95,7 @@ class Context {
   const ImportOptions& options_;
   std::string filename_;
   int64_t opset_ = 0;
-  std::unordered_map<std::string, Value> values_;
+  std::unordered_map<std::string, OnnxValue> values_;
   const onnx::NodeProto* node_ = nullptr;
   int node_index_ = 0;
   std::set<std::string> understood_;

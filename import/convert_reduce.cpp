@@ -12,16 +12,16 @@ namespace {
 
 using ir::Tensor;
 
-struct Reduction {
+struct OnnxReduction {
   std::vector<int64_t> axes;  // normalized, sorted; empty: nothing to reduce
   bool keepdims = true;
 };
 
 // Axes come from input 1 (ReduceSum from opset 13, all reductions from opset 18)
 // or the attribute "axes"; none given means all axes, unless noop_with_empty_axes.
-Reduction reduction_of(Context& ctx, int64_t rank) {
+OnnxReduction reduction_of(Context& ctx, int64_t rank) {
   ctx.require_inputs(1, 2);
-  Reduction r;
+  OnnxReduction r;
   r.keepdims = ctx.attr_int("keepdims", 1) != 0;
   const bool noop_with_empty_axes = ctx.attr_int("noop_with_empty_axes", 0) != 0;
   std::optional<std::vector<int64_t>> axes = ctx.attr_ints("axes");
@@ -37,21 +37,21 @@ Reduction reduction_of(Context& ctx, int64_t rank) {
   return r;
 }
 
-Tensor sum(Tensor x, const Reduction& r) { return r.axes.empty() ? x : ir::reduce_sum(x, r.axes, r.keepdims); }
-Tensor max(Tensor x, const Reduction& r) { return r.axes.empty() ? x : ir::reduce_max(x, r.axes, r.keepdims); }
+Tensor sum(Tensor x, const OnnxReduction& r) { return r.axes.empty() ? x : ir::reduce_sum(x, r.axes, r.keepdims); }
+Tensor max(Tensor x, const OnnxReduction& r) { return r.axes.empty() ? x : ir::reduce_max(x, r.axes, r.keepdims); }
 
-int64_t reduced_count(Tensor x, const Reduction& r) {
+int64_t reduced_count(Tensor x, const OnnxReduction& r) {
   int64_t n = 1;
   for (int64_t a : r.axes) n *= x.shape()[static_cast<size_t>(a)];
   return n;
 }
 
 void reduction(ConverterTable& t, const std::string& op, DTypeClass cls,
-               Tensor (*fn)(Context&, Tensor, const Reduction&)) {
+               Tensor (*fn)(Context&, Tensor, const OnnxReduction&)) {
   t[op] = [cls, fn](Context& ctx) {
     require_dtype(ctx, 0, cls);
     Tensor x = ctx.input(0);
-    Reduction r = reduction_of(ctx, x.rank());
+    OnnxReduction r = reduction_of(ctx, x.rank());
     ctx.set_output(0, fn(ctx, x, r));
   };
 }
@@ -60,7 +60,7 @@ void reduction(ConverterTable& t, const std::string& op, DTypeClass cls,
 
 void add_reduction_converters(ConverterTable& t) {
   using C = Context;
-  using R = Reduction;
+  using R = OnnxReduction;
   reduction(t, "ReduceSum", DTypeClass::Numeric, [](C&, Tensor x, const R& r) { return sum(x, r); });
   reduction(t, "ReduceMax", DTypeClass::Numeric, [](C&, Tensor x, const R& r) { return max(x, r); });
   // min = flip(max(flip(x))) with an order-reversing bijection: -x for floats, and

@@ -26,7 +26,7 @@ ir::HostTensor int64_tensor(const std::vector<int64_t>& values) {
 
 void convert_identity(Context& ctx) {
   ctx.require_inputs(1, 1);
-  Value& v = ctx.value(ctx.node().input(0));
+  OnnxValue& v = ctx.value(ctx.node().input(0));
   if (v.constant && v.id < 0) return ctx.set_output_constant(0, *v.constant);
   ctx.set_output(0, ctx.input(0));
 }

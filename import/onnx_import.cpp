@@ -116,7 +116,7 @@ std::string declared_str(const DeclaredType& declared) {
   return text + "]";
 }
 
-// Value names in .sg files: [A-Za-z_][A-Za-z0-9_.]*, unique, not a keyword or dtype.
+// OnnxValue names in .sg files: [A-Za-z_][A-Za-z0-9_.]*, unique, not a keyword or dtype.
 std::string sg_name(const std::string& onnx_name, const ir::Graph& g) {
   std::string name;
   for (char c : onnx_name) name += std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' ? c : '_';
@@ -148,7 +148,7 @@ ImportResult import_graph(const onnx::ModelProto& model, const std::string& file
   for (const onnx::ValueInfoProto& info : onnx_graph.input()) {
     if (initializer_names.count(info.name())) continue;
     const ir::TensorType type = input_type(info, filename + ": graph input '" + info.name() + "'");
-    Value v;
+    OnnxValue v;
     v.type = type;
     auto bound = options.static_inputs.find(info.name());
     if (bound != options.static_inputs.end()) {
@@ -164,7 +164,7 @@ ImportResult import_graph(const onnx::ModelProto& model, const std::string& file
     ctx.define(info.name(), std::move(v));
   }
   for (const onnx::TensorProto& init : onnx_graph.initializer()) {
-    Value v;
+    OnnxValue v;
     ir::HostTensor t = tensor_from_proto(init, filename + ": initializer '" + init.name() + "'");
     v.type = t.type;
     if (options.initializers_as_inputs) {
@@ -205,7 +205,7 @@ ImportResult import_graph(const onnx::ModelProto& model, const std::string& file
     const std::string what = filename + ": graph output '" + info.name() + "'";
     const DeclaredType declared = declared_type(info, what, /*complete=*/false);
     if (!ctx.defined(info.name())) throw ImportError(what + " is never computed");
-    Value& v = ctx.value(info.name());
+    OnnxValue& v = ctx.value(info.name());
     ir::Tensor t = ctx.materialize(v);
     if (!matches(declared, t.type()))
       throw ImportError(what + " is declared " + declared_str(declared) + " but the imported graph computes " +

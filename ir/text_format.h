@@ -13,9 +13,9 @@ namespace smelt::ir {
 
 // A syntax, name, type or shape error at a position of a .sg text.
 // what() is "FILE:LINE:COL: message" (line and column count from 1).
-class ParseError : public Error {
+class SgTextError : public Error {
  public:
-  ParseError(std::string file, int line, int col, std::string message)
+  SgTextError(std::string file, int line, int col, std::string message)
       : Error(ErrorKind::kParse, std::move(message), {std::move(file), line, col}) {}
   const std::string& file() const { return location().file; }
   int line() const { return location().line; }
@@ -24,7 +24,7 @@ class ParseError : public Error {
 
 Graph parse_graph(std::string_view text, std::string_view filename = "<input>");
 // Reads (ir/input_file.h) and parses a file; a file that cannot be read (missing,
-// a directory or device, larger than the memory limit) is a ParseError at 1:1.
+// a directory or device, larger than the memory limit) is a SgTextError at 1:1.
 Graph parse_graph_file(const std::string& path);
 
 std::string print_graph(const Graph& g);

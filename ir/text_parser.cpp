@@ -1,6 +1,6 @@
 // The .sg parser (docs/sg-format.md): a hand-written lexer that tracks lines and
 // columns, and a recursive-descent parser that builds the graph through
-// smelt::ir::Graph::add. Every error is a ParseError at the offending token; the input
+// smelt::ir::Graph::add. Every error is a SgTextError at the offending token; the input
 // may be arbitrary bytes (the parser is fuzzed), so nothing here trusts it.
 #include <charconv>
 #include <cmath>
@@ -93,7 +93,7 @@ class Lexer {
 
  private:
   [[noreturn]] void fail(const Token& at, const std::string& message) const {
-    throw ParseError(file_, at.line, at.col, message);
+    throw SgTextError(file_, at.line, at.col, message);
   }
 
   static std::optional<Tok> punctuation(char c) {
@@ -253,7 +253,7 @@ class Parser {
 
  private:
   [[noreturn]] void fail(const Token& at, const std::string& message) const {
-    throw ParseError(file_, at.line, at.col, message);
+    throw SgTextError(file_, at.line, at.col, message);
   }
 
   void advance() {
@@ -662,7 +662,7 @@ Graph parse_graph_file(const std::string& path) {
   try {
     text = read_input_file(path);
   } catch (const InputFileError& e) {
-    throw ParseError(path, 1, 1, e.message());
+    throw SgTextError(path, 1, 1, e.message());
   }
   return parse_graph(text, path);
 }

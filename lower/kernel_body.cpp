@@ -8,7 +8,7 @@
 namespace smelt::lower {
 namespace {
 
-class KeyWriter {
+class BodyKeyWriter {
  public:
   void word(int64_t w) { key_.append(reinterpret_cast<const char*>(&w), sizeof w); }
   void shape(const ir::Shape& s) {
@@ -47,7 +47,7 @@ KernelBody kernel_body(const kernel::KernelProgram& program, size_t kernel) {
   for (kernel::KernelOutput& out : copy.outputs) out.buffer = local(out.buffer);
   body.program.kernels.push_back(std::move(copy));
 
-  KeyWriter key;
+  BodyKeyWriter key;
   const kernel::Kernel& c = body.program.kernels.front();
   key.shape(c.space);
   key.shape(c.reduction);

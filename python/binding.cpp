@@ -24,7 +24,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "smelt/report.h"
+#include "tools/fusion_json.h"
+#include "tools/fusion_report.h"
 #include "smelt/smelt.h"
 
 namespace nb = nanobind;
@@ -431,23 +432,9 @@ class PyProgram {
   }
 
   nb::dict fusion_summary() const {
-    const smelt::FusionResult& r = program_.fusion();
-    nb::dict d;
-    d["kernels_before"] = r.kernels_before;
-    d["kernels_after"] = r.kernels_after;
-    d["predicted_us_before"] = r.predicted_us_before;
-    d["predicted_us_after"] = r.predicted_us_after;
-    d["extractor"] = r.extractor;
-    d["search_finished"] = r.search_finished;
-    d["egraph_nodes"] = r.egraph_nodes;
-    d["egraph_classes"] = r.egraph_classes;
-    d["saturation_stop"] = r.stop_reason;
-    d["saturation_s"] = r.saturation_s;
-    d["extraction_s"] = r.extraction_s;
-    nb::dict fired;
-    for (const auto& [name, unions] : r.rules_fired) fired[name.c_str()] = unions;
-    d["rules_fired"] = fired;
-    return d;
+    // The one JSON writer of `smelt compile --json` (tools/fusion_json.h), read by Python's json.
+    const std::string text = smelt::tools::fusion_json(program_.fusion(), {source_, graph_.name(), 0});
+    return nb::cast<nb::dict>(nb::module_::import_("json").attr("loads")(text));
   }
 
   std::vector<std::string> kernel_names() const {
@@ -457,7 +444,7 @@ class PyProgram {
   }
 
   std::string report() const {
-    return smelt::fusion_report(program_.fusion(), source_.empty() ? "<python>" : source_);
+    return smelt::tools::fusion_report(program_.fusion(), source_.empty() ? "<python>" : source_);
   }
   std::string repr() const {
     return "<smelt.Program " + (graph_.name().empty() ? std::string("(unnamed)") : graph_.name()) + ": " +

@@ -36,11 +36,11 @@ std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
 
 // ---- reader: bytes → s-expressions --------------------------------------------
 
-struct Node {
+struct SyntaxNode {
   bool is_list = false;
   char bracket = '(';     // '(' or '[' for lists
   std::string_view atom;  // when !is_list
-  std::vector<Node> items;
+  std::vector<SyntaxNode> items;
   SourcePos pos;
 };
 
@@ -49,12 +49,12 @@ bool is_delimiter(char c) {
          c == '\n' || c == '\r';
 }
 
-class Reader {
+class RuleTextReader {
  public:
-  Reader(std::string_view text, const std::string& file) : text_(text), file_(file) {}
+  RuleTextReader(std::string_view text, const std::string& file) : text_(text), file_(file) {}
 
-  std::vector<Node> read_all() {
-    std::vector<Node> forms;
+  std::vector<SyntaxNode> read_all() {
+    std::vector<SyntaxNode> forms;
     for (skip_space(); at_ < text_.size(); skip_space()) {
       rule_name_.clear();
       forms.push_back(read(0));
@@ -90,8 +90,8 @@ class Reader {
     }
   }
 
-  Node read(int depth) {
-    Node n;
+  SyntaxNode read(int depth) {
+    SyntaxNode n;
     n.pos = {line_, col_};
     char c = text_[at_];
     if (c == ')' || c == ']') fail(n.pos, std::string("unexpected '") + c + "' (unbalanced parentheses)");
@@ -110,8 +110,8 @@ class Reader {
     return n;
   }
 
-  Node read_list(int depth) {
-    Node n;
+  SyntaxNode read_list(int depth) {
+    SyntaxNode n;
     n.is_list = true;
     n.pos = {line_, col_};
     n.bracket = text_[at_];
@@ -157,7 +157,7 @@ bool is_name(std::string_view s) {
   return !s.empty() && is_name_start(s[0]) && std::all_of(s.begin(), s.end(), is_name_char);
 }
 bool is_variable(std::string_view s) { return s.size() >= 2 && s[0] == '?' && is_name(s.substr(1)); }
-bool is_keyword(const Node& n) { return !n.is_list && !n.atom.empty() && n.atom[0] == ':'; }
+bool is_keyword(const SyntaxNode& n) { return !n.is_list && !n.atom.empty() && n.atom[0] == ':'; }
 
 bool is_digits(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
@@ -240,10 +240,10 @@ class RuleBuilder {
  public:
   explicit RuleBuilder(const std::string& file) : file_(file) {}
 
-  std::vector<Rule> build(const std::vector<Node>& forms) {
+  std::vector<Rule> build(const std::vector<SyntaxNode>& forms) {
     std::vector<Rule> rules;
     std::map<std::string, SourcePos> seen;
-    for (const Node& form : forms) {
+    for (const SyntaxNode& form : forms) {
       rule_name_.clear();
       if (!form.is_list || form.bracket != '(' || form.items.empty() || form.items[0].is_list)
         fail(form.pos, "expected (rule NAME ...) or (family NAME)");
@@ -315,20 +315,20 @@ class RuleBuilder {
   }
 
   // `:shared ?v...` / `:distinct ?v...`: once per rule, ?variables only.
-  void read_variables(const Node& clause, std::span<const Node> args, const char* key, bool& seen,
+  void read_variables(const SyntaxNode& clause, std::span<const SyntaxNode> args, const char* key, bool& seen,
                       std::vector<std::string>& out) {
     if (seen) fail(clause.pos, std::string("a second ") + key + " clause");
     seen = true;
-    for (const Node& a : args) {
+    for (const SyntaxNode& a : args) {
       if (a.is_list || !is_variable(a.atom)) fail(a.pos, std::string(key) + " takes ?variables");
       out.emplace_back(a.atom);
     }
   }
 
   // `:members MIN MAX`: 2 <= MIN <= MAX <= kMaxMembers; `:members MIN *`: any n >= MIN.
-  void read_members(const Node& clause, std::span<const Node> args) {
+  void read_members(const SyntaxNode& clause, std::span<const SyntaxNode> args) {
     static const std::string usage = ":members takes two counts, MIN and MAX (or *: no largest)";
-    auto count = [&](const Node& n) {
+    auto count = [&](const SyntaxNode& n) {
       if (n.is_list || !is_digits(n.atom) || n.atom.size() > 3) fail(n.pos, usage);
       return std::stoi(std::string(n.atom));
     };
@@ -340,7 +340,7 @@ class RuleBuilder {
       fail(clause.pos, ":members needs 2 <= MIN <= MAX <= " + std::to_string(kMaxMembers) + " (or MAX *)");
   }
 
-  Rule build_rule(const Node& form) {
+  Rule build_rule(const SyntaxNode& form) {
     kinds_.clear();
     op_arity_.clear();
     members_min_ = members_max_ = 0;
@@ -359,12 +359,12 @@ class RuleBuilder {
     bool have_lhs = false, have_rhs = false;
     size_t i = 2;
     while (i < form.items.size()) {
-      const Node& clause = form.items[i];
+      const SyntaxNode& clause = form.items[i];
       if (!is_keyword(clause))
         fail(clause.pos, "expected a clause (:lhs :rhs :let :if :members :shared :distinct :unsafe-fp)");
       size_t end = i + 1;
       while (end < form.items.size() && !is_keyword(form.items[end])) ++end;
-      std::span<const Node> args(form.items.data() + i + 1, end - i - 1);
+      std::span<const SyntaxNode> args(form.items.data() + i + 1, end - i - 1);
       std::string_view key = clause.atom;
       if (key == ":lhs" || key == ":rhs") {
         bool lhs = key == ":lhs";
@@ -372,7 +372,7 @@ class RuleBuilder {
         (lhs ? have_lhs : have_rhs) = true;
         if (args.empty() || args.size() > 2)
           fail(clause.pos, std::string(key) + " takes one term, or two for a multi-pattern rule");
-        for (const Node& a : args)
+        for (const SyntaxNode& a : args)
           (lhs ? r.lhs : r.rhs).push_back(term(a, lhs ? Side::kLhs : Side::kRhs));
       } else if (key == ":let") {
         if (args.size() != 2 || args[0].is_list || !is_variable(args[0].atom))
@@ -423,7 +423,7 @@ class RuleBuilder {
 
   // ---- terms ----
 
-  Term term(const Node& n, Side side) {
+  Term term(const SyntaxNode& n, Side side) {
     Term t;
     t.pos = n.pos;
     if (!n.is_list) {
@@ -439,7 +439,7 @@ class RuleBuilder {
     }
     if (n.bracket != '(') fail(n.pos, "expected a term, found a '[' list");
     if (n.items.empty()) fail(n.pos, "an empty term ()");
-    const Node& head = n.items[0];
+    const SyntaxNode& head = n.items[0];
     if (head.is_list) fail(head.pos, "expected an op name or ?op-variable");
     std::optional<ir::Op> op;
     if (is_variable(head.atom)) {
@@ -458,7 +458,7 @@ class RuleBuilder {
     for (; i < n.items.size() && !is_keyword(n.items[i]); ++i)
       t.operands.push_back(term(n.items[i], side));
     for (; i < n.items.size(); i += 2) {
-      const Node& key = n.items[i];
+      const SyntaxNode& key = n.items[i];
       if (!is_keyword(key)) fail(key.pos, "operands come before attributes");
       std::string_view name = key.atom.substr(1);
       if (!op) fail(key.pos, "an op variable takes no attributes (it keeps those of the matched op)");
@@ -495,17 +495,17 @@ class RuleBuilder {
 
   // ---- expressions ----
 
-  Expr expr(const Node& n) {
+  Expr expr(const SyntaxNode& n) {
     Expr e;
     e.pos = n.pos;
     if (!n.is_list) return atom_expr(n);
     if (n.bracket == '[') {
       e.kind = Expr::Kind::kList;
-      for (const Node& item : n.items) e.args.push_back(expr(item));
+      for (const SyntaxNode& item : n.items) e.args.push_back(expr(item));
       return e;
     }
     if (n.items.empty()) fail(n.pos, "an empty expression ()");
-    const Node& head = n.items[0];
+    const SyntaxNode& head = n.items[0];
     if (head.is_list) fail(head.pos, "expected a function name");
     const ExprFunction* sig = find_expr_function(head.atom);
     if (!sig) fail(head.pos, "unknown function " + quoted(head.atom));
@@ -521,7 +521,7 @@ class RuleBuilder {
     e.kind = Expr::Kind::kCall;
     e.name = std::string(head.atom);
     for (int k = 0; k < count; ++k) {
-      const Node& a = n.items[k + 1];
+      const SyntaxNode& a = n.items[k + 1];
       ArgKind kind = k == 0 ? sig->first : k == 1 ? sig->second : ArgKind::kValue;
       e.args.push_back(kind == ArgKind::kValue ? expr(a) : special_arg(a, kind, e.name));
     }
@@ -529,7 +529,7 @@ class RuleBuilder {
   }
 
   // The tensor, op-variable or op-name argument of a function like (shape ?x).
-  Expr special_arg(const Node& a, ArgKind kind, const std::string& fn) {
+  Expr special_arg(const SyntaxNode& a, ArgKind kind, const std::string& fn) {
     Expr e;
     e.pos = a.pos;
     if (kind == ArgKind::kOpName) {
@@ -548,7 +548,7 @@ class RuleBuilder {
     return e;
   }
 
-  Expr atom_expr(const Node& n) {
+  Expr atom_expr(const SyntaxNode& n) {
     Expr e;
     e.pos = n.pos;
     std::string_view s = n.atom;
@@ -651,7 +651,7 @@ class RuleBuilder {
 }  // namespace
 
 std::vector<Rule> parse_rules(std::string_view text, const std::string& file) {
-  std::vector<Node> forms = Reader(text, file).read_all();
+  std::vector<SyntaxNode> forms = RuleTextReader(text, file).read_all();
   return RuleBuilder(file).build(forms);
 }
 

@@ -134,7 +134,7 @@ void check_text_round_trip(const ir::Graph& g, const std::string& model_path) {
   try {
     if (ir::print_graph(ir::parse_graph(text, sg_name)) != text)
       throw ImportError(sg_name + ": the text reads back as a different graph");
-  } catch (const ir::ParseError& e) {
+  } catch (const ir::SgTextError& e) {
     throw ImportError(std::string(e.what()) + " (the .sg text of an imported model must read back)");
   }
 }

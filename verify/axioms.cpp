@@ -35,7 +35,7 @@ unsigned collect(const z3::expr& e, TermIndex& index, std::unordered_set<unsigne
   return depth;
 }
 
-struct Match {
+struct AxiomMatch {
   std::map<unsigned, z3::expr> binding;  // variable id -> term
   std::vector<z3::expr> conditions;
 };
@@ -50,7 +50,7 @@ class Matcher {
   // Applications match syntactically (matching them modulo equality too would
   // multiply the instances round after round); constants and repeated
   // variables match under a condition.
-  bool match(const z3::expr& pattern, const z3::expr& term, Match& m) const {
+  bool match(const z3::expr& pattern, const z3::expr& term, AxiomMatch& m) const {
     if (vars_.count(pattern.id())) {
       auto it = m.binding.find(pattern.id());
       if (it == m.binding.end()) m.binding.emplace(pattern.id(), term);
@@ -102,7 +102,7 @@ z3::expr_vector ground_instances(const std::vector<Axiom>& axioms, const z3::exp
       Matcher matcher(a);
       for (const z3::expr& t : heads->second) {
         if (!z3::eq(t.decl(), a.pattern.decl())) continue;
-        Match m;
+        AxiomMatch m;
         if (!matcher.match(a.pattern, t, m) || m.binding.size() != a.vars.size()) continue;
         {
           z3::expr_vector from(ctx), to(ctx);

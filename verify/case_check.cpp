@@ -7,7 +7,7 @@
 
 #include "rules/group_template.h"
 #include "verify/counterexample.h"
-#include "verify/expr_eval.h"
+#include "verify/z3_expr.h"
 #include "verify/tensor_encoder.h"
 
 namespace smelt::verify {

@@ -4,7 +4,7 @@
 #include <map>
 #include <sstream>
 
-#include "verify/expr_eval.h"
+#include "verify/z3_expr.h"
 #include "verify/int_arith.h"
 
 namespace smelt::verify {

@@ -1,6 +1,6 @@
 #include "verify/tensor_encoder.h"
 
-#include "verify/expr_eval.h"
+#include "verify/z3_expr.h"
 #include "verify/op_encoders.h"
 #include "verify/row_major.h"
 

@@ -1,6 +1,6 @@
 #include "verify/term_attrs.h"
 
-#include "verify/expr_eval.h"
+#include "verify/z3_expr.h"
 
 namespace smelt::verify {
 

@@ -43,7 +43,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   smelt::ir::Graph g;
   try {
     g = smelt::ir::parse_graph(text, "fuzz.sg");
-  } catch (const smelt::ir::ParseError&) {
+  } catch (const smelt::ir::SgTextError&) {
     return 0;
   }
   if (g.outputs().empty() || !small_enough(g)) return 0;

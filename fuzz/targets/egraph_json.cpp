@@ -18,7 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } catch (const ParseError&) {
   }
   EGraph graph;
-  ImportResult imported;
+  SerializedImport imported;
   try {
     imported = import_json(graph, text, "fuzz.json");
   } catch (const ParseError&) {

@@ -1,4 +1,4 @@
-// smelt::kernel_program_dot: every buffer and kernel of a program drawn, loads and
+// smelt::tools::kernel_program_dot: every buffer and kernel of a program drawn, loads and
 // stores as edges, names escaped, and the text accepted by graphviz.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -14,14 +14,14 @@
 
 #include "ir/builder.h"
 #include "fusion/kernelize.h"
-#include "smelt/kernel_dot.h"
+#include "tools/kernel_dot.h"
 
 namespace smelt::ir {
 using namespace kernel;
 using namespace fusion;
 namespace {
 
-using smelt::kernel_program_dot;
+using smelt::tools::kernel_program_dot;
 
 // y = matmul(relu(x), w) and s = reduce_sum(exp(x) * x + 1) over axis 1.
 KernelProgram small_program() {

@@ -1,4 +1,4 @@
-// smelt::render_svg: DOT through graphviz's `dot` to SVG, and the one-line
+// smelt::tools::render_svg: DOT through graphviz's `dot` to SVG, and the one-line
 // errors when dot is missing or rejects the text.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "smelt/picture.h"
+#include "tools/picture.h"
 #include "tests/support/scoped_path.h"
 
 namespace {
@@ -37,7 +37,7 @@ class PathWithoutDot {
 
 std::string message_of(const std::string& dot) {
   try {
-    smelt::render_svg(dot);
+    smelt::tools::render_svg(dot);
   } catch (const std::runtime_error& e) {
     return e.what();
   }
@@ -45,8 +45,8 @@ std::string message_of(const std::string& dot) {
 }
 
 TEST(Picture, RendersDotToSvg) {
-  ASSERT_TRUE(smelt::graphviz_available()) << "graphviz is a dependency (scripts/bootstrap installs it)";
-  const std::string svg = smelt::render_svg("digraph g { a -> b [label=\"x<y\"] }");
+  ASSERT_TRUE(smelt::tools::graphviz_available()) << "graphviz is a dependency (scripts/bootstrap installs it)";
+  const std::string svg = smelt::tools::render_svg("digraph g { a -> b [label=\"x<y\"] }");
   EXPECT_EQ(svg.rfind("<?xml", 0), 0u) << svg.substr(0, 200);
   EXPECT_NE(svg.find("<svg"), std::string::npos);
   EXPECT_NE(svg.find("x&lt;y"), std::string::npos);
@@ -54,18 +54,18 @@ TEST(Picture, RendersDotToSvg) {
 
 // Larger than a pipe's buffer both ways: stdin is fed while stdout is drained.
 TEST(Picture, RendersALargeGraphWithoutStalling) {
-  ASSERT_TRUE(smelt::graphviz_available()) << "graphviz is a dependency (scripts/bootstrap installs it)";
+  ASSERT_TRUE(smelt::tools::graphviz_available()) << "graphviz is a dependency (scripts/bootstrap installs it)";
   std::string dot = "digraph g {\n";
   for (int i = 0; i < 3000; ++i) dot += "  n" + std::to_string(i) + " [label=\"" + std::string(40, 'x') + "\"]\n";
   dot += "}\n";
   ASSERT_GT(dot.size(), 65536u);
-  const std::string svg = smelt::render_svg(dot);
+  const std::string svg = smelt::tools::render_svg(dot);
   EXPECT_NE(svg.find("n2999"), std::string::npos);
   EXPECT_NE(svg.find("</svg>"), std::string::npos);
 }
 
 TEST(Picture, DotsComplaintIsTheError) {
-  ASSERT_TRUE(smelt::graphviz_available()) << "graphviz is a dependency (scripts/bootstrap installs it)";
+  ASSERT_TRUE(smelt::tools::graphviz_available()) << "graphviz is a dependency (scripts/bootstrap installs it)";
   const std::string message = message_of("digraph { a -> }");
   EXPECT_EQ(message.rfind("graphviz's dot failed (exit 1): ", 0), 0u) << message;
   EXPECT_NE(message.find("syntax error"), std::string::npos) << message;
@@ -90,7 +90,7 @@ TEST(Picture, ADotThatStopsReadingIsAnErrorNotASignal) {
 
 TEST(Picture, WithoutDotOnThePathSaysHowToGetIt) {
   const PathWithoutDot no_dot;
-  EXPECT_FALSE(smelt::graphviz_available());
+  EXPECT_FALSE(smelt::tools::graphviz_available());
   EXPECT_EQ(message_of("digraph g { a }"),
             "graphviz's `dot` is not installed (Debian: apt-get install graphviz); write --dot instead");
 }

@@ -44,7 +44,7 @@ TEST(Serialize, ImportsExtractionGymFiles) {
   for (const auto& entry : std::filesystem::directory_iterator(kGym / "egg")) {
     if (entry.path().extension() != ".json") continue;
     EGraph graph;
-    const ImportResult result = import_json(graph, read_file(entry.path()), entry.path().filename().string());
+    const SerializedImport result = import_json(graph, read_file(entry.path()), entry.path().filename().string());
     EXPECT_FALSE(result.roots.empty()) << entry.path();
     EXPECT_EQ(result.nodes.size(), result.costs.size());
     expect_sound(graph);
@@ -57,7 +57,7 @@ TEST(Serialize, ImportsTensatGraphWithCycles) {
   const auto path = kGym / "tensat" / "vgg.json";
   if (!std::filesystem::exists(path)) GTEST_SKIP() << "no extraction-gym data at " << kGym;
   EGraph graph;
-  const ImportResult result = import_json(graph, read_file(path), "vgg.json");
+  const SerializedImport result = import_json(graph, read_file(path), "vgg.json");
   const JsonValue document = parse_json(read_file(path));
   // Every file node is a distinct e-node and every file class a distinct class
   // (the file is already congruence-closed).
@@ -78,7 +78,7 @@ TEST(Serialize, ExportThenImportKeepsTheStructure) {
   const std::string json = export_json(graph, roots);
 
   EGraph copy;
-  const ImportResult result = import_json(copy, json, "exported");
+  const SerializedImport result = import_json(copy, json, "exported");
   EXPECT_EQ(copy.num_nodes(), graph.num_nodes());
   EXPECT_EQ(copy.num_classes(), graph.num_classes());
   ASSERT_EQ(result.roots.size(), 1u);
@@ -101,7 +101,7 @@ TEST(Serialize, CostsAreReadAndWritten) {
   const std::string json = export_json(graph, {}, [](const EGraph&, Id) { return 0.25; });
   EXPECT_NE(json.find("\"cost\": 0.25"), std::string::npos);
   EGraph again;
-  const ImportResult result = import_json(again, json);
+  const SerializedImport result = import_json(again, json);
   for (const auto& [name, cost] : result.costs) EXPECT_EQ(cost, 0.25) << name;
 }
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "smelt/picture.h"
+#include "tools/picture.h"
 #include "tests/support/scoped_path.h"
 #include "tests/support/smelt_cli_fixture.h"
 
@@ -252,7 +252,7 @@ TEST_F(CompileCli, BadInputExitsOneAndUsageTwo) {
 TEST_F(CompileCli, DotAndSvgDrawTheFusedProgram) {
   const fs::path dot = dir_ / "program.dot", svg = dir_ / "program.svg";
   const Result plain = smelt("compile " + example("luminal_fusion"));
-  ASSERT_TRUE(smelt::graphviz_available()) << "graphviz is a dependency (scripts/bootstrap installs it)";
+  ASSERT_TRUE(smelt::tools::graphviz_available()) << "graphviz is a dependency (scripts/bootstrap installs it)";
   const Result drawn =
       smelt("compile " + example("luminal_fusion") + " --dot '" + dot.string() + "' --svg '" + svg.string() + "'");
   ASSERT_EQ(drawn.exit_code, 0) << drawn.err;

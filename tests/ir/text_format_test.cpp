@@ -235,8 +235,8 @@ TEST(TextFormat, ParseGraphFileReadsAndNamesTheFile) {
   }
   try {
     parse_graph_file(path);
-    FAIL() << "expected a ParseError";
-  } catch (const ParseError& e) {
+    FAIL() << "expected a SgTextError";
+  } catch (const SgTextError& e) {
     EXPECT_EQ(std::string(e.what()), path + ":2:9: undefined value 'q'");
     EXPECT_EQ(e.file(), path);
   }
@@ -251,8 +251,8 @@ TEST(TextFormat, ParseGraphFileReadsAndNamesTheFile) {
 TEST(TextFormat, UnreadableFileIsAParseErrorAtItsStart) {
   try {
     parse_graph_file("/nonexistent/smelt/graph.sg");
-    FAIL() << "expected a ParseError";
-  } catch (const ParseError& e) {
+    FAIL() << "expected a SgTextError";
+  } catch (const SgTextError& e) {
     EXPECT_EQ(e.line(), 1);
     EXPECT_EQ(e.col(), 1);
     EXPECT_NE(std::string(e.what()).find("/nonexistent/smelt/graph.sg:1:1: cannot read file"),
@@ -275,8 +275,8 @@ TEST(TextFormat, DirectoryOrDeviceIsRefusedBeforeReading) {
   for (const auto& [path, message] : cases) {
     try {
       parse_graph_file(path);
-      FAIL() << "expected a ParseError for " << path;
-    } catch (const ParseError& e) {
+      FAIL() << "expected a SgTextError for " << path;
+    } catch (const SgTextError& e) {
       EXPECT_EQ(e.line(), 1);
       EXPECT_EQ(e.col(), 1);
       EXPECT_NE(e.message().find(message), std::string::npos) << e.what();
@@ -375,7 +375,7 @@ TEST(TextFormat, MalformedInputsReportLineColumnAndMessage) {
     try {
       parse_graph(m.text);
       ADD_FAILURE() << "parsed without error";
-    } catch (const ParseError& e) {
+    } catch (const SgTextError& e) {
       EXPECT_EQ(e.file(), "<input>");
       EXPECT_EQ(e.line(), m.line) << e.what();
       EXPECT_EQ(e.col(), m.col) << e.what();
@@ -390,8 +390,8 @@ TEST(TextFormat, MalformedInputsReportLineColumnAndMessage) {
 TEST(TextFormat, WhatIsFileLineColumnMessage) {
   try {
     parse_graph("x = input() : f32[2]\n\n  y = exp(q)\noutput y\n", "model.sg");
-    FAIL() << "expected a ParseError";
-  } catch (const ParseError& e) {
+    FAIL() << "expected a SgTextError";
+  } catch (const SgTextError& e) {
     EXPECT_EQ(std::string(e.what()), "model.sg:3:11: undefined value 'q'");
   }
 }
@@ -404,8 +404,8 @@ TEST(TextFormat, ShapeErrorsPointAtTheOp) {
         "# comment line\n"
         "  c = broadcast(a, shape=[2,5,3])\n"
         "output c\n");
-    FAIL() << "expected a ParseError";
-  } catch (const ParseError& e) {
+    FAIL() << "expected a SgTextError";
+  } catch (const SgTextError& e) {
     EXPECT_EQ(e.line(), 4);
     EXPECT_EQ(e.col(), 7);
     EXPECT_NE(e.message().find("broadcast(f32[4,3])"), std::string::npos) << e.what();
@@ -413,8 +413,8 @@ TEST(TextFormat, ShapeErrorsPointAtTheOp) {
   }
   try {
     parse_graph("a = input() : f32[4,3]\nm = matmul(a, a)\noutput m\n");
-    FAIL() << "expected a ParseError";
-  } catch (const ParseError& e) {
+    FAIL() << "expected a SgTextError";
+  } catch (const SgTextError& e) {
     EXPECT_EQ(e.line(), 2);
     EXPECT_EQ(e.col(), 5);
     EXPECT_NE(e.message().find("contracted extents differ"), std::string::npos) << e.what();
@@ -423,13 +423,13 @@ TEST(TextFormat, ShapeErrorsPointAtTheOp) {
 
 // ---- robustness -------------------------------------------------------------------
 
-// Parses `text`; it must give a graph (which then round-trips) or a ParseError.
+// Parses `text`; it must give a graph (which then round-trips) or a SgTextError.
 void expect_graph_or_parse_error(const std::string& text) {
   try {
     Graph g = parse_graph(text);
     std::string printed = print_graph(g);
     EXPECT_EQ(round_trip(g), printed) << "input:\n" << text;
-  } catch (const ParseError&) {
+  } catch (const SgTextError&) {
   } catch (const std::exception& e) {
     ADD_FAILURE() << "unexpected exception " << e.what() << " for input:\n" << text;
   }

@@ -74,7 +74,7 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"one_d", {2, 3, 20}, {6, 3, 5}, {{2}, {1}, {2}, {1}, 1}, true},
         Case{"three_d", {1, 2, 5, 6, 4}, {4, 2, 3, 2, 3}, {{1, 2, 1}, {1, 1, 1}, {1, 0, 1}, {1, 1, 1}, 1}, true},
         Case{"depthwise_plain_loop", {1, 6, 8, 8}, {6, 1, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, {1, 1}, 6}, false}),
-    [](const ::testing::TestParamInfo<Case>& info) { return info.param.name; });
+    [](const ::testing::TestParamInfo<Case>& param_info) { return param_info.param.name; });
 
 // The column-block split: a batch-1 conv of many output positions is split by
 // blocks of positions (every thread packs only its own windows).

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "smelt/smelt.h"
-#include "smelt/verify_rules.h"
+#include "tools/verify_rules.h"
 
 namespace smelt {
 namespace {
@@ -56,7 +56,7 @@ TEST_F(ErrorTest, ABadGraphFileIsAParseErrorWithItsPosition) {
 
 TEST_F(ErrorTest, ABadRuleFileIsARuleErrorWithItsPosition) {
   const std::string path = write("bad.rules", "(rule broken\n  :lhs (add ?a\n");
-  const Error e = error_of([&] { verify_rules({path}); });
+  const Error e = error_of([&] { tools::verify_rules({path}); });
   EXPECT_EQ(e.kind(), ErrorKind::kRule);
   EXPECT_EQ(e.location().file, path);
   EXPECT_GE(e.location().line, 1);

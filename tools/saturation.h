@@ -1,5 +1,5 @@
 #pragma once
-// smelt::saturate_graph: equality saturation from the command line (`smelt
+// smelt::tools::saturate_graph: equality saturation from the command line (`smelt
 // saturate`): a graph saturated with the default or given rules, the term
 // extraction picks for it (the fusion extraction smelt::fuse runs), and, on
 // request, why the two terms are equal (egg's explanations).
@@ -13,7 +13,7 @@
 #include "rules/saturate.h"
 #include "smelt/options.h"
 
-namespace smelt {
+namespace smelt::tools {
 
 struct SaturateOptions {
   std::vector<std::string> rule_files;  // .rules files; empty: the default rules
@@ -57,4 +57,4 @@ SerializedSaturation serialize_saturation(const SaturateResult& result, const Sa
 // picked term's gold (both: gold), tensor ops labeled with their attributes.
 std::string saturation_dot(const SaturateResult& result);
 
-}  // namespace smelt
+}  // namespace smelt::tools

@@ -4,7 +4,7 @@
 
 #include "kernel/kernel.h"
 
-namespace smelt {
+namespace smelt::tools {
 
 // DOT text: each buffer an ellipse (name, type, kind; inputs, outputs,
 // temporaries and constants in different colors), each kernel a box with its
@@ -14,4 +14,4 @@ namespace smelt {
 // kernel -> buffer for each store.
 std::string kernel_program_dot(const kernel::KernelProgram& program);
 
-}  // namespace smelt
+}  // namespace smelt::tools

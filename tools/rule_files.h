@@ -6,10 +6,10 @@
 
 #include "rules/rule_ast.h"
 
-namespace smelt {
+namespace smelt::tools {
 
 // Throws rules::RuleError ("FILE:LINE:COL: ...") for a file that cannot be
 // read or parsed, or a name used twice.
 std::vector<rules::Rule> read_rule_files(const std::vector<std::string>& paths);
 
-}  // namespace smelt
+}  // namespace smelt::tools

@@ -7,7 +7,7 @@
 
 #include "error/error.h"
 
-namespace smelt {
+namespace smelt::tools {
 
 // A file that cannot be extracted from: unreadable, malformed (the message names the
 // place, "FILE:LINE:COL: ..."), a negative cost, a root with no acyclic term.
@@ -34,4 +34,4 @@ std::vector<std::string> extractor_names();
 // (unknown extractor). The extraction is checked (roots covered, acyclic) before it is reported.
 ExtractionReport extract_serialized(const std::string& path, const std::string& extractor, double time_limit_s = 60);
 
-}  // namespace smelt
+}  // namespace smelt::tools

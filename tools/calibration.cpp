@@ -1,6 +1,6 @@
-// smelt::calibrate: measure (smelt::cost::calibrate_host), then predict and time
+// smelt::tools::calibrate: measure (smelt::cost::calibrate_host), then predict and time
 // kernels and programs the fit never saw.
-#include "smelt/calibrate.h"
+#include "tools/calibration.h"
 
 #include <algorithm>
 #include <cmath>
@@ -16,7 +16,7 @@
 #include "runtime/device.h"
 #include "smelt/smelt.h"
 
-namespace smelt {
+namespace smelt::tools {
 namespace {
 
 // A random graph of realistic size (4K..2M elements per value), a few ops
@@ -272,4 +272,4 @@ std::string calibration_json(const CalibrationReport& report) {
   return j.dump(1) + "\n";
 }
 
-}  // namespace smelt
+}  // namespace smelt::tools

@@ -5,7 +5,7 @@
 
 #include "verify/rule_prover.h"
 
-namespace smelt {
+namespace smelt::tools {
 
 // Proves every rule of the given .rules files, or of every shipped rule file
 // (rules/*.rules as embedded at build time) when `files` is empty; results in
@@ -16,4 +16,4 @@ std::vector<verify::RuleResult> verify_rules(const std::vector<std::string>& fil
                                              const verify::ProverOptions& options = {}, unsigned jobs = 0,
                                              const verify::ProgressFn& on_progress = {});
 
-}  // namespace smelt
+}  // namespace smelt::tools

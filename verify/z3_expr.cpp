@@ -1,4 +1,4 @@
-#include "verify/expr_eval.h"
+#include "verify/z3_expr.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "smelt/kernel_dot.h"
+#include "tools/kernel_dot.h"
 
 #include <cstdio>
 #include <map>
@@ -9,7 +9,7 @@
 #include "egraph/serialize.h"
 #include "ir/dtype.h"
 
-namespace smelt {
+namespace smelt::tools {
 namespace {
 
 using namespace ir;
@@ -148,4 +148,4 @@ std::string kernel_program_dot(const KernelProgram& program) {
   return out;
 }
 
-}  // namespace smelt
+}  // namespace smelt::tools

@@ -1,12 +1,12 @@
-// smelt::verify_rules: the rule files, parsed, each rule proved sound with Z3.
+// smelt::tools::verify_rules: the rule files, parsed, each rule proved sound with Z3.
 #include <string>
 
 #include "rules/rule_library.h"
 #include "rules/rule_parser.h"
-#include "smelt/rule_files.h"
-#include "smelt/verify_rules.h"
+#include "tools/rule_files.h"
+#include "tools/verify_rules.h"
 
-namespace smelt {
+namespace smelt::tools {
 
 std::vector<verify::RuleResult> verify_rules(const std::vector<std::string>& files,
                                              const verify::ProverOptions& options, unsigned jobs,
@@ -25,4 +25,4 @@ std::vector<verify::RuleResult> verify_rules(const std::vector<std::string>& fil
   return verify::prove_rules(all, options, jobs, on_progress);
 }
 
-}  // namespace smelt
+}  // namespace smelt::tools

@@ -1,4 +1,4 @@
-#include "smelt/picture.h"
+#include "tools/picture.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -17,7 +17,7 @@
 
 extern char** environ;
 
-namespace smelt {
+namespace smelt::tools {
 namespace {
 
 constexpr const char* kMissing =
@@ -217,4 +217,4 @@ std::string render_svg(const std::string& dot) {
                            ")" + (why.empty() ? "" : ": " + why));
 }
 
-}  // namespace smelt
+}  // namespace smelt::tools

@@ -1,11 +1,11 @@
-// smelt::extract_serialized: the public face of extract/ for serialized e-graphs.
+// smelt::tools::extract_serialized: the public face of extract/ for serialized e-graphs.
 #include <chrono>
 
 #include "egraph/parse_error.h"
 #include "extract/extractor.h"
-#include "smelt/extraction.h"
+#include "tools/extract_serialized.h"
 
-namespace smelt {
+namespace smelt::tools {
 
 std::vector<std::string> extractor_names() { return extract::extractor_names(); }
 
@@ -37,4 +37,4 @@ ExtractionReport extract_serialized(const std::string& path, const std::string& 
   }
 }
 
-}  // namespace smelt
+}  // namespace smelt::tools

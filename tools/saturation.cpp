@@ -1,5 +1,5 @@
-// smelt::saturate_graph and its serialization and picture (smelt/saturate.h).
-#include "smelt/saturate.h"
+// smelt::tools::saturate_graph and its serialization and picture (smelt/saturate.h).
+#include "tools/saturation.h"
 
 #include <chrono>
 #include <cstdio>
@@ -15,9 +15,9 @@
 #include "extract/problem.h"
 #include "rules/rule_library.h"
 #include "rules/tensor_analysis.h"
-#include "smelt/rule_files.h"
+#include "tools/rule_files.h"
 
-namespace smelt {
+namespace smelt::tools {
 namespace {
 
 using egraph::Id;
@@ -188,4 +188,4 @@ std::string saturation_dot(const SaturateResult& result) {
   return egraph::export_dot(eg, style);
 }
 
-}  // namespace smelt
+}  // namespace smelt::tools

@@ -6,10 +6,12 @@
 #include <string>
 
 namespace smelt {
+struct FusionResult;  // smelt/fusion.h
+}  // namespace smelt
 
-struct FusionResult;
+namespace smelt::tools {
 
 // `source` names the graph's origin (a file name) on the first line.
 std::string fusion_report(const FusionResult& result, const std::string& source);
 
-}  // namespace smelt
+}  // namespace smelt::tools

@@ -1,5 +1,5 @@
 #pragma once
-// smelt::calibrate: measure a device profile (cost/calibrate.h), then validate
+// smelt::tools::calibrate: measure a device profile (cost/calibrate.h), then validate
 // it on kernels it was not fitted on — fused and unfused kernels of random
 // graphs, of the example graphs and of exported transformer blocks — and on
 // whole programs: each predicted, then timed.
@@ -9,7 +9,7 @@
 #include "cost/calibrate.h"
 #include "cost/scatter_plot.h"  // IWYU pragma: export (the predicted-vs-measured picture)
 
-namespace smelt {
+namespace smelt::tools {
 
 struct CalibrateOptions {
   std::string device = "host";            // host | cuda | hip (a GPU: measured on the device, which must be present)
@@ -59,4 +59,4 @@ ValidationSummary summarize_validation(const std::vector<ValidationPoint>& point
 // beside the fitted numbers (parse_profile ignores them).
 std::string calibration_json(const CalibrationReport& report);
 
-}  // namespace smelt
+}  // namespace smelt::tools

@@ -1,9 +1,9 @@
-#include "smelt/rule_files.h"
+#include "tools/rule_files.h"
 
 #include "error/input_file.h"
 #include "rules/rule_parser.h"
 
-namespace smelt {
+namespace smelt::tools {
 
 std::vector<rules::Rule> read_rule_files(const std::vector<std::string>& paths) {
   std::vector<rules::Rule> all;
@@ -21,4 +21,4 @@ std::vector<rules::Rule> read_rule_files(const std::vector<std::string>& paths) 
   return all;
 }
 
-}  // namespace smelt
+}  // namespace smelt::tools

@@ -1,10 +1,10 @@
 #pragma once
 // Pictures of e-graphs and kernel programs: DOT text (egraph::export_dot,
-// smelt::kernel_program_dot) rendered to SVG by graphviz, for `smelt compile
+// smelt::tools::kernel_program_dot) rendered to SVG by graphviz, for `smelt compile
 // --svg` and `smelt saturate`.
 #include <string>
 
-namespace smelt {
+namespace smelt::tools {
 
 // Whether graphviz's `dot` can be run here (an executable `dot` on PATH).
 bool graphviz_available();
@@ -14,4 +14,4 @@ bool graphviz_available();
 // ("graphviz's `dot` is not installed (Debian: apt-get install graphviz); write --dot instead") or dot fails (its stderr).
 std::string render_svg(const std::string& dot);
 
-}  // namespace smelt
+}  // namespace smelt::tools

@@ -1,11 +1,11 @@
-#include "smelt/report.h"
+#include "tools/fusion_report.h"
 
 #include <cstdio>
 #include <sstream>
 
 #include "smelt/smelt.h"
 
-namespace smelt {
+namespace smelt::tools {
 namespace {
 
 std::string formatted(const char* format, double v) {
@@ -53,4 +53,4 @@ std::string fusion_report(const FusionResult& r, const std::string& source) {
   return out.str();
 }
 
-}  // namespace smelt
+}  // namespace smelt::tools
