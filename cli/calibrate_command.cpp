@@ -1,5 +1,6 @@
 #include "cli/calibrate_command.h"
 
+#include <memory>
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "cli/command.h"
 #include "cli/commands.h"
 #include "cli/format.h"
 #include "tools/calibration.h"
@@ -148,6 +150,41 @@ int calibrate_command(const CalibrateCommandOptions& options) {
   std::cout << "programs: " << summary_line(report.programs, "programs") << "\n";
   std::cout << summary_line(report.kernels, "kernels") << "\n";
   return status;
+}
+
+Registered register_calibrate(CLI::App& app, [[maybe_unused]] SharedOptions& shared) {
+  auto calibrate = std::make_shared<CalibrateCommandOptions>();
+  CLI::App* calibrate_cmd = app.add_subcommand(
+      "calibrate",
+      "Measure the cost model's device profile by running the kernels smelt emits; validate it on held-out "
+      "kernels and programs; write PROFILE.json and a predicted-vs-measured scatter PNG beside it");
+  calibrate_cmd->add_option("--device", calibrate->device,
+                            "host, or a GPU (cuda, hip: measured on the device through the kernels smelt emits for it; "
+                            "a missing driver or device: exit 1)")
+      ->check(CLI::IsMember({"host", "cuda", "hip"}))
+      ->default_val("host");
+  calibrate_cmd->add_option("-o,--output", calibrate->output,
+                            "The profile to write (the plot: same name, .png); default profile.json, for a GPU "
+                            "<its name>.json (nvidia-h200.json), the name it ships under in cost/profiles/");
+  calibrate_cmd->add_option("--arch", calibrate->arch, "cuda / hip: the architecture to emit for (default: the device's)");
+  calibrate_cmd->add_flag("--quick", calibrate->quick, "Fewer sizes, shapes and validation graphs: under a minute");
+  calibrate_cmd->add_option("--threads", calibrate->threads, "Calibrate 1, 2, 4, ... up to N threads (0: every core)")
+      ->check(CLI::Range(0u, 1024u))
+      ->default_val(0);
+  calibrate_cmd->add_option("--validate", calibrate->validate, "More graphs (.sg / .onnx) to validate on")
+      ->check(CLI::ExistingFile);
+  calibrate_cmd->add_option("--random", calibrate->random, "Random graphs to validate on (0: 60, --quick: 16)")
+      ->check(CLI::Range(0, 100000))
+      ->default_val(0);
+  calibrate_cmd->add_option("--seed", calibrate->seed, "Seed of the random validation graphs")->default_val(1);
+  calibrate_cmd->add_option("--save-graphs", calibrate->save_graphs,
+                            "Write the random validation graphs into this folder as .sg (to reproduce a point)")
+      ->check(CLI::ExistingDirectory);
+  calibrate_cmd->add_option("--validate-only", calibrate->validate_only,
+                            "Validate this profile instead of measuring a new one (writes only the plot)");
+  calibrate_cmd->add_flag("--json", calibrate->json, "Print the validation summary as one JSON object");
+
+  return {calibrate_cmd, [calibrate] { return calibrate_command(*calibrate); }};
 }
 
 }  // namespace smelt::cli

@@ -1,5 +1,7 @@
+#include "cli/command.h"
 #include "cli/commands.h"
 
+#include <memory>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -122,6 +124,17 @@ int run_command(const RunOptions& options) {
               << (options.inputs == "random" ? "random, seed " + std::to_string(options.seed) : options.inputs) << ")\n";
   }
   return kOk;
+}
+
+Registered register_check(CLI::App& app, SharedOptions& shared) {
+  auto check = std::make_shared<CheckOptions>();
+  CLI::App* check_cmd = app.add_subcommand(
+      "check", "Parse and shape-check a .sg graph; print a one-line summary");
+  check_cmd->add_option("file", check->file, "The graph (.sg)")->required();
+  check_cmd->add_flag("--json", check->json, "Print one JSON object instead of text");
+  add_memory_limit_option(check_cmd, shared);
+
+  return {check_cmd, [check] { return check_command(*check); }};
 }
 
 }  // namespace smelt::cli

@@ -1,9 +1,11 @@
 #include "cli/compile_command.h"
 
+#include <memory>
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "cli/command.h"
 #include "cli/commands.h"
 #include "cli/emit_command.h"
 #include "cli/format.h"
@@ -110,6 +112,50 @@ int compile_command(const CompileCommandOptions& options) {
     if (options.measure > 0) print_measured(r);
   }
   return kOk;
+}
+
+Registered register_compile(CLI::App& app, SharedOptions& shared) {
+  auto compile = std::make_shared<CompileCommandOptions>();
+  CLI::App* compile_cmd = app.add_subcommand(
+      "compile", "Fuse a .sg graph into kernels; print kernel counts and predicted times before and after");
+  compile_cmd->add_option("file", compile->file, "The graph (.sg)")->required();
+  CLI::Option* report_flag =
+      compile_cmd->add_flag("--report", compile->report, "Print the fused kernels and each one's predicted time");
+  compile_cmd->add_flag("--json", compile->json, "Print one JSON object instead of text")->excludes(report_flag);
+  compile_cmd->add_option("--profile", compile->profile, "Device profile (JSON) to cost kernels with");
+  compile_cmd->add_flag("--no-fusion", compile->no_fusion, "No fusion: one kernel per op");
+  compile_cmd->add_flag("--no-rewrites", compile->no_rewrites, "Fuse the graph as given, without rewrite rules");
+  compile_cmd->add_flag("--unsafe-fp", compile->unsafe_fp, kUnsafeFpHelp);
+  compile_cmd->add_flag("--exact", compile->exact, "Exhaustive extraction (e-graphs of at most 200 classes)");
+  compile_cmd->add_option("--threads", compile->threads, "Host threads the program is costed for, and timed with under --measure (0: every core)");
+  compile_cmd
+      ->add_option("--measure", compile->measure,
+                   "Ground truth: time the K distinct programs of least predicted time the extraction costed, and "
+                   "the unfused one, on the host with --threads threads; keep the fastest measured (host only)")
+      ->check(CLI::Range(size_t{0}, size_t{1000}))
+      ->default_val(0);
+  compile_cmd->add_option("--time-limit", compile->time_limit_s, "Seconds the extraction may search")
+      ->check(CLI::PositiveNumber)
+      ->default_val(2);
+  compile_cmd->add_option("--target", compile->target, "Target of --emit: host, cuda or hip")
+      ->check(CLI::IsMember({"host", "cuda", "hip"}))
+      ->default_val("host");
+  compile_cmd->add_option("--arch", compile->arch, "cuda: sm_80 | sm_90, hip: gfx90a | gfx942 (default: the first)");
+  compile_cmd
+      ->add_option("--emit", compile->emit,
+                   "Write the fused program as kernels (readable), llvm (IR), asm (host asm | PTX | AMDGPU asm), "
+                   "ptx (cuda) or hsaco (hip code object)")
+      ->check(CLI::IsMember({"kernels", "llvm", "asm", "ptx", "hsaco"}))
+      ->excludes(report_flag);
+  compile_cmd->add_option("-o,--output", compile->output, "Where --emit writes (default or -: stdout; hsaco: a file)");
+  compile_cmd->add_option("--dot", compile->picture.dot, "Also write the fused kernel program as a Graphviz picture (DOT)")
+      ->type_name("OUT.dot");
+  compile_cmd
+      ->add_option("--svg", compile->picture.svg, "Also write the fused kernel program as an SVG picture (needs graphviz)")
+      ->type_name("OUT.svg");
+  add_memory_limit_option(compile_cmd, shared);
+
+  return {compile_cmd, [compile] { return compile_command(*compile); }};
 }
 
 }  // namespace smelt::cli

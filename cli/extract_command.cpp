@@ -1,8 +1,10 @@
 #include "cli/extract_command.h"
 
+#include <memory>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "cli/command.h"
 #include "cli/commands.h"
 #include "tools/extract_serialized.h"
 
@@ -26,6 +28,21 @@ int extract_command(const ExtractCommandOptions& options) {
   std::cout << line.dump() << "\n";
   if (!report.note.empty()) std::cerr << "note: " << report.note << "\n";
   return kOk;
+}
+
+Registered register_extract(CLI::App& app, [[maybe_unused]] SharedOptions& shared) {
+  auto extract = std::make_shared<ExtractCommandOptions>();
+  CLI::App* extract_cmd = app.add_subcommand(
+      "extract", "Extract from a serialized e-graph (egraph-serialize JSON); print one JSON line of costs");
+  extract_cmd->add_option("file", extract->file, "The e-graph (.json)")->required();
+  extract_cmd->add_option("--extractor", extract->extractor, "Which extractor")
+      ->required()
+      ->check(CLI::IsMember(smelt::tools::extractor_names()));
+  extract_cmd->add_option("--time-limit", extract->time_limit_s, "Seconds the searching extractors may take")
+      ->check(CLI::PositiveNumber)
+      ->default_val(60);
+
+  return {extract_cmd, [extract] { return extract_command(*extract); }};
 }
 
 }  // namespace smelt::cli

@@ -1,8 +1,10 @@
 #include "cli/onnx_test_command.h"
 
+#include <memory>
 #include <algorithm>
 #include <iostream>
 
+#include "cli/command.h"
 #include "cli/commands.h"
 #include "cli/format.h"
 #include "smelt/smelt.h"
@@ -40,6 +42,21 @@ int onnx_test_command(const OnnxTestCommandOptions& options) {
   if (result.status == smelt::OnnxTestStatus::Passed) return kOk;
   std::cerr << "error: " << result.reason << "\n";
   return kBadInput;
+}
+
+Registered register_onnx_test(CLI::App& app, SharedOptions& shared) {
+  auto onnx_test = std::make_shared<OnnxTestCommandOptions>();
+  CLI::App* test_cmd = app.add_subcommand(
+      "test", "Run one ONNX backend test directory (model.onnx + test_data_set_*); per output the max errors");
+  test_cmd->add_option("dir", onnx_test->dir, "The test directory")->required();
+  test_cmd->add_option("--target", onnx_test->target, "Where to run: reference, host or all")
+      ->check(CLI::IsMember({"reference", "host", "all"}))
+      ->default_val("all");
+  test_cmd->add_option("--rtol", onnx_test->rtol, "Relative tolerance")->check(CLI::NonNegativeNumber)->default_val(1e-3);
+  test_cmd->add_option("--atol", onnx_test->atol, "Absolute tolerance")->check(CLI::NonNegativeNumber)->default_val(1e-7);
+  add_memory_limit_option(test_cmd, shared);
+
+  return {test_cmd, [onnx_test] { return onnx_test_command(*onnx_test); }};
 }
 
 }  // namespace smelt::cli

@@ -1,5 +1,6 @@
 #include "cli/run_command.h"
 
+#include <memory>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -12,6 +13,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "cli/command.h"
 #include "cli/format.h"
 #include "cli/npy.h"
 #include "smelt/compile.h"
@@ -287,6 +289,58 @@ int run_subcommand(const RunOptions& options, const RunTimingOptions& timing) {
     return run_command(options);
   }
   return run_compiled_command(options, timing);
+}
+
+Registered register_run(CLI::App& app, SharedOptions& shared) {
+  auto run = std::make_shared<RunOptions>();
+  auto run_timing = std::make_shared<RunTimingOptions>();
+  CLI::App* run_cmd = app.add_subcommand(
+      "run",
+      "Compile a .sg graph and run it (default: on the host); print each output's type and checksum; "
+      "with --reps, the measured time beside the cost model's prediction");
+  run_cmd->add_option("file", run->file, "The graph (.sg or .onnx)")->required();
+  run_cmd->add_option("--inputs", run->inputs,
+                      "Where inputs come from: random, or a folder with one <input name>.npy per graph input")
+      ->check(CLI::IsMember({"random"}) | CLI::ExistingDirectory)
+      ->default_val("random");
+  run_cmd->add_option("--seed", run->seed, "Seed of the random inputs")->default_val(0);
+  run_cmd->add_flag("--json", run->json, "Print one JSON object instead of text");
+  run_cmd->add_option("--target", run->target,
+                      "host (compiled, the default), cuda, hip, or reference (the interpreter, no compilation)")
+      ->check(CLI::IsMember({"host", "cuda", "hip", "reference"}))
+      ->default_val("host");
+  run_cmd->add_option("--arch", run->arch, "cuda: sm_80 | sm_90, hip: gfx90a | gfx942 (default: the device's)");
+  run_cmd->add_flag("--check", run->check,
+                    "Compare every output with the reference interpreter (tolerance by dtype); exit 1 on a mismatch");
+  run_cmd->add_flag("--no-fusion", run->no_fusion, "Run unfused: one kernel per op");
+  run_cmd->add_flag("--unsafe-fp", run->unsafe_fp, kUnsafeFpHelp);
+  run_cmd->add_option("--outputs", run->outputs,
+                      "Write each output into this folder (created if missing) as <output name>.npy "
+                      "(characters other than letters, digits, _ - . in a name become _)");
+  run_cmd->add_option("--threads", run->threads, "Host threads (0: every core)")
+      ->check(CLI::Range(0u, 1024u))
+      ->default_val(0);
+  CLI::Option* reps_option = run_cmd->add_option(
+      "--reps", run_timing->reps,
+      "Time the kernels: --warmup runs, then N timed runs (N >= 1); print their median and min in us, the cost "
+      "model's predicted time and measured/predicted (not with --target reference)");
+  CLI::Option* warmup_option = run_cmd->add_option("--warmup", run_timing->warmup,
+                                                   "Untimed runs before the --reps timed ones (a process's first "
+                                                   "runs fault in pages and pack weights)")
+                                   ->default_val(1);
+  run_cmd->add_flag("--per-kernel", run_timing->per_kernel,
+                    "With --reps: time each kernel too; print each one's median beside its predicted time and "
+                    "its share of the run (a profile: where the time goes)");
+  run_cmd->add_option("--profile", run_timing->profile,
+                      "Device profile (JSON) to cost kernels with, as in `smelt compile --profile` "
+                      "(default: the shipped host profile)");
+  add_memory_limit_option(run_cmd, shared);
+
+  return {run_cmd, [run, run_timing, reps_option, warmup_option] {
+    run_timing->reps_given = reps_option->count() > 0;
+    run_timing->warmup_given = warmup_option->count() > 0;
+    return run_subcommand(*run, *run_timing);
+  }};
 }
 
 }  // namespace smelt::cli

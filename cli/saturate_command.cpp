@@ -1,11 +1,13 @@
 #include "cli/saturate_command.h"
 
+#include <memory>
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "cli/command.h"
 #include "cli/commands.h"
 #include "cli/format.h"
 #include "smelt/memory.h"
@@ -212,6 +214,44 @@ int saturate_command(const SaturateCommandOptions& options) {
     print_text(options, graph, result, settings.limits, serialized ? &*serialized : nullptr);
   }
   return kOk;
+}
+
+Registered register_saturate(CLI::App& app, SharedOptions& shared) {
+  auto saturate = std::make_shared<SaturateCommandOptions>();
+  CLI::App* saturate_cmd = app.add_subcommand(
+      "saturate",
+      "Saturate a graph (.sg or .onnx) with rewrite rules; print a table per iteration, the stop reason, what each "
+      "rule did and the term the fusion extraction picks");
+  saturate_cmd->add_option("file", saturate->file, "The graph (.sg or .onnx)")->required();
+  saturate_cmd->add_option("--rules", saturate->rule_files, "Rule files (.rules) to run instead of the default rules");
+  saturate_cmd->add_option("--iterations", saturate->iterations, "Most saturation iterations (default 12)")
+      ->check(CLI::PositiveNumber);
+  saturate_cmd->add_option("--nodes", saturate->nodes, "Most e-nodes (default 20000)")->check(CLI::PositiveNumber);
+  saturate_cmd->add_option("--time-limit", saturate->time_limit_s, "Seconds of saturation (default 2)")
+      ->check(CLI::PositiveNumber);
+  saturate_cmd
+      ->add_option("--scheduler", saturate->scheduler,
+                   "backoff (egg's: a rule with too many matches is banned for a while) or simple (every match "
+                   "every iteration); multi-pattern and group rules run in the first iteration only")
+      ->check(CLI::IsMember({"backoff", "simple"}))
+      ->default_val("backoff");
+  saturate_cmd->add_flag("--json", saturate->json, "Print one JSON object instead of text");
+  saturate_cmd->add_flag("--explain", saturate->explain,
+                         "For each output, the rule applications that turn the graph into the picked term");
+  saturate_cmd->add_option("--serialize", saturate->serialize,
+                           "Write the saturated e-graph as egraph-serialize JSON (node costs: compute ns from the "
+                           "cost model), for `smelt extract` and extraction-gym");
+  saturate_cmd->add_option("--dot", saturate->picture.dot,
+                           "Also write the e-graph as a Graphviz picture (DOT): e-classes as clusters, the graph as "
+                           "given in blue, the picked term in gold")
+      ->type_name("OUT.dot");
+  saturate_cmd->add_option("--svg", saturate->picture.svg, "Also write that picture as SVG (needs graphviz)")
+      ->type_name("OUT.svg");
+  saturate_cmd->add_option("--profile", saturate->profile, "Device profile (JSON) to cost nodes and kernels with");
+  saturate_cmd->add_option("--threads", saturate->threads, "Host threads the kernels are costed for (0: every core)");
+  add_memory_limit_option(saturate_cmd, shared);
+
+  return {saturate_cmd, [saturate] { return saturate_command(*saturate); }};
 }
 
 }  // namespace smelt::cli

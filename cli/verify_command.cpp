@@ -1,5 +1,6 @@
 #include "cli/verify_command.h"
 
+#include <memory>
 #include <unistd.h>
 
 #include <cstdio>
@@ -7,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "cli/command.h"
 #include "cli/commands.h"
 #include "cli/format.h"
 #include "tools/verify_rules.h"
@@ -89,6 +91,22 @@ int verify_rules_command(const VerifyRulesOptions& options) {
               << " UNKNOWN (" << seconds_text(seconds) << " of proving)\n";
   }
   return proved == results.size() ? kOk : kBadInput;
+}
+
+Registered register_verify_rules(CLI::App& app, [[maybe_unused]] SharedOptions& shared) {
+  auto verify_rules = std::make_shared<VerifyRulesOptions>();
+  CLI::App* verify_cmd = app.add_subcommand(
+      "verify-rules", "Prove rewrite rules sound with Z3; one line per rule, a counterexample for each failure");
+  verify_cmd->add_option("--rules", verify_rules->files, "Rule files (.rules); default: every shipped rule file")
+      ->expected(1, -1);
+  verify_cmd->add_flag("--json", verify_rules->json, "Print one JSON object instead of text");
+  verify_cmd->add_option("--jobs", verify_rules->jobs, "Rules proved at a time (0: one per hardware thread)")
+      ->default_val(0);
+  verify_cmd->add_option("--timeout", verify_rules->timeout_ms, "Milliseconds per Z3 query (a timeout is UNKNOWN)")
+      ->check(CLI::PositiveNumber)
+      ->default_val(10000);
+
+  return {verify_cmd, [verify_rules] { return verify_rules_command(*verify_rules); }};
 }
 
 }  // namespace smelt::cli
