@@ -9,16 +9,10 @@
 #include <stdexcept>
 #include <thread>
 
+#include "cost/embedded_profiles.h"
 #include "error/input_file.h"
 
 namespace smelt::cost {
-
-extern const char* const kHostProfileJson;  // generated from cost/profiles/host.json
-struct EmbeddedProfile {
-  const char* file;
-  const char* json;
-};
-extern const EmbeddedProfile kShippedGpuProfiles[];  // generated from cost/profiles/*.json; ends with {nullptr, nullptr}
 
 namespace {
 

@@ -5,7 +5,6 @@
 namespace smelt::extract {
 
 TreeCosts tree_costs(const Problem& problem) {
-  constexpr double kInf = std::numeric_limits<double>::infinity();
   TreeCosts out{std::vector<double>(problem.num_classes(), kInf), std::vector<NodeId>(problem.num_classes(), kNone)};
   bool changed = true;
   while (changed) {

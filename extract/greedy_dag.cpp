@@ -12,7 +12,6 @@ namespace smelt::extract {
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // The classes one term of a class needs, each with the cost of its chosen node,
 // sorted by class id.

@@ -10,7 +10,6 @@ namespace smelt::extract {
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 bool improves(double candidate, double best) { return candidate < best - 1e-12 * std::max(1.0, std::abs(best)); }
 

@@ -3,6 +3,7 @@
 // in flat arrays. Every extractor reads only this, so it works the same on an
 // extraction-gym file and on a live egraph::EGraph.
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -17,6 +18,8 @@ namespace smelt::extract {
 
 using NodeId = std::uint32_t;   // index of an e-node in Problem
 using ClassId = std::uint32_t;  // index of an e-class in Problem
+// The cost of what cannot be extracted (no e-node of finite cost).
+inline constexpr double kInf = std::numeric_limits<double>::infinity();
 inline constexpr std::uint32_t kNone = UINT32_MAX;
 
 // A file or graph that cannot be extracted from (negative cost, a root with no

@@ -88,6 +88,7 @@ class Context {
 
   // --- helpers for converters
   ir::Tensor scalar_like(double v, ir::DType dtype, const ir::Shape& shape);  // full(shape, v)
+  ir::Tensor scalar_like(double v, const ir::Tensor& x) { return scalar_like(v, x.dtype(), x.shape()); }
   int64_t normalize_axis(int64_t axis, int64_t rank, const std::string& what) const;
 
  private:

@@ -13,7 +13,6 @@ namespace {
 
 using ir::Tensor;
 
-Tensor like(Context& ctx, const Tensor& x, double v) { return ctx.scalar_like(v, x.dtype(), x.shape()); }
 
 void unary(ConverterTable& table, const std::string& op, DTypeClass cls, Tensor (*fn)(Context&, Tensor)) {
   table[op] = [cls, fn](Context& ctx) {
@@ -45,12 +44,12 @@ void variadic(ConverterTable& table, const std::string& op, DTypeClass cls, Tens
     xs = broadcast_together(ctx, xs);
     Tensor acc = xs[0];
     for (size_t i = 1; i < xs.size(); ++i) acc = fn(acc, xs[i]);
-    if (mean) acc = ir::div(acc, like(ctx, acc, static_cast<double>(xs.size())));
+    if (mean) acc = ir::div(acc, ctx.scalar_like(static_cast<double>(xs.size()), acc));
     ctx.set_output(0, acc);
   };
 }
 
-Tensor logical_not(Context& ctx, Tensor x) { return ir::eq(x, like(ctx, x, 0)); }
+Tensor logical_not(Context& ctx, Tensor x) { return ir::eq(x, ctx.scalar_like(0, x)); }
 
 void add_unary_ops(ConverterTable& t) {
   using C = Context;
@@ -61,9 +60,9 @@ void add_unary_ops(ConverterTable& t) {
   unary(t, "Tan", DTypeClass::Float, [](C&, Tensor x) { return ir::div(ir::sin(x), ir::cos(x)); });
   unary(t, "Tanh", DTypeClass::Float, [](C&, Tensor x) { return ir::tanh(x); });
   unary(t, "Sinh", DTypeClass::Float,
-        [](C& c, Tensor x) { return ir::mul(ir::sub(ir::exp(x), ir::exp(ir::neg(x))), like(c, x, 0.5)); });
+        [](C& c, Tensor x) { return ir::mul(ir::sub(ir::exp(x), ir::exp(ir::neg(x))), c.scalar_like(0.5, x)); });
   unary(t, "Cosh", DTypeClass::Float,
-        [](C& c, Tensor x) { return ir::mul(ir::add(ir::exp(x), ir::exp(ir::neg(x))), like(c, x, 0.5)); });
+        [](C& c, Tensor x) { return ir::mul(ir::add(ir::exp(x), ir::exp(ir::neg(x))), c.scalar_like(0.5, x)); });
   unary(t, "Sqrt", DTypeClass::Float, [](C&, Tensor x) { return ir::sqrt(x); });
   unary(t, "Reciprocal", DTypeClass::Float, [](C&, Tensor x) { return ir::recip(x); });
   unary(t, "Sigmoid", DTypeClass::Float, [](C&, Tensor x) { return ir::sigmoid(x); });
@@ -73,13 +72,13 @@ void add_unary_ops(ConverterTable& t) {
   unary(t, "Relu", DTypeClass::Numeric, [](C&, Tensor x) { return ir::relu(x); });
   unary(t, "Not", DTypeClass::Bool, [](C& c, Tensor x) { return logical_not(c, x); });
   unary(t, "IsNaN", DTypeClass::Float, [](C& c, Tensor x) { return logical_not(c, ir::eq(x, x)); });
-  unary(t, "Softplus", DTypeClass::Float, [](C& c, Tensor x) { return ir::log(ir::add(ir::exp(x), like(c, x, 1))); });
+  unary(t, "Softplus", DTypeClass::Float, [](C& c, Tensor x) { return ir::log(ir::add(ir::exp(x), c.scalar_like(1, x))); });
   unary(t, "Softsign", DTypeClass::Float,
-        [](C& c, Tensor x) { return ir::div(x, ir::add(like(c, x, 1), ir::abs(x))); });
+        [](C& c, Tensor x) { return ir::div(x, ir::add(c.scalar_like(1, x), ir::abs(x))); });
   // Sign keeps 0 and NaN as they are (numpy's sign).
   unary(t, "Sign", DTypeClass::Numeric, [](C& c, Tensor x) {
-    Tensor zero = like(c, x, 0);
-    return ir::where(ir::lt(zero, x), like(c, x, 1), ir::where(ir::lt(x, zero), like(c, x, -1), x));
+    Tensor zero = c.scalar_like(0, x);
+    return ir::where(ir::lt(zero, x), c.scalar_like(1, x), ir::where(ir::lt(x, zero), c.scalar_like(-1, x), x));
   });
 }
 
@@ -89,7 +88,7 @@ void add_activation_ops(ConverterTable& t) {
     require_dtype(ctx, 0, DTypeClass::Float);
     const double alpha = ctx.attr_float("alpha", 0.01f);
     Tensor x = ctx.input(0);
-    ctx.set_output(0, ir::where(ir::lt(x, like(ctx, x, 0)), ir::mul(x, like(ctx, x, alpha)), x));
+    ctx.set_output(0, ir::where(ir::lt(x, ctx.scalar_like(0, x)), ir::mul(x, ctx.scalar_like(alpha, x)), x));
   };
   t["PRelu"] = [](Context& ctx) {
     ctx.require_inputs(2, 2);
@@ -97,15 +96,15 @@ void add_activation_ops(ConverterTable& t) {
     Tensor x = ctx.input(0);
     Tensor slope = broadcast_to(ctx.input(1), broadcast_shapes(ctx, x.shape(), ctx.input(1).shape()));
     if (slope.shape() != x.shape()) ctx.fail("slope must broadcast to the input's shape");
-    ctx.set_output(0, ir::where(ir::lt(x, like(ctx, x, 0)), ir::mul(x, slope), x));
+    ctx.set_output(0, ir::where(ir::lt(x, ctx.scalar_like(0, x)), ir::mul(x, slope), x));
   };
   t["Elu"] = [](Context& ctx) {
     ctx.require_inputs(1, 1);
     require_dtype(ctx, 0, DTypeClass::Float);
     const double alpha = ctx.attr_float("alpha", 1.0f);
     Tensor x = ctx.input(0);
-    Tensor negative = ir::mul(like(ctx, x, alpha), ir::sub(ir::exp(x), like(ctx, x, 1)));
-    ctx.set_output(0, ir::where(ir::lt(x, like(ctx, x, 0)), negative, x));
+    Tensor negative = ir::mul(ctx.scalar_like(alpha, x), ir::sub(ir::exp(x), ctx.scalar_like(1, x)));
+    ctx.set_output(0, ir::where(ir::lt(x, ctx.scalar_like(0, x)), negative, x));
   };
   t["Celu"] = [](Context& ctx) {
     ctx.require_inputs(1, 1);
@@ -113,9 +112,9 @@ void add_activation_ops(ConverterTable& t) {
     const double alpha = ctx.attr_float("alpha", 1.0f);
     Tensor x = ctx.input(0);
     // max(0, x) + min(0, alpha * (exp(x / alpha) - 1))
-    Tensor zero = like(ctx, x, 0);
-    Tensor e = ir::sub(ir::exp(ir::div(x, like(ctx, x, alpha))), like(ctx, x, 1));
-    ctx.set_output(0, ir::add(ir::max(zero, x), ir::min(zero, ir::mul(like(ctx, x, alpha), e))));
+    Tensor zero = ctx.scalar_like(0, x);
+    Tensor e = ir::sub(ir::exp(ir::div(x, ctx.scalar_like(alpha, x))), ctx.scalar_like(1, x));
+    ctx.set_output(0, ir::add(ir::max(zero, x), ir::min(zero, ir::mul(ctx.scalar_like(alpha, x), e))));
   };
   t["Selu"] = [](Context& ctx) {
     ctx.require_inputs(1, 1);
@@ -123,31 +122,31 @@ void add_activation_ops(ConverterTable& t) {
     const double alpha = ctx.attr_float("alpha", 1.67326319217681884765625f);
     const double gamma = ctx.attr_float("gamma", 1.05070102214813232421875f);
     Tensor x = ctx.input(0);
-    Tensor negative = ir::mul(like(ctx, x, alpha), ir::sub(ir::exp(x), like(ctx, x, 1)));
-    Tensor y = ir::where(ir::le(x, like(ctx, x, 0)), negative, x);
-    ctx.set_output(0, ir::mul(like(ctx, x, gamma), y));
+    Tensor negative = ir::mul(ctx.scalar_like(alpha, x), ir::sub(ir::exp(x), ctx.scalar_like(1, x)));
+    Tensor y = ir::where(ir::le(x, ctx.scalar_like(0, x)), negative, x);
+    ctx.set_output(0, ir::mul(ctx.scalar_like(gamma, x), y));
   };
   t["HardSigmoid"] = [](Context& ctx) {
     ctx.require_inputs(1, 1);
     require_dtype(ctx, 0, DTypeClass::Float);
     const double alpha = ctx.attr_float("alpha", 0.2f), beta = ctx.attr_float("beta", 0.5f);
     Tensor x = ctx.input(0);
-    Tensor y = ir::add(ir::mul(x, like(ctx, x, alpha)), like(ctx, x, beta));
-    ctx.set_output(0, ir::max(like(ctx, x, 0), ir::min(like(ctx, x, 1), y)));
+    Tensor y = ir::add(ir::mul(x, ctx.scalar_like(alpha, x)), ctx.scalar_like(beta, x));
+    ctx.set_output(0, ir::max(ctx.scalar_like(0, x), ir::min(ctx.scalar_like(1, x), y)));
   };
   t["HardSwish"] = [](Context& ctx) {
     ctx.require_inputs(1, 1);
     require_dtype(ctx, 0, DTypeClass::Float);
     Tensor x = ctx.input(0);
-    Tensor y = ir::add(ir::mul(x, like(ctx, x, 1.0 / 6)), like(ctx, x, 0.5));
-    ctx.set_output(0, ir::mul(x, ir::max(like(ctx, x, 0), ir::min(like(ctx, x, 1), y))));
+    Tensor y = ir::add(ir::mul(x, ctx.scalar_like(1.0 / 6, x)), ctx.scalar_like(0.5, x));
+    ctx.set_output(0, ir::mul(x, ir::max(ctx.scalar_like(0, x), ir::min(ctx.scalar_like(1, x), y))));
   };
   t["ThresholdedRelu"] = [](Context& ctx) {
     ctx.require_inputs(1, 1);
     require_dtype(ctx, 0, DTypeClass::Float);
     const double alpha = ctx.attr_float("alpha", 1.0f);
     Tensor x = ctx.input(0);
-    ctx.set_output(0, ir::where(ir::lt(like(ctx, x, alpha), x), x, like(ctx, x, 0)));
+    ctx.set_output(0, ir::where(ir::lt(ctx.scalar_like(alpha, x), x), x, ctx.scalar_like(0, x)));
   };
   t["Gelu"] = [](Context& ctx) {
     ctx.require_inputs(1, 1);
@@ -157,9 +156,9 @@ void add_activation_ops(ConverterTable& t) {
     if (approximate == "none") return ctx.set_output(0, ir::gelu(x));
     if (approximate != "tanh") ctx.unsupported("attribute 'approximate' = '" + approximate + "'");
     // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
-    Tensor inner = ir::mul(like(ctx, x, std::sqrt(2 / M_PI)),
-                           ir::add(x, ir::mul(like(ctx, x, 0.044715), ir::mul(x, ir::mul(x, x)))));
-    ctx.set_output(0, ir::mul(ir::mul(like(ctx, x, 0.5), x), ir::add(like(ctx, x, 1), ir::tanh(inner))));
+    Tensor inner = ir::mul(ctx.scalar_like(std::sqrt(2 / M_PI), x),
+                           ir::add(x, ir::mul(ctx.scalar_like(0.044715, x), ir::mul(x, ir::mul(x, x)))));
+    ctx.set_output(0, ir::mul(ir::mul(ctx.scalar_like(0.5, x), x), ir::add(ctx.scalar_like(1, x), ir::tanh(inner))));
   };
   t["Clip"] = [](Context& ctx) {
     ctx.require_inputs(1, 3);

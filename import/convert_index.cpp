@@ -15,12 +15,11 @@ namespace {
 
 using ir::Tensor;
 
-Tensor like(Context& ctx, const Tensor& x, double v) { return ctx.scalar_like(v, x.dtype(), x.shape()); }
 
 // An order-reversing bijection: -x for floats, ~x (= -x - 1, wrapping) for integers,
 // so max(flip(x)) = flip(min(x)) holds for every value, the integer minimum included.
 Tensor flip(Context& ctx, Tensor x) {
-  return ir::is_float(x.dtype()) ? ir::neg(x) : ir::sub(ir::neg(x), like(ctx, x, 1));
+  return ir::is_float(x.dtype()) ? ir::neg(x) : ir::sub(ir::neg(x), ctx.scalar_like(1, x));
 }
 
 // True where x holds the maximum of its slice along `axis` (NaN, if the slice has one).
@@ -34,10 +33,10 @@ Tensor is_max_along(Context& ctx, Tensor x, int64_t axis) {
 // The first (or last) position along `axis` where `mask` holds, as i64, keepdims.
 Tensor position_of(Context& ctx, Tensor mask, int64_t axis, bool last) {
   Tensor index = ir::iota(ctx.graph(), mask.shape(), axis, ir::DType::I64);
-  if (last) return ir::reduce_max(ir::where(mask, index, like(ctx, index, -1)), {axis}, true);
+  if (last) return ir::reduce_max(ir::where(mask, index, ctx.scalar_like(-1, index)), {axis}, true);
   // min(index) = -max(-index); positions not taken count as -extent (never the max).
   const double outside = -static_cast<double>(mask.shape()[static_cast<size_t>(axis)]);
-  return ir::neg(ir::reduce_max(ir::where(mask, ir::neg(index), like(ctx, index, outside)), {axis}, true));
+  return ir::neg(ir::reduce_max(ir::where(mask, ir::neg(index), ctx.scalar_like(outside, index)), {axis}, true));
 }
 
 void convert_arg_extreme(Context& ctx, bool is_min) {
@@ -82,9 +81,9 @@ void convert_trilu(Context& ctx) {
   const bool upper = ctx.attr_int("upper", 1) != 0;
   const double k = ctx.has_input(1) ? ctx.static_scalar(1, "k") : 0;
   Tensor offset = diagonal_offset(ctx, x.shape());
-  Tensor kth = like(ctx, offset, k);
+  Tensor kth = ctx.scalar_like(k, offset);
   Tensor keep = upper ? ir::le(kth, offset) : ir::le(offset, kth);
-  ctx.set_output(0, ir::where(keep, x, like(ctx, x, 0)));
+  ctx.set_output(0, ir::where(keep, x, ctx.scalar_like(0, x)));
 }
 
 void convert_eye_like(Context& ctx) {
@@ -99,7 +98,7 @@ void convert_eye_like(Context& ctx) {
   }
   const int64_t k = ctx.attr_int("k", 0);
   Tensor offset = diagonal_offset(ctx, type.shape);
-  ctx.set_output(0, ir::cast(ir::eq(offset, like(ctx, offset, static_cast<double>(k))), dtype));
+  ctx.set_output(0, ir::cast(ir::eq(offset, ctx.scalar_like(static_cast<double>(k), offset)), dtype));
 }
 
 void convert_is_inf(Context& ctx) {
@@ -109,8 +108,8 @@ void convert_is_inf(Context& ctx) {
   const bool positive = ctx.attr_int("detect_positive", 1) != 0, negative = ctx.attr_int("detect_negative", 1) != 0;
   const double inf = std::numeric_limits<double>::infinity();
   Tensor found = ctx.scalar_like(0, ir::DType::Bool, x.shape());
-  if (positive) found = ir::eq(x, like(ctx, x, inf));
-  if (negative) found = ir::where(found, found, ir::eq(x, like(ctx, x, -inf)));
+  if (positive) found = ir::eq(x, ctx.scalar_like(inf, x));
+  if (negative) found = ir::where(found, found, ir::eq(x, ctx.scalar_like(-inf, x)));
   ctx.set_output(0, found);
 }
 
@@ -119,9 +118,9 @@ void convert_shrink(Context& ctx) {
   require_dtype(ctx, 0, DTypeClass::Float);
   Tensor x = ctx.input(0);
   const double lambd = ctx.attr_float("lambd", 0.5f), bias = ctx.attr_float("bias", 0);
-  Tensor shrunk_up = ir::add(x, like(ctx, x, bias)), shrunk_down = ir::sub(x, like(ctx, x, bias));
-  ctx.set_output(0, ir::where(ir::lt(x, like(ctx, x, -lambd)), shrunk_up,
-                              ir::where(ir::lt(like(ctx, x, lambd), x), shrunk_down, like(ctx, x, 0))));
+  Tensor shrunk_up = ir::add(x, ctx.scalar_like(bias, x)), shrunk_down = ir::sub(x, ctx.scalar_like(bias, x));
+  ctx.set_output(0, ir::where(ir::lt(x, ctx.scalar_like(-lambd, x)), shrunk_up,
+                              ir::where(ir::lt(ctx.scalar_like(lambd, x), x), shrunk_down, ctx.scalar_like(0, x))));
 }
 
 // The element of `data` ([..., D]) at position `index` ([..., D], equal along the
@@ -130,16 +129,16 @@ void convert_shrink(Context& ctx) {
 Tensor pick_along_last(Context& ctx, Tensor data, Tensor index, int64_t extent) {
   const int64_t last = data.rank() - 1;
   if (index.dtype() != ir::DType::I64) index = ir::cast(index, ir::DType::I64);
-  index = ir::where(ir::lt(index, like(ctx, index, 0)), ir::add(index, like(ctx, index, static_cast<double>(extent))),
+  index = ir::where(ir::lt(index, ctx.scalar_like(0, index)), ir::add(index, ctx.scalar_like(static_cast<double>(extent), index)),
                     index);
   Tensor picks = ir::eq(ir::iota(ctx.graph(), data.shape(), last, ir::DType::I64), index);
   // Floats: max against -inf keeps the picked value exactly (-0 and NaN included);
   // integers: a sum with zeros is exact.
   if (ir::is_float(data.dtype())) {
-    Tensor lowest = like(ctx, data, -std::numeric_limits<double>::infinity());
+    Tensor lowest = ctx.scalar_like(-std::numeric_limits<double>::infinity(), data);
     return ir::reduce_max(ir::where(picks, data, lowest), {last}, false);
   }
-  return ir::reduce_sum(ir::where(picks, data, like(ctx, data, 0)), {last}, false);
+  return ir::reduce_sum(ir::where(picks, data, ctx.scalar_like(0, data)), {last}, false);
 }
 
 // GatherElements with indices that may be data: out[.., i, ..] = data[.., index[.., i, ..], ..]

@@ -10,7 +10,6 @@ namespace {
 
 using ir::Tensor;
 
-Tensor like(Context& ctx, const Tensor& x, double v) { return ctx.scalar_like(v, x.dtype(), x.shape()); }
 
 struct LossOptions {
   std::string reduction;
@@ -39,10 +38,10 @@ Tensor nll_loss(Context& ctx, Tensor input, Tensor target, std::optional<Tensor>
   with_class_axis.insert(with_class_axis.begin() + 1, 1);
   Tensor picks = ir::eq(ir::iota(ctx.graph(), shape, 1, ir::DType::I64),
                         ir::broadcast(ir::reshape(target, with_class_axis), shape));
-  Tensor zeros = like(ctx, input, 0);
+  Tensor zeros = ctx.scalar_like(0, input);
   Tensor picked = ir::reduce_sum(ir::where(picks, input, zeros), {1}, false);
   // The weight of each target's class: 1 without weights, 0 for an ignored target.
-  Tensor per_class = like(ctx, input, 1);
+  Tensor per_class = ctx.scalar_like(1, input);
   if (weight) {
     if (weight->shape() != ir::Shape{shape[1]}) ctx.fail("the weight must be [C]");
     ir::Shape weight_shape(shape.size(), 1);
@@ -51,8 +50,8 @@ Tensor nll_loss(Context& ctx, Tensor input, Tensor target, std::optional<Tensor>
   }
   Tensor target_weight = ir::reduce_sum(ir::where(picks, per_class, zeros), {1}, false);
   if (o.ignore_index) {
-    Tensor ignored = ir::eq(target, like(ctx, target, static_cast<double>(*o.ignore_index)));
-    target_weight = ir::where(ignored, like(ctx, target_weight, 0), target_weight);
+    Tensor ignored = ir::eq(target, ctx.scalar_like(static_cast<double>(*o.ignore_index), target));
+    target_weight = ir::where(ignored, ctx.scalar_like(0, target_weight), target_weight);
   }
   Tensor loss = ir::neg(ir::mul(picked, target_weight));
   if (o.reduction == "none") return loss;

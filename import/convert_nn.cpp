@@ -10,7 +10,6 @@ namespace {
 
 using ir::Tensor;
 
-Tensor like(Context& ctx, const Tensor& x, double v) { return ctx.scalar_like(v, x.dtype(), x.shape()); }
 
 // numpy matmul: 1-D operands get a unit axis that is dropped from the result.
 void convert_matmul(Context& ctx) {
@@ -44,12 +43,12 @@ void convert_gemm(Context& ctx) {
   if (trans_b) b = permute_folding_constants(b, {1, 0});
   if (a.shape()[1] != b.shape()[0]) ctx.fail("inner extents differ");
   Tensor y = ir::matmul(a, b);
-  if (alpha != 1) y = ir::mul(like(ctx, y, alpha), y);
+  if (alpha != 1) y = ir::mul(ctx.scalar_like(alpha, y), y);
   if (ctx.has_input(2) && beta != 0) {
     Tensor c = ctx.input(2);
     if (broadcast_shapes(ctx, c.shape(), y.shape()) != y.shape()) ctx.fail("C does not broadcast to A*B's shape");
     c = broadcast_to(c, y.shape());
-    if (beta != 1) c = ir::mul(like(ctx, c, beta), c);
+    if (beta != 1) c = ir::mul(ctx.scalar_like(beta, c), c);
     y = ir::add(y, c);
   }
   ctx.set_output(0, y);
@@ -81,11 +80,11 @@ void convert_layer_norm(Context& ctx) {
   std::vector<int64_t> axes;
   int64_t count = 1;
   for (int64_t k = axis; k < x.rank(); ++k) axes.push_back(k), count *= x.shape()[static_cast<size_t>(k)];
-  Tensor inv_count = like(ctx, ir::reduce_sum(x, axes, true), 1.0 / static_cast<double>(count));
+  Tensor inv_count = ctx.scalar_like(1.0 / static_cast<double>(count), ir::reduce_sum(x, axes, true));
   Tensor mean = ir::mul(ir::reduce_sum(x, axes, true), inv_count);
   Tensor centered = ir::sub(x, ir::broadcast(mean, x.shape()));
   Tensor variance = ir::mul(ir::reduce_sum(ir::mul(centered, centered), axes, true), inv_count);
-  Tensor inv_std = ir::rsqrt(ir::add(variance, like(ctx, variance, epsilon)));
+  Tensor inv_std = ir::rsqrt(ir::add(variance, ctx.scalar_like(epsilon, variance)));
   Tensor normalized = ir::mul(centered, ir::broadcast(inv_std, x.shape()));
   if (dtype != ir::DType::F32) normalized = ir::cast(normalized, dtype);
   auto unidirectional = [&](Tensor p, const char* what) {
@@ -125,7 +124,7 @@ void convert_batch_norm(Context& ctx) {
   // folded at compile time when they are constants), then y = x * alpha + beta:
   // two operations per element, and a per-map factor that conv-scale-into-weights
   // can fold into a convolution's weights.
-  Tensor alpha = ir::div(scale, ir::sqrt(ir::add(variance, like(ctx, variance, epsilon))));
+  Tensor alpha = ir::div(scale, ir::sqrt(ir::add(variance, ctx.scalar_like(epsilon, variance))));
   Tensor beta = ir::sub(bias, ir::mul(mean, alpha));
   auto per_map = [&](const Tensor& v) { return ir::broadcast(ir::reshape(v, per_channel), shape); };
   ctx.set_output(0, ir::add(ir::mul(x, per_map(alpha)), per_map(beta)));

@@ -11,6 +11,10 @@
 
 namespace smelt::ir {
 
+// The characters of a .sg name: a letter or _ first, then letters, digits, _ and .
+inline bool is_name_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+inline bool is_name_char(char c) { return is_name_start(c) || (c >= '0' && c <= '9') || c == '.'; }
+
 // A syntax, name, type or shape error at a position of a .sg text.
 // what() is "FILE:LINE:COL: message" (line and column count from 1).
 class SgTextError : public Error {

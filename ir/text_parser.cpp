@@ -48,9 +48,7 @@ struct Token {
   int line = 1, col = 1;
 };
 
-bool is_name_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_name_char(char c) { return is_name_start(c) || is_digit(c) || c == '.'; }
 
 // A character as an error message shows it: printable ASCII quoted, other bytes in hex.
 std::string describe_char(char c) {

@@ -18,8 +18,6 @@ constexpr AttrKey kPrintOrder[] = {kAttrShape, kAttrTo,    kAttrPerm,    kAttrAx
                                    kAttrStart, kAttrStop,  kAttrStep,    kAttrStrides,   kAttrDilations,
                                    kAttrLo,    kAttrHi,    kAttrGroups,  kAttrValue,     kAttrAxis};
 
-bool is_name_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-bool is_name_char(char c) { return is_name_start(c) || (c >= '0' && c <= '9') || c == '.'; }
 
 bool is_name_token(std::string_view s) {
   if (s.empty() || !is_name_start(s[0])) return false;

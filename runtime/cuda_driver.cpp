@@ -54,7 +54,7 @@ struct CudaApi {
   CUresult (*cuEventElapsedTime)(float*, CUevent, CUevent) = nullptr;
 };
 
-std::unique_ptr<CudaApi> load_api() {
+std::unique_ptr<CudaApi> load_cuda_api() {
   auto api = std::make_unique<CudaApi>(CudaApi{DynamicLibrary::open({"libcuda.so.1", "libcuda.so"})});
   if (!api->library.loaded())
     throw DeviceUnavailable("cuda: libcuda.so.1 not found (no NVIDIA driver on this machine)");
@@ -84,7 +84,7 @@ std::unique_ptr<CudaApi> load_api() {
   return api;
 }
 
-const CudaApi& cuda_api() { return load_once(load_api); }
+const CudaApi& cuda_api() { return load_once(load_cuda_api); }
 
 class CudaDriver : public GpuDriver {
  public:

@@ -40,7 +40,7 @@ struct HipApi {
   hipError_t (*hipEventElapsedTime)(float*, hipEvent_t, hipEvent_t) = nullptr;
 };
 
-std::unique_ptr<HipApi> load_api() {
+std::unique_ptr<HipApi> load_hip_api() {
   auto api = std::make_unique<HipApi>(
       HipApi{DynamicLibrary::open({"libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5"},
                                    DynamicLibrary::Namespace::kOwn)});
@@ -67,7 +67,7 @@ std::unique_ptr<HipApi> load_api() {
   return api;
 }
 
-const HipApi& hip_api() { return load_once(load_api); }
+const HipApi& hip_api() { return load_once(load_hip_api); }
 
 class HipDriver : public GpuDriver {
  public:

@@ -1,0 +1,13 @@
+#pragma once
+// The profiles the build compiles in (cost/CMakeLists.txt generates them from
+// cost/profiles/*.json): the host's JSON text, and every GPU's by file name.
+namespace smelt::cost {
+
+extern const char* const kHostProfileJson;  // cost/profiles/host.json
+struct EmbeddedProfile {
+  const char* file;
+  const char* json;
+};
+extern const EmbeddedProfile kShippedGpuProfiles[];  // the others; ends with {nullptr, nullptr}
+
+}  // namespace smelt::cost
