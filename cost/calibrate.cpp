@@ -334,7 +334,7 @@ struct Calibrator {
       }
   }
 
-  // A GPU reduces a row per block (ir/gpu_split.h), so rows of every length
+  // A GPU reduces a row per block (kernel/gpu_plan.h), so rows of every length
   // are timed over 16 MB; what the reads cost (the bandwidth step's curve) is
   // taken out, the rest is the reduction's. It has no per-row loop cost.
   void gpu_rows(ThreadRates& r) {

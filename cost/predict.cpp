@@ -110,7 +110,7 @@ ContractionParts contraction_parts(const kernel::Kernel& k) {
 }
 
 // Per node: the share of its evaluations that some version of the kernel runs
-// (ir/kernel_branches.h): a side of a per-region branch only where it is taken,
+// (kernel/kernel_branches.h): a side of a per-region branch only where it is taken,
 // a node no output needs never.
 std::vector<double> evaluated_share(const kernel::Kernel& k, const kernel::BranchPlan& plan) {
   std::vector<double> share(k.exprs.size(), 0);
@@ -248,10 +248,10 @@ AccessKind classify_load(const kernel::Kernel& kernel, const kernel::KernelExpr&
 
 KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k, const DeviceProfile& profile) {
   KernelCost cost;
-  // Evaluated once at compile time (ir/constant_folding.h): it never runs.
+  // Evaluated once at compile time (kernel/constant_folding.h): it never runs.
   if (kernel::folds_at_compile_time(program, k)) return cost;
   // A GPU runs the kernel on the whole device (one set of rates, no thread
-  // pool): its plan (ir/gpu_split.h) says how many threads it keeps busy.
+  // pool): its plan (kernel/gpu_plan.h) says how many threads it keeps busy.
   const bool gpu = profile.device != "host";
   const kernel::HostSplit split = gpu ? kernel::HostSplit{} : kernel::host_split(k, profile.threads());
   const ThreadRates& rates = gpu ? profile.rates.front() : profile.at(split.threads_used);
@@ -344,7 +344,7 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
   double memory_ns = 0, compute_ns = 0;
   // In cache a load or store costs per element, not per byte: a 2-byte
   // element takes the instructions of a 4-byte one (and a conversion). Not
-  // where GPU threads take runs of elements (ir/gpu_split.h): there 8 bf16
+  // where GPU threads take runs of elements (kernel/gpu_plan.h): there 8 bf16
   // elements are one 16-byte access, as 4 f32 ones are.
   const double in_cache_bytes = gpu_plan.elements_per_thread > 1 ? 2 : 4;
   auto in_cache = [&](const Curve& c) { return c.empty() ? 0.0 : in_cache_bytes * c.front().ns; };

@@ -2,7 +2,7 @@
 // Cost model v1 (host): a kernel's predicted time is
 //   fixed + balance * (max(memory, compute) + overlap * min(memory, compute))
 // fixed: the cost of running a kernel inline, plus the pool's dispatch when the
-//   kernel is split over threads (ir/host_split.h says how it is split);
+//   kernel is split over threads (kernel/host_plan.h says how it is split);
 // memory: per load, the distinct bytes it touches times the measured cost of
 //   its access kind (contiguous, strided, gather, broadcast, masked) at the
 //   kernel's working set, plus the bytes written;

@@ -2,7 +2,7 @@
 // Every input file smelt reads (.sg, .onnx, .npy, tensor .pb, device
 // profiles, rules) comes through here: only regular files (a directory or a
 // device such as /dev/zero is refused before reading), at most `max_bytes`
-// (by default the memory limit, ir/memory_limit.h), checked before reading.
+// (by default the memory limit, error/memory_limit.h), checked before reading.
 #include <cstdint>
 #include <stdexcept>
 #include <string>

@@ -27,7 +27,7 @@ class SgTextError : public Error {
 };
 
 Graph parse_graph(std::string_view text, std::string_view filename = "<input>");
-// Reads (ir/input_file.h) and parses a file; a file that cannot be read (missing,
+// Reads (error/input_file.h) and parses a file; a file that cannot be read (missing,
 // a directory or device, larger than the memory limit) is a SgTextError at 1:1.
 Graph parse_graph_file(const std::string& path);
 

@@ -2,11 +2,11 @@
 // Which kernels are contraction groups in matmul form — the one acceptance rule
 // that the host's tiled contraction (lower/host_matmul.h), the GPU's tiled
 // matmul (lower/gpu_kernel.h, kTiledMatmul) and the host's split into parallel
-// rows (ir/host_split.h) share.
+// rows (kernel/host_plan.h) share.
 //
 // The kernel's space is [batch..., M, N...] and its reduction [K]: N is one
 // axis (a matmul) or several (a convolution's output positions, contraction
-// form of ir/kernel_reindex.h), the fewest that make the sides below fit. Every Reduce
+// form of kernel/kernel_reindex.h), the fewest that make the sides below fit. Every Reduce
 // node is a float contraction sum of an f32 Mul(A-side, B-side), the A side
 // free of the column variable n, the B side free of the row variable m (a
 // product rounded to f16 / bf16 before the sum is not what an f32 FMA

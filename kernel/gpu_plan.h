@@ -3,7 +3,7 @@
 // threads per block and how many work items (blocks or elements) it covers.
 // One definition for the code generator (lower/gpu_kernel.cpp), its launch
 // configuration, and the cost model (cost/predict.cpp), which must agree on it
-// as they do on ir/host_split.h for the host.
+// as they do on kernel/host_plan.h for the host.
 #include <cstdint>
 
 #include "kernel/kernel.h"
@@ -14,7 +14,7 @@ namespace smelt::kernel {
 enum class GpuShape {
   kElementwise,  // no reduce: one thread per run of elements_per_thread output elements, a grid-stride loop
   kBlockReduce,  // any reduce the tiled matmul does not take: one block per output element
-  kTiledMatmul,  // a contraction group (ir/contraction_group.h): 64x64 output tiles per block
+  kTiledMatmul,  // a contraction group (kernel/contraction_group.h): 64x64 output tiles per block
 };
 
 inline constexpr int64_t kGpuTileM = 64, kGpuTileN = 64, kGpuTileK = 16;
@@ -46,7 +46,7 @@ struct GpuPlan {
 
 GpuPlan plan_gpu_kernel(const Kernel& kernel);
 
-// The kernel's versions (ir/kernel_branches.h) as the GPU code runs them: a
+// The kernel's versions (kernel/kernel_branches.h) as the GPU code runs them: a
 // kernel with runs of elements also decides conditions on the innermost axis
 // once per run (where the run agrees on them; lower/gpu_kernel.cpp checks).
 BranchPlan gpu_branch_plan(const Kernel& kernel, const GpuPlan& plan);

@@ -52,7 +52,7 @@ struct BranchPlan {
 BranchPlan plan_branches(const Kernel& kernel, size_t max_leaves = 8);
 // The same with the variables the conditions may use given (bit v: variable v)
 // instead of uniform_vars(kernel): for code that decides them per run of
-// innermost elements (ir/gpu_split.h) rather than per row.
+// innermost elements (kernel/gpu_plan.h) rather than per row.
 BranchPlan plan_branches_over(const Kernel& kernel, uint64_t uniform, size_t max_leaves = 8);
 
 // Expr nodes evaluated when the conditions in `assumed` hold as given: from the

@@ -4,7 +4,7 @@
 // groups, kernel...]); in contraction form it is a batch of matmuls ([N,
 // groups, M / groups, out...] × [C / groups · kernel positions]: the output
 // positions are the matmul's columns) that the tiled contraction lowerings
-// (ir/contraction_group.h) take.
+// (kernel/contraction_group.h) take.
 #include <cstdint>
 #include <functional>
 
@@ -31,7 +31,7 @@ struct ConvLayout {
 // output, its reduction [C / groups, kernel...]) in contraction form, where a
 // group has at least kMinContractionRows output maps (fewer, as depthwise:
 // packing would cost more than the products; the plain loop is kept). The
-// result's index maps are simplified (ir/index_simplify.h): the group read
+// result's index maps are simplified (kernel/index_simplify.h): the group read
 // from a map, (groups' · mg + mg') / mg, becomes the group variable.
 inline constexpr int64_t kMinContractionRows = 4;
 void to_contraction_form(Kernel& kernel, const ConvLayout& layout);

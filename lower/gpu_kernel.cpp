@@ -184,7 +184,7 @@ void emit_elementwise(GpuBuilder& gpu, KernelEmitter& emitter, int64_t run) {
     }, "element");
     return;
   }
-  // Runs of `run` elements along the innermost axis (ir/gpu_split.h): the
+  // Runs of `run` elements along the innermost axis (kernel/gpu_plan.h): the
   // elements of a run share the outer coordinates and the innermost one's
   // multiple of `run`, so their accesses are consecutive and 16-byte aligned
   // (buffers are at least 64-byte aligned, runtime/buffer_plan.h), which

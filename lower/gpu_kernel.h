@@ -18,7 +18,7 @@
 //    a shared-memory tree combines the block's partials; thread 0 runs the
 //    epilogue and stores the outputs.
 //  kTiledMatmul (contraction groups that match_contraction_group accepts, the
-//    host's rule too: ir/contraction_group.h):
+//    host's rule too: kernel/contraction_group.h):
 //    64×64 output tiles per block of 256 threads, each thread a 4×4 register
 //    tile, K in steps of 16. Every distinct A-side / B-side subtree (the
 //    prologue) is evaluated while filling its shared-memory tile (zeros past
@@ -39,7 +39,7 @@
 
 namespace smelt::lower {
 
-// The shapes, their plan and their constants are ir/gpu_split.h's (the cost
+// The shapes, their plan and their constants are kernel/gpu_plan.h's (the cost
 // model reads the same plan).
 using kernel::GpuPlan;
 using kernel::GpuShape;

@@ -70,7 +70,7 @@ void emit_host_rows(llvm::IRBuilder<>& builder, const HostFunction& host, Kernel
         }
         return at;
       };
-      // Column blocks (a contraction of few rows, ir/host_split.h): unit = block · rows + row.
+      // Column blocks (a contraction of few rows, kernel/host_plan.h): unit = block · rows + row.
       llvm::Value* row = unit;
       if (blocks > 1) {
         const int64_t rows = kernel::host_parallel_units(kernel) / blocks;

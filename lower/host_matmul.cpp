@@ -256,7 +256,7 @@ class TiledContraction {
     return packed;
   }
 
-  // Units of column blocks (ir/host_split.h: every batch extent is 1, unit u
+  // Units of column blocks (kernel/host_plan.h: every batch extent is 1, unit u
   // is row u mod M of block u div M): per block, its rows over its columns.
   void emit_column_blocks(Value* begin, Value* end) {
     const int64_t block = kernel::host_column_block(k_);
@@ -362,7 +362,7 @@ class TiledContraction {
     return em_.emit_node(expr, point);
   }
 
-  // `body` once per version of the kernel (ir/kernel_branches.h), decided by the
+  // `body` once per version of the kernel (kernel/kernel_branches.h), decided by the
   // range's batch element: the packing and the epilogue compute only the taken
   // sides; the micro-kernel between them is shared.
   void versions(const Range& range, const std::function<void(const kernel::BranchPlan::Leaf&)>& body) {

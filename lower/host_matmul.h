@@ -2,7 +2,7 @@
 // lower-private (LLVM types; only lower/*.cpp include it): the host's tiled
 // contraction kernel.
 //
-// A contraction kernel (ir/kernel.h) has a space [batch..., M, N], one
+// A contraction kernel (kernel/kernel.h) has a space [batch..., M, N], one
 // reduction axis K and one or more Reduce nodes with contraction=true whose
 // operand is Mul(A-side, B-side): the A-side subtree depends on the batch
 // vars, the row var m and k (not on the column var n), the B-side on the batch
@@ -54,7 +54,7 @@ struct ContractionTiles {
   int rows_per_chunk = 768;  // rows per pass over B (bounds the K-block scratch), a multiple of mc
 };
 
-// A contraction group (ir/contraction_group.h) and its tiles.
+// A contraction group (kernel/contraction_group.h) and its tiles.
 struct ContractionPlan : kernel::ContractionGroup {
   // b_sides_read_batch false: rows of all batch elements share one packed B.
   ContractionTiles tiles;  // clamped to the kernel and the register budget

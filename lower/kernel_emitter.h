@@ -21,7 +21,7 @@
 //    host_matmul.cpp, tiled) emit contraction kernels, evaluating the A-side
 //    and B-side subtrees of a contraction's operand with emit_node at chosen
 //    variable values and the epilogue with the reduces' values preset.
-//  - per-region branches (ir/kernel_branches.h): each target emits its inner
+//  - per-region branches (kernel/kernel_branches.h): each target emits its inner
 //    loops once per version of the kernel (emit_versions, decided where the
 //    versions' variables are known: per row on the host, per batch element in
 //    its tiled contraction, per element / block / tile on GPUs); a point that
@@ -95,7 +95,7 @@ class NodeValues {
   const std::vector<llvm::Value*>& vars() const { return vars_; }
   llvm::Value* var(int number) const { return vars_.at(static_cast<size_t>(number)); }
   // This point lies in `version`: its conditions are constants here, and a
-  // `where` they decide emits only its taken side (ir/kernel_branches.h).
+  // `where` they decide emits only its taken side (kernel/kernel_branches.h).
   // `version` must outlive this.
   void assume(const kernel::BranchPlan::Leaf& version) { version_ = &version; }
   bool live(int node) const { return !version_ || version_->live[static_cast<size_t>(node)]; }

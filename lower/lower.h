@@ -51,7 +51,7 @@ std::string kernel_symbol(const kernel::KernelProgram& program, size_t kernel);
 // contraction of few rows (kernel::host_column_blocks, block-major). Rank 1: chunks of
 // kHostRank1Chunk consecutive elements (ceil(n / chunk) units). Rank 0: one
 // unit. An empty space has 0 units (rank 1) or rows of 0 elements.
-// (ir/host_split.h defines the split for lower/, runtime/ and cost/.)
+// (kernel/host_plan.h defines the split for lower/, runtime/ and cost/.)
 inline constexpr int64_t kHostRank1Chunk = kernel::kHostRank1Chunk;
 inline int64_t parallel_units(const kernel::Kernel& kernel) { return kernel::host_parallel_units(kernel); }
 

@@ -18,7 +18,7 @@
 namespace smelt::rules {
 
 // egraph::RunnerLimits' defaults (every example graph's saturation well under
-// a second), the memory at most the process's memory limit (ir/memory_limit.h).
+// a second), the memory at most the process's memory limit (error/memory_limit.h).
 smelt::egraph::RunnerLimits default_limits();
 
 std::vector<CompiledRule> compile_rules(std::span<const Rule> rules);

@@ -1,4 +1,4 @@
-// rapidcheck properties of the index simplifier (ir/index_simplify.h), checked
+// rapidcheck properties of the index simplifier (kernel/index_simplify.h), checked
 // by brute force over every variable assignment in range — independent of any
 // lowering: random index expressions keep their value and their truth; a
 // random masked load keeps its mask's truth and, where the mask holds, its

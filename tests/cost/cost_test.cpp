@@ -840,7 +840,7 @@ TEST(Predict, ContractionsCountTwoFlopsPerMultiplyAdd) {
   EXPECT_NEAR(matmul_work_ns(p, B, M, N, K), cost.flops / matmul_gflops(p.at(1), B, M, N, K), 1e-6);
 }
 
-// A concat along rows of six exps is decided per row (ir/kernel_branches.h):
+// A concat along rows of six exps is decided per row (kernel/kernel_branches.h):
 // each row computes one exp, so the kernel costs what one exp over the whole
 // output costs, not six.
 TEST(Predict, ABranchPerRegionIsChargedOnlyWhereItIsTaken) {

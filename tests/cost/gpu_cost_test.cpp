@@ -2,7 +2,7 @@
 // steps run on the host device at a fraction of their sizes (the same code
 // measures a GPU through runtime::GpuDevice), its profile is one the loader
 // takes, GPU predictions charge launches and the share of the device a kernel
-// keeps busy (ir/gpu_split.h), and a GPU's profile is chosen by its name.
+// keeps busy (kernel/gpu_plan.h), and a GPU's profile is chosen by its name.
 #include <gtest/gtest.h>
 
 #include <memory>

@@ -161,7 +161,7 @@ TEST(FusionExamples, MigraphxSiluSlicesIsOneKernelWithOneSigmoidPerElementOfH) {
 // 1's six gemms share x (one contraction group, or one batched [6,32,64] gemm
 // reading x); layers 2-4 each become one batched [6,32,64]x[6,64,64] gemm
 // whose prologue computes one tower's bias + SiLU per batch element (a version
-// per tower, ir/kernel_branches.h), or one kernel holding the layer's six gemms
+// per tower, kernel/kernel_branches.h), or one kernel holding the layer's six gemms
 // over the same space — the profile decides which (tests/rules/seeds_test
 // checks the batched forms are in the e-graph).
 TEST(FusionExamples, MigraphxTowersBatchTheirGemms) {

@@ -1,4 +1,4 @@
-// Per-region branches (ir/kernel_branches.h): which `where`s a kernel decides
+// Per-region branches (kernel/kernel_branches.h): which `where`s a kernel decides
 // once per row or batch element, the versions that follow, and their shares.
 #include <gtest/gtest.h>
 

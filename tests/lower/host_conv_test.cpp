@@ -1,5 +1,5 @@
 // Convolutions on the host against the reference interpreter: each conv kernel
-// in contraction form (ir/kernel_reindex.h) through the tiled contraction with
+// in contraction form (kernel/kernel_reindex.h) through the tiled contraction with
 // its output positions as columns (packed a line at a time), or — depthwise,
 // few maps per group — the plain loop; with a bias + ReLU epilogue, a computed
 // (exp) input whose padding must still read 0, batches, groups, strides,

@@ -461,7 +461,7 @@ TEST(HostSemantics, MatmulWithPrologueAndEpilogue) {
                   ir::random_tensor({DType::F16, {5}}, rng), ir::random_tensor({DType::I32, {3, 4}}, rng)});
 }
 
-// Per-region branches (ir/kernel_branches.h): versions of a row loop, of a
+// Per-region branches (kernel/kernel_branches.h): versions of a row loop, of a
 // batched gemm's packing and epilogue, and of a reduction, each computing only
 // its side of a concat or pad along an outer axis.
 TEST(HostSemantics, VersionsPerRowAndPerBatchElementComputeTheTakenSide) {

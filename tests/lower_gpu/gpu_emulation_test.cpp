@@ -172,7 +172,7 @@ TEST(GpuEmulation, EveryExampleComputesTheReferenceOutputs) {
   }
 }
 
-// Runs of elements per thread (ir/gpu_split.h) where a run agrees on the
+// Runs of elements per thread (kernel/gpu_plan.h) where a run agrees on the
 // versions' condition (a RoPE rotation of halves 64: runs of 8 bf16) and where
 // it does not (a concat at column 4093: runs of 4 f32 that straddle it take
 // the element-by-element path).

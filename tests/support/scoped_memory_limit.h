@@ -1,5 +1,5 @@
 #pragma once
-// Sets the process's memory limit (ir/memory_limit.h) for one scope, so that a
+// Sets the process's memory limit (error/memory_limit.h) for one scope, so that a
 // test sees the limit it asks for whatever the machine's memory.
 #include <cstdint>
 
