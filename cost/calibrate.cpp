@@ -387,7 +387,7 @@ struct Calibrator {
       // More busy threads never get a smaller share (a dip is noise).
       best = std::clamp(work_ns / taken_ns, best, 1.0);
       const kernel::Kernel& k = program.kernels.at(0);
-      const double busy = kernel::gpu_busy_threads(k, kernel::plan_gpu_kernel(k));
+      const double busy = kernel::gpu_busy_threads(k, kernel::plan_gpu_kernel(k, gpu_matrix_units(result.profile)));
       if (!r.fill.empty() && !(busy > r.fill.back().x)) continue;
       r.fill.push_back({busy, best});
       record("fill: " + std::to_string(rows) + " rows of " + std::to_string(length) + " summed", r.threads, t, best,
@@ -540,6 +540,26 @@ struct Calibrator {
       r.matmul.push_back(p);
       record("matmul " + std::to_string(p.batch) + "x" + std::to_string(p.m) + "x" + std::to_string(p.n) + "x" +
                  std::to_string(p.k),
+             r.threads, t, p.gflops, "GFLOP/s");
+    }
+    if (gpu && result.profile.device == "cuda") tensor_core_matmuls(r, shapes);
+  }
+
+  // bf16 matmuls on tensor cores (kernel::GpuShape::kTensorCoreMatmul): every
+  // other shape of the f32 grid, 128x128 tiles from one to thousands.
+  void tensor_core_matmuls(ThreadRates& r, const std::vector<MatmulPoint>& shapes) {
+    for (size_t i = 0; i < shapes.size(); i += 2) {
+      MatmulPoint p = shapes[i];
+      ir::Graph g("matmul_bf16");
+      const ir::Shape a = p.batch > 1 ? ir::Shape{p.batch, p.m, p.k} : ir::Shape{p.m, p.k};
+      const ir::Shape b = p.batch > 1 ? ir::Shape{p.batch, p.k, p.n} : ir::Shape{p.k, p.n};
+      g.add_output(ir::matmul(ir::input(g, "a", DType::BF16, a), ir::input(g, "b", DType::BF16, b)));
+      const Timing t = time(fused(g), r.threads);
+      const double fixed = r.kernel_us + r.program_us;
+      p.gflops = 2.0 * p.batch * p.m * p.n * p.k / (std::max(0.2 * t.median_us, t.median_us - fixed) * 1e3);
+      r.tensor_core_matmul.push_back(p);
+      record("bf16 tensor-core matmul " + std::to_string(p.batch) + "x" + std::to_string(p.m) + "x" +
+                 std::to_string(p.n) + "x" + std::to_string(p.k),
              r.threads, t, p.gflops, "GFLOP/s");
     }
   }

@@ -65,13 +65,13 @@ double interpolate(const Curve& curve, double x, Scale values) {
   return curve.back().ns;
 }
 
-double matmul_gflops(const ThreadRates& r, long batch, long m, long n, long k) {
-  if (r.matmul.empty()) return 1;
+double matmul_gflops(const std::vector<MatmulPoint>& points, long batch, long m, long n, long k) {
+  if (points.empty()) return 1;
   auto lg = [](long v) { return std::log(static_cast<double>(std::max(1L, v))); };
   // Inverse-distance weighting of log GFLOP/s over the four nearest shapes;
   // M, N and K matter more than the batch (the batch only repeats the work).
   std::vector<std::pair<double, double>> near;  // (distance², log gflops)
-  for (const MatmulPoint& p : r.matmul) {
+  for (const MatmulPoint& p : points) {
     const double d = std::pow(lg(p.m) - lg(m), 2) + std::pow(lg(p.n) - lg(n), 2) + std::pow(lg(p.k) - lg(k), 2) +
                      0.25 * std::pow(lg(p.batch * p.m) - lg(batch * m), 2);
     near.push_back({d, std::log(p.gflops)});
@@ -142,6 +142,24 @@ Curve curve(const json& j, const std::string& path, const std::string& source) {
   return points;
 }
 
+// The points of a matmul curve ("matmul", "tensor_core_matmul").
+std::vector<MatmulPoint> matmul_points(const json& mm, const std::string& path, const std::string& source) {
+  std::vector<MatmulPoint> points;
+  for (size_t i = 0; i < mm.size(); ++i) {
+    const std::string at = path + "[" + std::to_string(i) + "].";
+    if (!mm[i].is_object()) bad(source, at, "must be an object");
+    MatmulPoint p;
+    constexpr double kMaxDim = std::numeric_limits<int32_t>::max();
+    p.batch = whole(mm[i], "batch", at, source, kMaxDim);
+    p.m = whole(mm[i], "m", at, source, kMaxDim);
+    p.n = whole(mm[i], "n", at, source, kMaxDim);
+    p.k = whole(mm[i], "k", at, source, kMaxDim);
+    p.gflops = number(mm[i], "gflops", at, source, true);
+    points.push_back(p);
+  }
+  return points;
+}
+
 ThreadRates thread_rates(const json& j, const std::string& path, const std::string& source) {
   if (!j.is_object()) bad(source, path, "must be an object");
   ThreadRates r;
@@ -186,17 +204,11 @@ ThreadRates thread_rates(const json& j, const std::string& path, const std::stri
   }
   const json& mm = member(j, "matmul", path, source);
   if (!mm.is_array() || mm.empty()) bad(source, path + "matmul", "must be a non-empty array");
-  for (size_t i = 0; i < mm.size(); ++i) {
-    const std::string at = path + "matmul[" + std::to_string(i) + "].";
-    if (!mm[i].is_object()) bad(source, at, "must be an object");
-    MatmulPoint p;
-    constexpr double kMaxDim = std::numeric_limits<int32_t>::max();
-    p.batch = whole(mm[i], "batch", at, source, kMaxDim);
-    p.m = whole(mm[i], "m", at, source, kMaxDim);
-    p.n = whole(mm[i], "n", at, source, kMaxDim);
-    p.k = whole(mm[i], "k", at, source, kMaxDim);
-    p.gflops = number(mm[i], "gflops", at, source, true);
-    r.matmul.push_back(p);
+  r.matmul = matmul_points(mm, path + "matmul", source);
+  if (j.contains("tensor_core_matmul")) {
+    const json& tc = j["tensor_core_matmul"];
+    if (!tc.is_array() || tc.empty()) bad(source, path + "tensor_core_matmul", "must be a non-empty array");
+    r.tensor_core_matmul = matmul_points(tc, path + "tensor_core_matmul", source);
   }
   return r;
 }
@@ -324,9 +336,13 @@ std::string profile_to_json(const DeviceProfile& p) {
   for (const ThreadRates& r : p.rates) {
     json read = json::object();
     for (int a = 0; a < kNumAccessKinds; ++a) read[kAccessNames[a]] = curve_json(r.read[a]);
-    json mm = json::array();
-    for (const MatmulPoint& m : r.matmul)
-      mm.push_back({{"batch", m.batch}, {"m", m.m}, {"n", m.n}, {"k", m.k}, {"gflops", m.gflops}});
+    auto points_json = [](const std::vector<MatmulPoint>& points) {
+      json mm = json::array();
+      for (const MatmulPoint& m : points)
+        mm.push_back({{"batch", m.batch}, {"m", m.m}, {"n", m.n}, {"k", m.k}, {"gflops", m.gflops}});
+      return mm;
+    };
+    const json mm = points_json(r.matmul);
     rates.push_back({{"threads", r.threads},
                      {"program_us", r.program_us},
                      {"kernel_us", r.kernel_us},
@@ -347,6 +363,7 @@ std::string profile_to_json(const DeviceProfile& p) {
                      {"group_factor", r.group_factor},
                      {"group_factor_constant_b", r.group_factor_constant_b}});
     if (!r.fill.empty()) rates.back()["fill"] = curve_json(r.fill);
+    if (!r.tensor_core_matmul.empty()) rates.back()["tensor_core_matmul"] = points_json(r.tensor_core_matmul);
   }
   json j = {{"format", DeviceProfile::kFormat}, {"name", p.name}, {"device", p.device}, {"cpu", p.cpu},
             {"date", p.date}, {"overlap", p.overlap}, {"rates", rates}};

@@ -64,6 +64,10 @@ struct ThreadRates {
   // longest chain of calls is d (the last entry for longer chains). Entry 0 is 1.
   std::vector<double> call_chain_factor;
   std::vector<MatmulPoint> matmul;
+  // cuda profiles only: bf16 matmuls on tensor cores (kernel::GpuShape::
+  // kTensorCoreMatmul), the shapes measured like `matmul`'s. A profile measured
+  // before them lacks it: such kernels are then costed by `matmul`.
+  std::vector<MatmulPoint> tensor_core_matmul;
   double prologue_ns = 0;  // per evaluation of a node the tiled matmul computes while packing
   // Per element of a convolution's windows the tiled contraction packs (K x
   // output positions per batch element and B side: the im2col work done
@@ -113,9 +117,9 @@ double op_ns(const ThreadRates& r, const std::string& op);
 // share grows in proportion to the threads below saturation).
 enum class Scale { kLinear, kLog };
 double interpolate(const Curve& curve, double x, Scale values = Scale::kLinear);
-// GFLOP/s of the tiled matmul for a shape: interpolated between the measured
-// shapes nearest in log(batch, m, n, k).
-double matmul_gflops(const ThreadRates& r, long batch, long m, long n, long k);
+// GFLOP/s of a matmul for a shape: interpolated between the measured shapes
+// `points` (ThreadRates::matmul or tensor_core_matmul) nearest in log(batch, m, n, k).
+double matmul_gflops(const std::vector<MatmulPoint>& points, long batch, long m, long n, long k);
 
 // Throws std::runtime_error naming the file and the field that is missing,
 // of the wrong type, negative, not finite, or for another device.

@@ -255,7 +255,7 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
   const bool gpu = profile.device != "host";
   const kernel::HostSplit split = gpu ? kernel::HostSplit{} : kernel::host_split(k, profile.threads());
   const ThreadRates& rates = gpu ? profile.rates.front() : profile.at(split.threads_used);
-  const kernel::GpuPlan gpu_plan = gpu ? kernel::plan_gpu_kernel(k) : kernel::GpuPlan{};
+  const kernel::GpuPlan gpu_plan = gpu ? kernel::plan_gpu_kernel(k, gpu_matrix_units(profile)) : kernel::GpuPlan{};
   cost.threads = split.threads_used;
   cost.fixed_us = rates.kernel_us + (split.threads_used > 1 ? rates.dispatch_us : 0);
   const double balance =
@@ -402,7 +402,12 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
           const long batch = static_cast<long>(ir::numel(k.space)) / std::max(1L, n * m);
           const long kk = static_cast<long>(ir::numel(k.reduction));
           cost.flops += 2 * steps;
-          compute_ns += 2 * steps / matmul_gflops(rates, batch, m, n, kk) *  // GFLOP/s = flop/ns
+          // Tensor cores: their own measured rates where the profile has them.
+          const std::vector<MatmulPoint>& rates_of_shape =
+              gpu_plan.shape == kernel::GpuShape::kTensorCoreMatmul && !rates.tensor_core_matmul.empty()
+                  ? rates.tensor_core_matmul
+                  : rates.matmul;
+          compute_ns += 2 * steps / matmul_gflops(rates_of_shape, batch, m, n, kk) *  // GFLOP/s = flop/ns
                         (contractions > 1 ? (constant_b ? rates.group_factor_constant_b : rates.group_factor) : 1.0);
         } else if (unrolled) {
           compute_ns += steps * op_ns(rates, "add");
@@ -430,11 +435,15 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
   // in proportion to its threads below saturation (a power law between the
   // measured points); the tiled matmul's measured rates already hold their fill.
   if (gpu && !rates.fill.empty()) {
-    if (gpu_plan.shape != kernel::GpuShape::kTiledMatmul)
+    if (gpu_plan.shape != kernel::GpuShape::kTiledMatmul && gpu_plan.shape != kernel::GpuShape::kTensorCoreMatmul)
       work_us /= interpolate(rates.fill, kernel::gpu_busy_threads(k, gpu_plan), Scale::kLog);
   }
   cost.total_us = cost.fixed_us + balance * work_us;
   return cost;
+}
+
+kernel::GpuMatrixUnits gpu_matrix_units(const DeviceProfile& profile) {
+  return profile.device == "cuda" ? kernel::GpuMatrixUnits::kNvidiaMma : kernel::GpuMatrixUnits::kNone;
 }
 
 double prologue_evaluations(const kernel::Kernel& k) {
@@ -471,7 +480,7 @@ double reduction_work_ns(const DeviceProfile& profile, double reduced_elements) 
 }
 
 double matmul_work_ns(const DeviceProfile& profile, long batch, long m, long n, long k) {
-  return 2.0 * static_cast<double>(batch) * m * n * k / matmul_gflops(profile.at(profile.threads()), batch, m, n, k);
+  return 2.0 * static_cast<double>(batch) * m * n * k / matmul_gflops(profile.at(profile.threads()).matmul, batch, m, n, k);
 }
 
 }  // namespace smelt::cost

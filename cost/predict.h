@@ -16,6 +16,7 @@
 #include <string>
 
 #include "cost/device_profile.h"
+#include "kernel/gpu_plan.h"
 #include "kernel/kernel.h"
 
 namespace smelt::cost {
@@ -34,6 +35,9 @@ struct KernelCost {
 
 KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& kernel, const DeviceProfile& profile);
 // The program's fixed cost plus its predicted kernel times, in microseconds.
+// The matrix units a kernel costed with `profile` runs on (kernel/gpu_plan.h):
+// tensor cores for a cuda profile, none elsewhere (lower/gpu_kernel.h agrees).
+kernel::GpuMatrixUnits gpu_matrix_units(const DeviceProfile& profile);
 double predict_program_us(const kernel::KernelProgram& program, const DeviceProfile& profile);
 
 // Evaluations of a contraction's prologue nodes (the nodes inside the K loop

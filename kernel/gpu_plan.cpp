@@ -23,8 +23,6 @@ uint32_t reduce_block_threads(int64_t steps) {
   return threads;
 }
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 // Bytes per element of the widest dtype the kernel loads or stores.
 int64_t widest_access_bytes(const Kernel& kernel) {
   int64_t widest = 1;
@@ -44,7 +42,16 @@ int64_t elementwise_run(const Kernel& kernel) {
 
 }  // namespace
 
-GpuPlan plan_gpu_kernel(const Kernel& kernel) {
+std::optional<DType> tensor_core_dtype(const Kernel& kernel) {
+  const std::optional<ContractionGroup> group = match_contraction_group(kernel);
+  if (!group || group->terms.size() != 1) return std::nullopt;
+  const DType a = kernel.exprs.at(static_cast<size_t>(group->a_sides.at(0))).dtype;
+  const DType b = kernel.exprs.at(static_cast<size_t>(group->b_sides.at(0))).dtype;
+  if (a != b || (a != DType::F16 && a != DType::BF16)) return std::nullopt;
+  return a;
+}
+
+GpuPlan plan_gpu_kernel(const Kernel& kernel, GpuMatrixUnits units) {
   GpuPlan plan;
   const int64_t elements = numel(kernel.space);
   if (!has_reduce(kernel)) {
@@ -55,10 +62,17 @@ GpuPlan plan_gpu_kernel(const Kernel& kernel) {
     return plan;
   }
   if (std::optional<ContractionGroup> matmul = match_contraction_group(kernel)) {
+    int64_t batch = 1;
+    for (int64_t extent : matmul->batch) batch *= extent;
+    if (units == GpuMatrixUnits::kNvidiaMma && tensor_core_dtype(kernel)) {
+      plan.shape = GpuShape::kTensorCoreMatmul;
+      plan.block_threads = kGpuMmaThreads;
+      plan.work_items =
+          static_cast<uint64_t>(batch * ceil_div(matmul->m, kGpuMmaTileM) * ceil_div(matmul->n, kGpuMmaTileN));
+      return plan;
+    }
     const int64_t sides = static_cast<int64_t>(matmul->a_sides.size() + matmul->b_sides.size());
     if (sides * kGpuTileK * kGpuTileM * 4 <= kGpuMaxSharedBytes) {
-      int64_t batch = 1;
-      for (int64_t extent : matmul->batch) batch *= extent;
       plan.shape = GpuShape::kTiledMatmul;
       plan.block_threads = kGpuMatmulThreads;
       plan.work_items = static_cast<uint64_t>(batch * ceil_div(matmul->m, kGpuTileM) * ceil_div(matmul->n, kGpuTileN));
@@ -89,7 +103,8 @@ double gpu_busy_threads(const Kernel& kernel, const GpuPlan& plan) {
                                     blocks * plan.block_threads));
     case GpuShape::kBlockReduce:
       return std::max(1.0, blocks * std::min<double>(plan.block_threads, static_cast<double>(numel(kernel.reduction))));
-    case GpuShape::kTiledMatmul: return blocks * plan.block_threads;
+    case GpuShape::kTiledMatmul:
+    case GpuShape::kTensorCoreMatmul: return blocks * plan.block_threads;
   }
   return 1;
 }

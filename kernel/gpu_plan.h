@@ -5,6 +5,7 @@
 // configuration, and the cost model (cost/predict.cpp), which must agree on it
 // as they do on kernel/host_plan.h for the host.
 #include <cstdint>
+#include <optional>
 
 #include "kernel/kernel.h"
 #include "kernel/kernel_branches.h"
@@ -15,10 +16,21 @@ enum class GpuShape {
   kElementwise,  // no reduce: one thread per run of elements_per_thread output elements, a grid-stride loop
   kBlockReduce,  // any reduce the tiled matmul does not take: one block per output element
   kTiledMatmul,  // a contraction group (kernel/contraction_group.h): 64x64 output tiles per block
+  // One contraction of two f16 / bf16 sides on tensor cores (NVIDIA, sm_80 and
+  // later: mma.sync m16n8k16, f32 accumulation): 128x128 output tiles per block.
+  kTensorCoreMatmul,
 };
+
+// Whether the device has tensor cores smelt drives (cuda, and the host
+// emulation of its kernels); hip kernels take the tiled matmul.
+enum class GpuMatrixUnits : uint8_t { kNone, kNvidiaMma };
 
 inline constexpr int64_t kGpuTileM = 64, kGpuTileN = 64, kGpuTileK = 16;
 inline constexpr uint32_t kGpuMatmulThreads = 256;  // 16x16 threads, 4x4 outputs each
+// The tensor-core matmul: 8 warps of 64x32 outputs (2 x 4 warps), K in steps of
+// 32 through double-buffered shared memory (2 x 2 x 128 x 40 x 2 bytes = 40 KiB).
+inline constexpr int64_t kGpuMmaTileM = 128, kGpuMmaTileN = 128, kGpuMmaTileK = 32;
+inline constexpr uint32_t kGpuMmaThreads = 256;
 inline constexpr uint32_t kGpuElementwiseThreads = 256;
 inline constexpr uint32_t kGpuMaxGridBlocks = 65536;  // more work strides over the grid
 // Static shared memory per block that the tiled matmul may use (cuda and hip
@@ -35,6 +47,9 @@ inline constexpr int64_t kGpuMaxSharedBytes = 48 * 1024;
 inline constexpr int64_t kGpuRunMinElements = int64_t{1} << 20;
 inline constexpr int64_t kGpuRunBytes = 16;
 
+// Tiles (blocks) of `b` that cover `a`.
+inline constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
 struct GpuPlan {
   GpuShape shape = GpuShape::kElementwise;
   uint32_t block_threads = kGpuElementwiseThreads;
@@ -44,7 +59,13 @@ struct GpuPlan {
   int64_t elements_per_thread = 1;
 };
 
-GpuPlan plan_gpu_kernel(const Kernel& kernel);
+GpuPlan plan_gpu_kernel(const Kernel& kernel, GpuMatrixUnits units);
+
+// The f16 / bf16 dtype both sides of the kernel's contraction have, when the
+// kernel is a contraction group of one term whose A and B sides are subtrees of
+// that dtype (their product is exact in f32, so tensor cores with f32
+// accumulation compute what the f32 sum does, in another order); nullopt else.
+std::optional<DType> tensor_core_dtype(const Kernel& kernel);
 
 // The kernel's versions (kernel/kernel_branches.h) as the GPU code runs them: a
 // kernel with runs of elements also decides conditions on the innermost axis

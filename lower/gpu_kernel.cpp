@@ -34,6 +34,10 @@ LaunchConfig gpu_launch_config(const GpuPlan& plan) {
   return config;
 }
 
+kernel::GpuMatrixUnits gpu_matrix_units(Target target) {
+  return target == Target::kHip ? kernel::GpuMatrixUnits::kNone : kernel::GpuMatrixUnits::kNvidiaMma;
+}
+
 // ---- GpuBuilder ------------------------------------------------------------------
 
 // Host emulation (Target::kHost, gpu_lower.h): the same values from the emulator.
@@ -378,7 +382,7 @@ void emit_block_reduce(GpuBuilder& gpu, KernelEmitter& emitter) {
 llvm::Function* emit_gpu_kernel(llvm::Module& module, const kernel::KernelProgram& program, size_t kernel_index,
                                 Target target, const MathHooks& math) {
   const kernel::Kernel& kernel = program.kernels.at(kernel_index);
-  const GpuPlan plan = plan_gpu_kernel(kernel);
+  const GpuPlan plan = plan_gpu_kernel(kernel, gpu_matrix_units(target));
   llvm::LLVMContext& context = module.getContext();
   // The buffer array and the buffers are global memory (address space 1 on
   // both targets): NVPTX then emits ld.global / st.global, not generic
@@ -406,6 +410,7 @@ llvm::Function* emit_gpu_kernel(llvm::Module& module, const kernel::KernelProgra
       case GpuShape::kElementwise: emit_elementwise(gpu, emitter, plan.elements_per_thread); break;
       case GpuShape::kBlockReduce: emit_block_reduce(gpu, emitter); break;
       case GpuShape::kTiledMatmul: emit_tiled_matmul(gpu, emitter); break;
+      case GpuShape::kTensorCoreMatmul: emit_tensor_core_matmul(gpu, emitter); break;
     }
   }
   builder.CreateRetVoid();

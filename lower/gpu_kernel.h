@@ -24,6 +24,10 @@
 //    prologue) is evaluated while filling its shared-memory tile (zeros past
 //    M, N, K); the group's products accumulate in f32; the epilogue runs per
 //    output element through the emitter with the reduces' values preset.
+//  kTensorCoreMatmul (cuda; one contraction of two f16 / bf16 sides,
+//    kernel::tensor_core_dtype): 128×128 output tiles per block of 256
+//    threads, mma.sync m16n8k16 with f32 accumulators, K in steps of 32
+//    through double-buffered shared memory (gpu_tensor_core.cpp).
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -63,6 +67,7 @@ class GpuBuilder {
   llvm::IRBuilder<>& b;
 
   uint32_t block_threads() const { return block_threads_; }
+  Target target() const { return target_; }
   llvm::Value* thread_index();  // i64
   llvm::Value* block_index();   // i64
   llvm::Value* grid_blocks();   // i64: blocks in the launch
@@ -88,5 +93,34 @@ class GpuBuilder {
 };
 
 void emit_tiled_matmul(GpuBuilder& gpu, KernelEmitter& emitter);
+
+// What the two matmul shapes share (gpu_contraction.cpp). A block's output
+// tile: its first row and column and its batch element.
+struct ContractionTile {
+  llvm::Value* row0 = nullptr;
+  llvm::Value* col0 = nullptr;
+  llvm::Value* batch_index = nullptr;       // row-major over the batch axes
+  std::vector<llvm::Value*> batch_vars;     // its coordinates
+};
+// Blocks stride over the batch × ceil(M / tile_m) × ceil(N / tile_n) tiles
+// (N's tiles fastest); `body` emits one.
+void for_each_contraction_tile(GpuBuilder& gpu, const kernel::ContractionGroup& plan, int64_t tile_m, int64_t tile_n,
+                               const std::function<void(const ContractionTile&)>& body);
+// The kernel's variables [batch..., row, columns..., k] (the columns a
+// convolution's output positions taken apart; k null for an output element).
+std::vector<llvm::Value*> contraction_vars(GpuBuilder& gpu, const kernel::ContractionGroup& plan,
+                                           const ContractionTile& tile, llvm::Value* row, llvm::Value* col,
+                                           llvm::Value* k);
+// Output element (row, col) of `tile` where it lies inside M × N: each term's
+// reduce preset to `sum(term)` (f32, emitted there), then the epilogue and the
+// stores, in the element's version.
+void store_contraction_element(GpuBuilder& gpu, KernelEmitter& emitter, const kernel::ContractionGroup& plan,
+                               const ContractionTile& tile, llvm::Value* row, llvm::Value* col,
+                               const std::function<llvm::Value*(size_t term)>& sum);
+void emit_tensor_core_matmul(GpuBuilder& gpu, KernelEmitter& emitter);  // gpu_tensor_core.cpp
+
+// The matrix units of `target`'s kernels: cuda's tensor cores, and the host
+// emulation's stand-in for them (it emulates the cuda kernels); none on hip.
+kernel::GpuMatrixUnits gpu_matrix_units(Target target);
 
 }  // namespace smelt::lower

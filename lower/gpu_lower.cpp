@@ -75,7 +75,7 @@ std::vector<uint8_t> gpu_emit_binary(const kernel::KernelProgram& program, const
 LaunchConfig gpu_launch_config(const kernel::Kernel& kernel, const TargetOptions& options) {
   require_gpu(options);
   gpu_arch(options);  // an unknown arch is an error here too
-  return gpu_launch_config(plan_gpu_kernel(kernel));
+  return gpu_launch_config(plan_gpu_kernel(kernel, gpu_matrix_units(options.target)));
 }
 
 std::string gpu_emulation_llvm_ir(const kernel::KernelProgram& program) {

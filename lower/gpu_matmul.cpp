@@ -8,13 +8,12 @@
 namespace smelt::lower {
 namespace {
 
+
 constexpr int64_t kThreadRows = 4, kThreadCols = 4;
 constexpr int64_t kThreadsPerRow = kTileN / kThreadCols;  // 16
 constexpr int64_t kOutputsPerThread = kThreadRows * kThreadCols;
 constexpr int64_t kTileElements = kTileK * kTileM;  // a K×64 slab of one side
 static_assert(kTileM == kTileN && kTileElements % kMatmulThreads == 0);
-
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 class TiledMatmul {
  public:
@@ -31,15 +30,8 @@ class TiledMatmul {
     thread_col_ = b_.CreateURem(tid_, i64(kThreadsPerRow));
     thread_row_ = b_.CreateUDiv(tid_, i64(kThreadsPerRow));
 
-    const int64_t tiles_m = ceil_div(plan_.m, kTileM), tiles_n = ceil_div(plan_.n, kTileN);
-    int64_t batch = 1;
-    for (int64_t extent : plan_.batch) batch *= extent;
-    gpu_.strided_loop(gpu_.block_index(), i64(batch * tiles_m * tiles_n), gpu_.grid_blocks(), [&](llvm::Value* tile) {
-      llvm::Value* rest = b_.CreateUDiv(tile, i64(tiles_n));
-      col0_ = b_.CreateMul(b_.CreateURem(tile, i64(tiles_n)), i64(kTileN));
-      row0_ = b_.CreateMul(b_.CreateURem(rest, i64(tiles_m)), i64(kTileM));
-      batch_index_ = b_.CreateUDiv(rest, i64(tiles_m));
-      batch_vars_ = gpu_.delinearize(batch_index_, plan_.batch);
+    for_each_contraction_tile(gpu_, plan_, kTileM, kTileN, [&](const ContractionTile& tile) {
+      tile_ = &tile;
       for (uint64_t e = 0; e < plan_.terms.size() * kOutputsPerThread; ++e)
         b_.CreateStore(llvm::ConstantFP::get(f32, 0.0), accumulator(e));
       gpu_.strided_loop(i64(0), i64(plan_.k), i64(kTileK), [&](llvm::Value* k0) {
@@ -49,7 +41,7 @@ class TiledMatmul {
         multiply_tiles();
       }, "kstep");
       epilogue();
-    }, "tile");
+    });
   }
 
  private:
@@ -60,15 +52,7 @@ class TiledMatmul {
 
   // Kernel variables for a side: batch, row, column, k (the unused one is 0).
   std::vector<llvm::Value*> side_vars(llvm::Value* row, llvm::Value* col, llvm::Value* k) {
-    std::vector<llvm::Value*> vars = batch_vars_;
-    vars.push_back(row);
-    if (plan_.columns.size() > 1) {  // a convolution's output positions, row-major
-      for (llvm::Value* v : gpu_.delinearize(col, plan_.columns)) vars.push_back(v);
-    } else {
-      vars.push_back(col);
-    }
-    vars.push_back(k);
-    return vars;
+    return contraction_vars(gpu_, plan_, *tile_, row, col, k);
   }
 
   // Subtree `side` at `vars` where `in_range`, else 0: out of range nothing is evaluated.
@@ -98,8 +82,8 @@ class TiledMatmul {
       llvm::Value* i = b_.CreateURem(slot, i64(kTileM));
       llvm::Value* k = b_.CreateAdd(k0, kk);
       llvm::Value* k_in = b_.CreateICmpSLT(k, i64(plan_.k));
-      llvm::Value* row = b_.CreateAdd(row0_, i);
-      llvm::Value* col = b_.CreateAdd(col0_, i);
+      llvm::Value* row = b_.CreateAdd(tile_->row0, i);
+      llvm::Value* col = b_.CreateAdd(tile_->col0, i);
       llvm::Value* row_in = b_.CreateAnd(k_in, b_.CreateICmpSLT(row, i64(plan_.m)));
       llvm::Value* col_in = b_.CreateAnd(k_in, b_.CreateICmpSLT(col, i64(plan_.n)));
       for (size_t a = 0; a < plan_.a_sides.size(); ++a) {
@@ -142,27 +126,14 @@ class TiledMatmul {
   }
 
   void epilogue() {
-    llvm::Type* f32 = b_.getFloatTy();
     for (int64_t r = 0; r < kThreadRows; ++r)
       for (int64_t c = 0; c < kThreadCols; ++c) {
-        llvm::Value* row = b_.CreateAdd(row0_, b_.CreateAdd(b_.CreateMul(thread_row_, i64(kThreadRows)), i64(r)));
-        llvm::Value* col = b_.CreateAdd(col0_, b_.CreateAdd(b_.CreateMul(thread_col_, i64(kThreadCols)), i64(c)));
-        llvm::Value* inside = b_.CreateAnd(b_.CreateICmpSLT(row, i64(plan_.m)), b_.CreateICmpSLT(col, i64(plan_.n)));
-        gpu_.if_then(inside, [&] {
-          std::vector<llvm::Value*> vars = side_vars(row, col, nullptr);
-          llvm::Value* linear =
-              b_.CreateAdd(b_.CreateMul(b_.CreateAdd(b_.CreateMul(batch_index_, i64(plan_.m)), row), i64(plan_.n)), col);
-          emitter_.emit_versions(NodeValues(kernel_, vars), [&](const kernel::BranchPlan::Leaf& version) {
-            NodeValues at(kernel_, vars);
-            at.assume(version);
-            for (size_t t = 0; t < plan_.terms.size(); ++t) {
-              llvm::Value* sum =
-                  b_.CreateLoad(f32, accumulator(t * kOutputsPerThread + static_cast<uint64_t>(r * kThreadCols + c)));
-              at.set(plan_.terms[t].reduce, emitter_.reduce_finish(plan_.terms[t].reduce, sum));
-            }
-            emitter_.store_outputs(at, linear);
-          });
-        }, "store");
+        llvm::Value* row = b_.CreateAdd(tile_->row0, b_.CreateAdd(b_.CreateMul(thread_row_, i64(kThreadRows)), i64(r)));
+        llvm::Value* col = b_.CreateAdd(tile_->col0, b_.CreateAdd(b_.CreateMul(thread_col_, i64(kThreadCols)), i64(c)));
+        store_contraction_element(gpu_, emitter_, plan_, *tile_, row, col, [&](size_t t) {
+          return b_.CreateLoad(b_.getFloatTy(),
+                               accumulator(t * kOutputsPerThread + static_cast<uint64_t>(r * kThreadCols + c)));
+        });
       }
   }
 
@@ -177,10 +148,7 @@ class TiledMatmul {
   llvm::Value* tid_ = nullptr;
   llvm::Value* thread_row_ = nullptr;
   llvm::Value* thread_col_ = nullptr;
-  llvm::Value* row0_ = nullptr;
-  llvm::Value* col0_ = nullptr;
-  llvm::Value* batch_index_ = nullptr;
-  std::vector<llvm::Value*> batch_vars_;
+  const ContractionTile* tile_ = nullptr;  // the tile being emitted
 };
 
 }  // namespace

@@ -81,7 +81,7 @@ NodeValues::NodeValues(const kernel::Kernel& kernel, std::vector<llvm::Value*> v
 // ---- loops ---------------------------------------------------------------------
 
 void emit_loop(llvm::IRBuilder<>& builder, llvm::Value* begin, llvm::Value* end,
-               const std::function<void(llvm::Value*)>& body, const char* name) {
+               const std::function<void(llvm::Value*)>& body, const char* name, bool unroll) {
   llvm::Function* function = builder.GetInsertBlock()->getParent();
   llvm::LLVMContext& context = builder.getContext();
   llvm::BasicBlock* preheader = builder.GetInsertBlock();
@@ -97,7 +97,13 @@ void emit_loop(llvm::IRBuilder<>& builder, llvm::Value* begin, llvm::Value* end,
   body(i);
   llvm::Value* next = builder.CreateAdd(i, builder.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
   i->addIncoming(next, builder.GetInsertBlock());
-  builder.CreateBr(header);
+  llvm::BranchInst* back = builder.CreateBr(header);
+  if (!unroll) {
+    llvm::Metadata* no_unroll[] = {llvm::MDString::get(context, "llvm.loop.unroll.disable")};
+    llvm::MDNode* self = llvm::MDNode::getDistinct(context, {nullptr, llvm::MDNode::get(context, no_unroll)});
+    self->replaceOperandWith(0, self);
+    back->setMetadata(llvm::LLVMContext::MD_loop, self);
+  }
   builder.SetInsertPoint(exit);
 }
 

@@ -235,8 +235,11 @@ class KernelEmitter {
 
 // `for (i = begin; i < end; ++i) body(i)` with i64 bounds, at the builder's
 // insertion point; afterwards the builder is positioned after the loop.
+// `unroll` false: marked llvm.loop.unroll.disable (a path that must stay a
+// loop, e.g. the element-by-element edge of a run whose straight-line twin
+// LLVM would otherwise merge with it).
 void emit_loop(llvm::IRBuilder<>& builder, llvm::Value* begin, llvm::Value* end,
-               const std::function<void(llvm::Value*)>& body, const char* name = "i");
+               const std::function<void(llvm::Value*)>& body, const char* name = "i", bool unroll = true);
 
 // The kernel ABI's buffer pointers for the KernelEmitter: at the builder's
 // insertion point, loads from `buffer_array` (one pointer per KernelProgram

@@ -60,7 +60,7 @@ def specs(small):
     out.append(Spec("rope_fwd_bf16", wl.Rope(), x_inputs, torch.bfloat16, rope_bytes, note="nvFuser seed size"))
     byname = {w.name: w for w in wl.all_workloads(small=small)}
     n = 1024 if small else 4096
-    for dtype, tag in ((torch.bfloat16, "bf16"), (torch.float32, "f32")):
+    for dtype, tag in ((torch.bfloat16, "bf16"), (torch.float16, "f16"), (torch.float32, "f32")):
         out.append(Spec(f"gemm_{n}_{tag}", Gemm(), [("a", wl.randn(40, n, n)), ("b", wl.randn(41, n, n))], dtype,
                         0.0, 2.0 * n ** 3, "cuBLAS through torch.matmul"))
     # The seeds' workloads first (the device's minutes are few), then the blocks.

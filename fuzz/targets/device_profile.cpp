@@ -19,7 +19,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // What the cost model reads of a profile it accepted.
   const smelt::cost::ThreadRates& rates = profile.at(profile.threads());
   smelt::cost::op_ns(rates, "add");
-  smelt::cost::matmul_gflops(rates, 1, 64, 64, 64);
+  smelt::cost::matmul_gflops(rates.matmul, 1, 64, 64, 64);
+  smelt::cost::matmul_gflops(rates.tensor_core_matmul, 1, 64, 64, 64);
   smelt::cost::parse_profile(smelt::cost::profile_to_json(profile), "written.json");
   return 0;
 }

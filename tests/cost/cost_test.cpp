@@ -174,28 +174,28 @@ TEST(DeviceProfile, CurvesInterpolateInLogSizeAndClampAtTheEnds) {
 TEST(DeviceProfile, MatmulThroughputIsExactAtMeasuredShapesAndBetweenNeighboursElsewhere) {
   for (const ThreadRates& r : default_host_profile().rates)
     for (const MatmulPoint& m : r.matmul)
-      EXPECT_DOUBLE_EQ(matmul_gflops(r, m.batch, m.m, m.n, m.k), m.gflops)
+      EXPECT_DOUBLE_EQ(matmul_gflops(r.matmul, m.batch, m.m, m.n, m.k), m.gflops)
           << r.threads << " threads, " << m.batch << "x" << m.m << "x" << m.n << "x" << m.k;
 
   ThreadRates r = default_host_profile().rates.front();
   r.matmul = {{1, 64, 64, 64, 10.0}, {1, 256, 256, 256, 40.0}};
-  EXPECT_DOUBLE_EQ(matmul_gflops(r, 1, 64, 64, 64), 10.0);
-  EXPECT_DOUBLE_EQ(matmul_gflops(r, 1, 256, 256, 256), 40.0);
+  EXPECT_DOUBLE_EQ(matmul_gflops(r.matmul, 1, 64, 64, 64), 10.0);
+  EXPECT_DOUBLE_EQ(matmul_gflops(r.matmul, 1, 256, 256, 256), 40.0);
   // Halfway in log(shape) between the two: their geometric mean.
-  const double middle = matmul_gflops(r, 1, 128, 128, 128);
+  const double middle = matmul_gflops(r.matmul, 1, 128, 128, 128);
   EXPECT_GT(middle, 10.0);
   EXPECT_LT(middle, 40.0);
   EXPECT_NEAR(middle, 20.0, 1e-9);
   // Nearer the small shape, nearer its rate.
-  EXPECT_LT(matmul_gflops(r, 1, 80, 80, 80), middle);
-  EXPECT_GT(matmul_gflops(r, 1, 200, 200, 200), middle);
+  EXPECT_LT(matmul_gflops(r.matmul, 1, 80, 80, 80), middle);
+  EXPECT_GT(matmul_gflops(r.matmul, 1, 200, 200, 200), middle);
 
   // Any shape of the shipped profile lies within its measured range.
   const ThreadRates& shipped = default_host_profile().rates.front();
   double lo = 1e300, hi = 0;
   for (const MatmulPoint& m : shipped.matmul) lo = std::min(lo, m.gflops), hi = std::max(hi, m.gflops);
   for (long s : {3L, 24L, 100L, 700L, 5000L}) {
-    const double g = matmul_gflops(shipped, 2, s, 2 * s, s + 1);
+    const double g = matmul_gflops(shipped.matmul, 2, s, 2 * s, s + 1);
     EXPECT_GE(g, lo * (1 - 1e-12)) << s;
     EXPECT_LE(g, hi * (1 + 1e-12)) << s;
   }
@@ -821,7 +821,7 @@ TEST(Predict, ContractionsCountTwoFlopsPerMultiplyAdd) {
     const DeviceProfile p = default_host_profile().for_threads(threads);
     const KernelCost cost = predict(prog, prog.kernels[0], p);
     EXPECT_DOUBLE_EQ(cost.flops, 2.0 * M * N * K);
-    EXPECT_NEAR(cost.compute_us, cost.flops / matmul_gflops(p.at(cost.threads), 1, M, N, K) / 1000, 1e-9);
+    EXPECT_NEAR(cost.compute_us, cost.flops / matmul_gflops(p.at(cost.threads).matmul, 1, M, N, K) / 1000, 1e-9);
     // Each operand is read once (ideal reuse), not once per output element.
     EXPECT_DOUBLE_EQ(cost.bytes_read, 4.0 * (M * K + K * N));
     EXPECT_DOUBLE_EQ(cost.bytes_written, 4.0 * M * N);
@@ -836,8 +836,8 @@ TEST(Predict, ContractionsCountTwoFlopsPerMultiplyAdd) {
   const DeviceProfile p = default_host_profile().for_threads(1);
   const KernelCost cost = predict(bmm, bmm.kernels[0], p);
   EXPECT_DOUBLE_EQ(cost.flops, 2.0 * B * M * N * K);
-  EXPECT_NEAR(cost.compute_us, cost.flops / matmul_gflops(p.at(1), B, M, N, K) / 1000, 1e-9);
-  EXPECT_NEAR(matmul_work_ns(p, B, M, N, K), cost.flops / matmul_gflops(p.at(1), B, M, N, K), 1e-6);
+  EXPECT_NEAR(cost.compute_us, cost.flops / matmul_gflops(p.at(1).matmul, B, M, N, K) / 1000, 1e-9);
+  EXPECT_NEAR(matmul_work_ns(p, B, M, N, K), cost.flops / matmul_gflops(p.at(1).matmul, B, M, N, K), 1e-6);
 }
 
 // A concat along rows of six exps is decided per row (kernel/kernel_branches.h):
@@ -915,7 +915,7 @@ TEST(Predict, WorkEstimatesUseTheProfilesThreads) {
   EXPECT_DOUBLE_EQ(elementwise_work_ns(one, "exp", 1000), 1000 * op_ns(one.at(1), "exp"));
   EXPECT_DOUBLE_EQ(elementwise_work_ns(two, "exp", 1000), 1000 * op_ns(two.at(2), "exp"));
   EXPECT_DOUBLE_EQ(matmul_work_ns(one, 1, 64, 4096, 1024),
-                   2.0 * 64 * 4096 * 1024 / matmul_gflops(one.at(1), 1, 64, 4096, 1024));
+                   2.0 * 64 * 4096 * 1024 / matmul_gflops(one.at(1).matmul, 1, 64, 4096, 1024));
   EXPECT_GT(reduction_work_ns(one, 1000), 0);
 }
 

@@ -61,12 +61,12 @@ DeviceProfile round_gpu_profile() {
 
 TEST(GpuSplit, TheCostModelAndTheCodeGeneratorReadOnePlan) {
   const kernel::KernelProgram elementwise = negation(1000);
-  const kernel::GpuPlan e = kernel::plan_gpu_kernel(elementwise.kernels[0]);
+  const kernel::GpuPlan e = kernel::plan_gpu_kernel(elementwise.kernels[0], kernel::GpuMatrixUnits::kNvidiaMma);
   EXPECT_EQ(e.shape, kernel::GpuShape::kElementwise);
   EXPECT_EQ(e.work_items, 4u);  // 1000 elements in blocks of 256
   EXPECT_EQ(kernel::gpu_busy_threads(elementwise.kernels[0], e), 1000);
   const kernel::KernelProgram reduce = row_sums(3, 100);
-  const kernel::GpuPlan r = kernel::plan_gpu_kernel(reduce.kernels[0]);
+  const kernel::GpuPlan r = kernel::plan_gpu_kernel(reduce.kernels[0], kernel::GpuMatrixUnits::kNvidiaMma);
   EXPECT_EQ(r.shape, kernel::GpuShape::kBlockReduce);
   EXPECT_EQ(r.block_threads, 128u) << "the smallest power of two from a warp covering 100 steps";
   EXPECT_EQ(kernel::gpu_busy_threads(reduce.kernels[0], r), 300) << "3 blocks, 100 threads of each find a step";
@@ -74,7 +74,7 @@ TEST(GpuSplit, TheCostModelAndTheCodeGeneratorReadOnePlan) {
   ir::Graph g("mm");
   g.add_output(ir::matmul(ir::input(g, "a", DType::F32, {128, 64}), ir::input(g, "b", DType::F32, {64, 130})));
   const kernel::KernelProgram mm = fused(g);
-  const kernel::GpuPlan m = kernel::plan_gpu_kernel(mm.kernels[0]);
+  const kernel::GpuPlan m = kernel::plan_gpu_kernel(mm.kernels[0], kernel::GpuMatrixUnits::kNvidiaMma);
   EXPECT_EQ(m.shape, kernel::GpuShape::kTiledMatmul);
   EXPECT_EQ(m.work_items, 2u * 3u) << "64x64 tiles: 2 along M, 3 along N";
 }

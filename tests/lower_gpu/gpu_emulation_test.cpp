@@ -188,11 +188,49 @@ TEST(GpuEmulation, RunsOfElementsComputeTheReferenceOnBothSidesOfABoundary) {
   g.add_output(rotated * h);
   const kernel::KernelProgram program = fusion::kernelize_program(g, fusion::materialize_outputs(g));
   ASSERT_EQ(program.kernels.size(), 2u);
-  EXPECT_EQ(kernel::plan_gpu_kernel(program.kernels[0]).elements_per_thread, 4);
-  EXPECT_EQ(kernel::plan_gpu_kernel(program.kernels[1]).elements_per_thread, 8);
+  EXPECT_EQ(kernel::plan_gpu_kernel(program.kernels[0], kernel::GpuMatrixUnits::kNvidiaMma).elements_per_thread, 4);
+  EXPECT_EQ(kernel::plan_gpu_kernel(program.kernels[1], kernel::GpuMatrixUnits::kNvidiaMma).elements_per_thread, 8);
   const std::vector<ir::HostTensor> inputs = smelt::random_inputs(g, 11);
   const std::vector<ir::HostTensor> want = smelt::run_reference(g, inputs);
   EXPECT_EQ(ir::compare_outputs(want, run_emulated(program, inputs, /*max_blocks=*/2)), "");
+}
+
+// The tensor-core matmul (lower/gpu_tensor_core.cpp) emulated: its mma
+// exchanges each warp's fragments by the PTX ISA's layouts, so a wrong layout,
+// a wrong shared-memory line or a missed K step gives wrong products. Edges in
+// M, N and K (K = 75: runs of 8 cut by K), B read along its columns and along
+// K (a transposed weight), a batch, an f16 prologue and an epilogue.
+TEST(GpuEmulation, TensorCoreMatmulsComputeTheReference) {
+  struct Case {
+    ir::DType dtype;
+    bool transposed_b;
+    int64_t m, n, k;
+    double tolerance;  // one rounding of the output, relative to max(1, |want|)
+  };
+  // K = 75 and N = 150 cut runs of 8: those runs load element by element.
+  // Multiples of 8 (M = 136, N = 144, K = 96) load every run at clamped
+  // coordinates without a branch and choose its zeros where it is stored.
+  for (const Case& c : {Case{ir::DType::BF16, false, 130, 150, 75, 1e-2}, Case{ir::DType::F16, true, 130, 150, 75, 2e-3},
+                        Case{ir::DType::BF16, false, 136, 144, 96, 1e-2}, Case{ir::DType::F16, true, 136, 144, 96, 2e-3}}) {
+    ir::Graph g("tensor_cores");
+    // A batch of 2 where K is cut (the batch index in every address), 1 elsewhere (the emulation is slow).
+    const int64_t batch = c.k % 8 == 0 ? 1 : 2;
+    const ir::Tensor a = ir::input(g, "a", c.dtype, {batch, c.m, c.k});
+    const ir::Tensor b = c.transposed_b ? ir::permute(ir::input(g, "bt", c.dtype, {batch, c.n, c.k}), {0, 2, 1})
+                                        : ir::input(g, "b", c.dtype, {batch, c.k, c.n});
+    const ir::Tensor bias = ir::input(g, "bias", c.dtype, {c.n});
+    g.add_output(ir::matmul(a * a, b) + ir::broadcast(bias, {batch, c.m, c.n}));
+    const kernel::KernelProgram program = fusion::kernelize_program(g, fusion::materialize_outputs(g));
+    ASSERT_EQ(program.kernels.size(), 1u) << kernel::print_program(program);
+    ASSERT_EQ(kernel::plan_gpu_kernel(program.kernels[0], kernel::GpuMatrixUnits::kNvidiaMma).shape,
+              kernel::GpuShape::kTensorCoreMatmul)
+        << kernel::print_program(program);
+    const std::vector<ir::HostTensor> inputs = smelt::random_inputs(g, 13);
+    const std::vector<ir::HostTensor> want = smelt::run_reference(g, inputs);
+    // 4 or 8 tiles over 3 blocks: the grid-stride loop runs too.
+    EXPECT_LE(max_relative_error(want, run_emulated(program, inputs, /*max_blocks=*/3)), c.tolerance)
+        << ir::dtype_name(c.dtype) << " " << c.m << "x" << c.n << "x" << c.k;
+  }
 }
 
 // A long float sum (KernelEmitter::sums_in_blocks): each thread's f32 sum of a

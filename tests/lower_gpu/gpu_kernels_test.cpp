@@ -116,7 +116,7 @@ output dx
 TEST(GpuKernels, LargeElementwiseKernelsMoveSixteenBytesPerAccess) {
   const kernel::KernelProgram program = program_of(kRopeBackward);
   ASSERT_EQ(program.kernels.size(), 1u);
-  const kernel::GpuPlan plan = kernel::plan_gpu_kernel(program.kernels[0]);
+  const kernel::GpuPlan plan = kernel::plan_gpu_kernel(program.kernels[0], kernel::GpuMatrixUnits::kNvidiaMma);
   EXPECT_EQ(plan.elements_per_thread, 8);
   EXPECT_EQ(plan.work_items, 1u << 20 >> 3 >> 8);  // blocks of 256 threads
   for (const char* arch : {"sm_80", "sm_90"}) {
@@ -129,7 +129,7 @@ TEST(GpuKernels, LargeElementwiseKernelsMoveSixteenBytesPerAccess) {
     EXPECT_EQ(ptxas_errors(ptx, arch), "");
   }
   // Below 2^20 elements (kernel::kGpuRunMinElements): one element per thread.
-  EXPECT_EQ(kernel::plan_gpu_kernel(program_of(kElementwise).kernels.at(0)).elements_per_thread, 1);
+  EXPECT_EQ(kernel::plan_gpu_kernel(program_of(kElementwise).kernels.at(0), kernel::GpuMatrixUnits::kNvidiaMma).elements_per_thread, 1);
 }
 
 TEST(GpuKernels, LibdeviceReflectAnswersNoFlushToZero) {
@@ -183,6 +183,40 @@ y = reduce_sum(x, axes=[1], keepdims=false) : f32[8]
 output y
 )");
   EXPECT_EQ(ptx_of(short_sum).find("f64"), std::string::npos) << ptx_of(short_sum);
+}
+
+// A contraction of two bf16 (or f16) sides runs on tensor cores: mma.sync
+// m16n8k16 with f32 accumulators, 128x128 tiles of 256 threads, A's 16-byte
+// runs along K loaded as one access; hip, which has no mma.sync, keeps the
+// tiled matmul. The emulation (gpu_emulation_test.cpp) checks the values.
+TEST(GpuKernels, HalfContractionsRunOnTensorCores) {
+  for (const char* dtype : {"bf16", "f16"}) {
+    const std::string text = std::string(R"(graph mm
+a = input() : )") + dtype + R"([300,256]
+b = input() : )" + dtype + R"([256,200]
+y = matmul(a, b) : )" + dtype + R"([300,200]
+output y
+)";
+    const kernel::KernelProgram program = program_of(text);
+    ASSERT_EQ(program.kernels.size(), 1u);
+    EXPECT_EQ(kernel::plan_gpu_kernel(program.kernels[0], kernel::GpuMatrixUnits::kNvidiaMma).shape,
+              kernel::GpuShape::kTensorCoreMatmul);
+    EXPECT_EQ(kernel::plan_gpu_kernel(program.kernels[0], kernel::GpuMatrixUnits::kNone).shape,
+              kernel::GpuShape::kTiledMatmul);
+    const lower::LaunchConfig launch = lower::launch_config(program.kernels[0], {Target::kCuda, "sm_80"});
+    EXPECT_EQ(launch.grid[0], 6u) << "ceil(300 / 128) · ceil(200 / 128) tiles";
+    EXPECT_EQ(launch.block[0], 256u);
+    EXPECT_EQ(lower::launch_config(program.kernels[0], {Target::kHip, "gfx90a"}).grid[0], 20u) << "64x64 tiles on hip";
+    for (const std::string arch : {"sm_80", "sm_90"}) {
+      const std::string ptx = ptx_of(program, arch);
+      const std::string mma = std::string("mma.sync.aligned.m16n8k16.row.col.f32.") + dtype + "." + dtype + ".f32";
+      EXPECT_NE(ptx.find(mma), std::string::npos) << dtype << " " << arch << ptx;
+      EXPECT_NE(ptx.find("ld.global.v4.b32"), std::string::npos) << dtype << " " << arch << ptx;
+      EXPECT_NE(ptx.find("st.shared.v4.b32"), std::string::npos) << dtype << " " << arch << ptx;
+      EXPECT_EQ(ptxas_errors(ptx, arch), "");
+    }
+    EXPECT_EQ(lower::emit_llvm_ir(program, {Target::kHip, "gfx90a"}).find("mma"), std::string::npos);
+  }
 }
 
 TEST(GpuKernels, ContractionIsATiledMatmulWithFusedEpilogue) {
