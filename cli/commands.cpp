@@ -38,11 +38,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string value_name(const ir::Graph& g, ir::ValueId v) {
-  const std::string& name = g.node(v).name;
-  return name.empty() ? "%" + std::to_string(v) : name;
-}
-
 json type_json(const ir::TensorType& t) {
   return {{"dtype", std::string(ir::dtype_name(t.dtype))}, {"shape", t.shape}};
 }

@@ -28,11 +28,6 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-std::string value_name(const ir::Graph& g, ir::ValueId v) {
-  const std::string& name = g.node(v).name;
-  return name.empty() ? "%" + std::to_string(v) : name;
-}
-
 std::string bytes_text(size_t bytes) {
   if (bytes >= (1u << 20)) return formatted("%.1f MiB", bytes / 1048576.0);
   if (bytes >= (1u << 10)) return formatted("%.1f KiB", bytes / 1024.0);

@@ -17,7 +17,7 @@ using namespace kernel;
 
 using egraph::dot_escaped;
 
-std::string quoted(std::string_view text) { return "\"" + dot_escaped(text) + "\""; }
+std::string dot_quoted(std::string_view text) { return "\"" + dot_escaped(text) + "\""; }
 
 // Left-justified lines (\l ends each one).
 std::string left_lines(const std::vector<std::string>& lines) {
@@ -58,7 +58,7 @@ std::string buffer_label(const Buffer& b) {
     std::snprintf(value, sizeof value, " %g", b.values[0]);
     kind += value;
   }
-  return quoted(shortened(b.name) + "\n" + type_str(b.type) + "\n" + kind);
+  return dot_quoted(shortened(b.name) + "\n" + type_str(b.type) + "\n" + kind);
 }
 
 // "name ×count" for each distinct name, in order of first appearance.

@@ -23,12 +23,6 @@ using smelt::fusion::FusionEvaluator;
 using smelt::fusion::FusionExtraction;
 namespace egraph = smelt::egraph;
 
-const std::vector<rules::CompiledRule>& default_compiled() {
-  static const std::vector<rules::Rule> rules = rules::default_rules();
-  static const std::vector<rules::CompiledRule> compiled = rules::compile_rules(rules);
-  return compiled;
-}
-
 struct Saturated {
   ir::Graph graph;
   rules::Saturation sat;

@@ -1,6 +1,8 @@
 #include "tests/fusion/fusion_test_util.h"
 
 #include "ir/tensor_compare.h"
+#include "rules/rule_library.h"
+#include "rules/saturate.h"
 
 #include <algorithm>
 #include <cmath>
@@ -94,6 +96,12 @@ int count_ops(const kernel::KernelProgram& program, ir::Op op) {
     for (const kernel::KernelExpr& e : k.exprs)
       count += e.kind == kernel::KernelExpr::Kind::kElementwise && e.op == op;
   return count;
+}
+
+const std::vector<rules::CompiledRule>& default_compiled() {
+  static const std::vector<rules::Rule> rules = rules::default_rules();
+  static const std::vector<rules::CompiledRule> compiled = rules::compile_rules(rules);
+  return compiled;
 }
 
 }  // namespace smelt::fusion_testing

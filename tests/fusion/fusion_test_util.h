@@ -8,6 +8,7 @@
 #include "ir/graph.h"
 #include "ir/host_tensor.h"
 #include "kernel/kernel.h"
+#include "rules/compiled_rule.h"
 
 namespace smelt::fusion_testing {
 
@@ -40,5 +41,8 @@ std::string check_program(const ir::Graph& g, const kernel::KernelProgram& progr
 
 // Kernels, nodes of op `op` in all kernels.
 int count_ops(const kernel::KernelProgram& program, ir::Op op);
+
+// The shipped rules, compiled once per test process.
+const std::vector<rules::CompiledRule>& default_compiled();
 
 }  // namespace smelt::fusion_testing

@@ -24,12 +24,6 @@ using smelt::fusion::FusionEvaluator;
 using smelt::fusion::FusionTerm;
 namespace egraph = smelt::egraph;
 
-const std::vector<rules::CompiledRule>& default_compiled() {
-  static const std::vector<rules::Rule> rules = rules::default_rules();
-  static const std::vector<rules::CompiledRule> compiled = rules::compile_rules(rules);
-  return compiled;
-}
-
 // Walks `moves` random moves from a random complete choice; every candidate is
 // priced incrementally and lowered in full, and both must agree exactly.
 // Returns the number of candidates compared.

@@ -31,9 +31,7 @@ struct Case {
   bool computed_input = false;  // conv(exp(x)): the padding is masked after exp
 };
 
-bool uses_tiled_contraction(const kernel::KernelProgram& program) {
-  return lower::emit_llvm_ir(program, {}).find("@llvm.fma.v16f32") != std::string::npos;
-}
+using testing::uses_tiled_contraction;
 
 class HostConv : public ::testing::TestWithParam<Case> {};
 

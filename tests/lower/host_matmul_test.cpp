@@ -30,10 +30,7 @@ std::vector<ir::HostTensor> random_inputs(const ir::Graph& g, uint64_t seed) {
   return inputs;
 }
 
-// The tiled kernel's signature in the optimized IR: 16-wide f32 FMAs.
-bool uses_tiled_contraction(const kernel::KernelProgram& program) {
-  return lower::emit_llvm_ir(program, {}).find("@llvm.fma.v16f32") != std::string::npos;
-}
+using testing::uses_tiled_contraction;
 
 // Lowers g with maximal fusion (one contraction kernel), checks that the tiled
 // path compiles it, and compares the JIT's outputs with the reference, run as

@@ -40,4 +40,8 @@ std::vector<ir::HostTensor> run_on_host_jit(const kernel::KernelProgram& program
   return result;
 }
 
+bool uses_tiled_contraction(const kernel::KernelProgram& program) {
+  return lower::emit_llvm_ir(program, {}).find("@llvm.fma.v16f32") != std::string::npos;
+}
+
 }  // namespace smelt::testing

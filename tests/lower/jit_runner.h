@@ -22,4 +22,8 @@ using ::smelt::runtime::to_bytes;
 std::vector<ir::HostTensor> run_on_host_jit(const kernel::KernelProgram& program,
                                             const std::vector<ir::HostTensor>& inputs, int64_t units_per_call = 0);
 
+// Whether the host lowered `program` through the tiled contraction (its
+// signature in the optimized IR: 16-wide f32 FMAs).
+bool uses_tiled_contraction(const kernel::KernelProgram& program);
+
 }  // namespace smelt::testing

@@ -8,6 +8,7 @@
 #include "import/import_error.h"
 #include "import/onnx_import.h"
 #include "ir/interpreter.h"
+#include "tests/onnx/import_helpers.h"
 #include "tests/onnx/model_builder.h"
 
 namespace smelt {
@@ -17,9 +18,9 @@ using importer::UnsupportedError;
 using onnx::TensorProto;
 using onnx_testing::ModelBuilder;
 
-constexpr int kF32 = TensorProto::FLOAT;
-
-importer::ImportResult import(const ModelBuilder& m) { return importer::import_model_bytes(m.bytes(), "test.onnx", {}); }
+using onnx_testing::import;
+using onnx_testing::kF32;
+using onnx_testing::unsupported_message;
 
 std::vector<double> run(const importer::ImportResult& r, const ir::HostTensor& x) {
   const ir::HostTensor y = ir::interpret(r.graph, {x}).at(0);
@@ -35,18 +36,8 @@ std::vector<float> pattern(int64_t count, int64_t multiplier, int64_t modulus, i
   return v;
 }
 
-ir::HostTensor f32(ir::Shape shape, const std::vector<float>& values) {
+ir::HostTensor float_tensor(ir::Shape shape, const std::vector<float>& values) {
   return ir::HostTensor::from_values({ir::DType::F32, std::move(shape)}, std::vector<double>(values.begin(), values.end()));
-}
-
-std::string unsupported_message(const ModelBuilder& m) {
-  try {
-    import(m);
-  } catch (const UnsupportedError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected an UnsupportedError";
-  return {};
 }
 
 TEST(OnnxConvTranspose, GroupsOutputPaddingAsymmetricPadsDilationsAndBias) {
@@ -78,7 +69,7 @@ TEST(OnnxConvTranspose, GroupsOutputPaddingAsymmetricPadsDilationsAndBias) {
       1.5, 3.5, -1.25, -1, 5, 1.5, -5.25, 1.5, 3, 3.25, 3, 2.5, 1.5, 3, 1.5, 3, 3.75, 3, -2.5, 1.5, 3, 1.5, 2,
       2.75, -1.75, 1.5, 1.5, 2.75, 1.5, -1, 1.75, 3.5, 0.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5
 };
-  const std::vector<double> y = run(import(m), f32({1, 4, 3, 2}, pattern(24, 1, 7, 3, 1)));
+  const std::vector<double> y = run(import(m), float_tensor({1, 4, 3, 2}, pattern(24, 1, 7, 3, 1)));
   ASSERT_EQ(y.size(), expected.size());
   for (size_t i = 0; i < y.size(); ++i) EXPECT_NEAR(y[i], expected[i], 1e-5) << "at " << i;
 }
@@ -96,7 +87,7 @@ TEST(OnnxConvTranspose, OutputShapeSplitsAnOddTotalPaddingLikeOnnxRuntime) {
     onnx_testing::add_ints_attr(n, "strides", {2});
     onnx_testing::add_ints_attr(n, "output_shape", {6});
     onnx_testing::add_string_attr(n, "auto_pad", auto_pad);
-    const std::vector<double> y = run(import(m), f32({1, 1, 4}, {-3, -2, -1, 0}));
+    const std::vector<double> y = run(import(m), float_tensor({1, 1, 4}, {-3, -2, -1, 0}));
     const std::vector<double> expected =
         auto_pad == "SAME_UPPER" ? std::vector<double>{0, -1.25, 0, -1.25, 0, -1.25}
                                  : std::vector<double>{-1.25, 0, -1.25, 0, -1.25, 0};
@@ -130,7 +121,7 @@ TEST(OnnxResize, IntegerNearestUpscaleIsABroadcastNotSlices) {
     EXPECT_NE(n.op, ir::Op::Concat);
     EXPECT_NE(n.op, ir::Op::Slice);
   }
-  const std::vector<double> y = run(r, f32({1, 1, 2, 3}, {1, 2, 3, 4, 5, 6}));
+  const std::vector<double> y = run(r, float_tensor({1, 1, 2, 3}, {1, 2, 3, 4, 5, 6}));
   EXPECT_EQ(y, (std::vector<double>{1, 1, 1, 2, 2, 2, 3, 3, 3, 1, 1, 1, 2, 2, 2, 3, 3, 3,
                                     4, 4, 4, 5, 5, 5, 6, 6, 6, 4, 4, 4, 5, 5, 5, 6, 6, 6}));
 }
@@ -142,7 +133,7 @@ TEST(OnnxResize, FractionalNearestUpscaleRepeatsAPatternOfSlices) {
   int slices = 0;
   for (const ir::Node& n : r.graph.nodes()) slices += n.op == ir::Op::Slice;
   EXPECT_LE(slices, 2);
-  const std::vector<double> y = run(r, f32({1, 1, 2, 3}, {1, 2, 3, 4, 5, 6}));
+  const std::vector<double> y = run(r, float_tensor({1, 1, 2, 3}, {1, 2, 3, 4, 5, 6}));
   EXPECT_EQ(y, (std::vector<double>{1, 2, 3, 1, 2, 3, 1, 2, 3, 4, 5, 6, 4, 5, 6}));
 }
 

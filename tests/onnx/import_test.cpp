@@ -12,6 +12,7 @@
 #include "ir/interpreter.h"
 #include "error/memory_limit.h"
 #include "ir/text_format.h"
+#include "tests/onnx/import_helpers.h"
 #include "tests/onnx/model_builder.h"
 #include "tests/support/scoped_memory_limit.h"
 
@@ -23,7 +24,10 @@ using importer::UnsupportedError;
 using onnx::TensorProto;
 using onnx_testing::ModelBuilder;
 
-constexpr int kF32 = TensorProto::FLOAT, kI64 = TensorProto::INT64;
+using onnx_testing::import;
+using onnx_testing::kF32;
+using onnx_testing::kI64;
+using onnx_testing::unsupported_message;
 
 ir::HostTensor f32(ir::Shape shape, std::vector<double> values) {
   return ir::HostTensor::from_values({ir::DType::F32, std::move(shape)}, values);
@@ -33,21 +37,6 @@ std::vector<double> values_of(const ir::HostTensor& t) {
   std::vector<double> v;
   for (int64_t i = 0; i < t.numel(); ++i) v.push_back(t.get(i));
   return v;
-}
-
-importer::ImportResult import(const ModelBuilder& m, const importer::ImportOptions& options = {}) {
-  return importer::import_model_bytes(m.bytes(), "test.onnx", options);
-}
-
-// The message of the UnsupportedError that importing `m` throws.
-std::string unsupported_message(const ModelBuilder& m) {
-  try {
-    import(m);
-  } catch (const UnsupportedError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected an UnsupportedError";
-  return {};
 }
 
 TEST(OnnxImport, SliceCountsNegativeIndicesFromTheEndAndClampsLikeOnnx) {
