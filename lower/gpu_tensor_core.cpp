@@ -295,20 +295,9 @@ class TensorCoreMatmul {
         run.vector = b_.CreateAlignedLoad(half_vector(), emitter_.load_address(side.expr, at), llvm::Align(16));
         return run;
       }
-      std::vector<NodeValues> at;
-      for (int64_t j = 0; j < kRun; ++j)
-        at.emplace_back(kernel_, side.along_k ? side_vars(s, first_at, b_.CreateAdd(k_at, i64(j), "", true, true))
-                                              : side_vars(s, b_.CreateAdd(first_at, i64(j), "", true, true), k_at));
-      for (int node = 0; node <= side.expr; ++node)
-        if (feeds(node, side.expr))
-          for (int64_t j = 0; j < kRun; ++j) emitter_.emit_node(node, at[static_cast<size_t>(j)]);
-      for (int64_t j = 0; j < kRun; ++j) run.bits[j] = to_bits(at[static_cast<size_t>(j)].get(side.expr));
+      run.bits = emit_run(s, first_at, k_at);
       return run;
     }
-    std::vector<std::vector<llvm::Value*>> vars;
-    for (int64_t j = 0; j < kRun; ++j)
-      vars.push_back(side.along_k ? side_vars(s, first, b_.CreateAdd(k, i64(j), "", true, true))
-                                  : side_vars(s, b_.CreateAdd(first, i64(j), "", true, true), k));
     llvm::Value* inside =
         side.along_k ? b_.CreateAnd(b_.CreateICmpSLT(first, i64(lines)), b_.CreateICmpSLE(k, i64(plan_.k - kRun)))
                      : b_.CreateAnd(b_.CreateICmpSLE(first, i64(lines - kRun)), b_.CreateICmpSLT(k, i64(plan_.k)));
@@ -321,15 +310,7 @@ class TensorCoreMatmul {
 
     std::array<llvm::Value*, kRun> from_whole{}, from_edge{};
     b_.SetInsertPoint(whole);
-    {
-      std::vector<NodeValues> at;
-      for (int64_t j = 0; j < kRun; ++j) at.emplace_back(kernel_, vars[static_cast<size_t>(j)]);
-      // Node by node across the run: the run's loads of one node lie side by side.
-      for (int node = 0; node <= side.expr; ++node)
-        if (feeds(node, side.expr))
-          for (int64_t j = 0; j < kRun; ++j) emitter_.emit_node(node, at[static_cast<size_t>(j)]);
-      for (int64_t j = 0; j < kRun; ++j) from_whole[j] = to_bits(at[static_cast<size_t>(j)].get(side.expr));
-    }
+    from_whole = emit_run(s, first, k);
     llvm::BasicBlock* whole_end = b_.GetInsertBlock();
     b_.CreateBr(done);
 
@@ -363,6 +344,23 @@ class TensorCoreMatmul {
       result.bits[j] = phi;
     }
     return result;
+  }
+
+  // Side `s`'s run of kRun elements from line `first`, K offset `k` (along K or
+  // along the lines), as half bits, emitted node by node across the run: the
+  // run's loads of one node lie side by side, and LLVM merges them.
+  std::array<llvm::Value*, kRun> emit_run(int s, llvm::Value* first, llvm::Value* k) {
+    const Side& side = sides_[s];
+    std::vector<NodeValues> at;
+    for (int64_t j = 0; j < kRun; ++j)
+      at.emplace_back(kernel_, side.along_k ? side_vars(s, first, b_.CreateAdd(k, i64(j), "", true, true))
+                                            : side_vars(s, b_.CreateAdd(first, i64(j), "", true, true), k));
+    for (int node = 0; node <= side.expr; ++node)
+      if (feeds(node, side.expr))
+        for (int64_t j = 0; j < kRun; ++j) emitter_.emit_node(node, at[static_cast<size_t>(j)]);
+    std::array<llvm::Value*, kRun> bits{};
+    for (int64_t j = 0; j < kRun; ++j) bits[j] = to_bits(at[static_cast<size_t>(j)].get(side.expr));
+    return bits;
   }
 
   // Whether node `node` is in the subtree of `root` (memoized per root).
