@@ -11,7 +11,6 @@
 #include "cost/predict.h"
 #include "ir/builder.h"
 #include "kernel/gpu_plan.h"
-#include "fusion/kernelize.h"
 #include "runtime/executable.h"
 #include "runtime/host_device.h"
 #include "runtime/thread_pool.h"
@@ -31,9 +30,6 @@ ir::Tensor apply_named(const std::string& op, ir::Tensor a, ir::Tensor b) {
   if (ir::op_info(*parsed).arity == 1) return ir::apply(*parsed, {a});
   return ir::apply(*parsed, {a, b});
 }
-
-// One fused kernel computing the graph's outputs.
-kernel::KernelProgram fused(const ir::Graph& g) { return fusion::kernelize(g, fusion::materialize_outputs(g)).program; }
 
 std::string today() {
   const std::time_t now = std::time(nullptr);
@@ -55,6 +51,10 @@ struct Calibrator {
   // A GPU (cuda, hip): every microkernel runs there, at sizes that fill it;
   // null: the host's thread pool.
   std::shared_ptr<runtime::Device> gpu = nullptr;
+
+  // One fused kernel computing the graph's outputs; one kernel per op.
+  kernel::KernelProgram fused(const ir::Graph& g) const { return options.kernelizer.fused(g); }
+  kernel::KernelProgram unmerged(const ir::Graph& g) const { return options.kernelizer.unmerged(g); }
 
   // GPU sizes times options.gpu_size_scale (tests run the GPU steps on the host, smaller).
   double scaled(double x) const { return std::max(1.0, std::round(x * options.gpu_size_scale)); }
@@ -89,7 +89,7 @@ struct Calibrator {
     for (int i = 0; i < 64; ++i) x = ir::neg(x);
     g.add_output(x);
     const kernel::KernelProgram program =
-        fusion::kernelize(g, fusion::materialize_everything(g), fusion::KernelizeOptions::unmerged()).program;
+        unmerged(g);
     const Timing t = time(program, r.threads);
     r.kernel_us = std::max(0.005, t.median_us / 64);
     record("kernel (inline, 64 kernels of 16 elements)", r.threads, t, r.kernel_us, "us");
@@ -489,7 +489,7 @@ struct Calibrator {
                                  : ir::input(g, "w2", DType::F32, {1024, 2048});
       g.add_output(ir::mul(ir::matmul(a, w1), ir::matmul(a, w2)));
       if (grouped) return fused(g);
-      return fusion::kernelize(g, fusion::materialize_everything(g), fusion::KernelizeOptions::unmerged()).program;
+      return unmerged(g);
     };
     for (bool constant_b : {false, true}) {
       const kernel::KernelProgram grouped = gemms(true, constant_b), separate = gemms(false, constant_b);
@@ -706,7 +706,13 @@ std::vector<Timing> time_programs(const std::vector<const kernel::KernelProgram*
   return measure_until_stable(runs, budget_s);
 }
 
+static void require_kernelizer(const CalibrationOptions& options) {
+  if (!options.kernelizer.fused || !options.kernelizer.unmerged)
+    throw std::invalid_argument("calibrate: CalibrationOptions::kernelizer needs both functions");
+}
+
 Calibration calibrate_host(const CalibrationOptions& options) {
+  require_kernelizer(options);
   Calibrator c{options, {}, {}};
   DeviceProfile& p = c.result.profile;
   p.device = "host";
@@ -739,6 +745,7 @@ Calibration calibrate_host(const CalibrationOptions& options) {
 
 Calibration calibrate_gpu(const CalibrationOptions& options, std::shared_ptr<runtime::Device> device,
                           const std::string& gpu_name) {
+  require_kernelizer(options);
   Calibrator c{options, {}, {}, std::move(device)};
   DeviceProfile& p = c.result.profile;
   p.device = runtime::target_name(c.gpu->target());

@@ -1,8 +1,8 @@
 #pragma once
-// `smelt calibrate`'s measurements: microkernels built as graphs, lowered by
-// ir/ + lower/ and run by runtime/ (the code smelt really emits), timed until
-// stable at every thread count the runtime uses, and fitted into a
-// DeviceProfile. docs/cost.md lists what is measured and how it is fitted.
+// `smelt calibrate`'s measurements: microkernels built as graphs, turned into
+// kernels by the caller's GraphKernelizer (fusion/), lowered by lower/ and run
+// by runtime/ (the code smelt really emits), timed until stable at every
+// thread count the runtime uses, and fitted into a DeviceProfile. docs/cost.md lists what is measured and how it is fitted.
 #include <functional>
 #include <string>
 #include <vector>
@@ -13,7 +13,22 @@
 #include "kernel/kernel.h"
 #include "runtime/device.h"
 
+namespace smelt::ir {
+class Graph;
+}
+
 namespace smelt::cost {
+
+// How calibration turns its microkernel graphs into the kernels smelt emits.
+// Graph -> kernels is fusion/'s job, a layer above cost/ (DESIGN's module
+// table), so the caller passes it in: tools/calibration.cpp's
+// calibration_kernelizer() is fusion::kernelize.
+struct GraphKernelizer {
+  // The outputs stored, producers merged into their consumers, as compile does.
+  std::function<kernel::KernelProgram(const ir::Graph&)> fused;
+  // Every value stored, nothing merged: one kernel per op.
+  std::function<kernel::KernelProgram(const ir::Graph&)> unmerged;
+};
 
 // Called before each step: steps done, steps in all, what runs next.
 using CalibrationProgress = std::function<void(size_t done, size_t total, const std::string& what)>;
@@ -22,6 +37,7 @@ struct CalibrationOptions {
   bool quick = false;              // fewer sizes and shapes: under a minute on two cores
   std::vector<unsigned> threads;   // host: empty = 1, 2, 4, ... up to every core (and every core itself)
   CalibrationProgress progress;
+  GraphKernelizer kernelizer;  // both functions required
   // calibrate_gpu's sizes times this: tests run its steps on the host device
   // at a fraction of the sizes that fill a GPU (1 on a GPU).
   double gpu_size_scale = 1;

@@ -9,10 +9,8 @@
 #include <string>
 #include <vector>
 
-
 #include "egraph/egraph.h"
 #include "egraph/serialize.h"
-#include "error/error.h"
 
 namespace smelt::extract {
 
@@ -23,10 +21,12 @@ inline constexpr double kInf = std::numeric_limits<double>::infinity();
 inline constexpr std::uint32_t kNone = UINT32_MAX;
 
 // A file or graph that cannot be extracted from (negative cost, a root with no
-// acyclic term, ...). what() names the problem.
-class ProblemError : public Error {
+// acyclic term, ...). what() names the problem. A standard exception: extract/
+// uses egraph/ and the standard library only (DESIGN's module table);
+// tools/extract_serialized.cpp turns it into smelt's ExtractInputError.
+class ProblemError : public std::runtime_error {
  public:
-  explicit ProblemError(const std::string& message) : Error(ErrorKind::kExtractInput, message) {}
+  explicit ProblemError(const std::string& message) : std::runtime_error(message) {}
 };
 
 class Problem {

@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "cost/predict.h"
+#include "fusion/kernelize.h"
 #include "ir/builder.h"
 #include "ir/text_format.h"
 #include "runtime/device.h"
@@ -164,6 +165,17 @@ ValidationSummary summarize_validation(const std::vector<ValidationPoint>& point
   return s;
 }
 
+cost::GraphKernelizer calibration_kernelizer() {
+  return {
+      .fused = [](const ir::Graph& g) { return fusion::kernelize(g, fusion::materialize_outputs(g)).program; },
+      .unmerged =
+          [](const ir::Graph& g) {
+            return fusion::kernelize(g, fusion::materialize_everything(g), fusion::KernelizeOptions::unmerged())
+                .program;
+          },
+  };
+}
+
 CalibrationReport calibrate(const CalibrateOptions& options) {
   const std::optional<Target> target = parse_target(options.device);
   if (!target) throw std::invalid_argument("calibrate: --device " + options.device + ": not host, cuda or hip");
@@ -181,7 +193,7 @@ CalibrationReport calibrate(const CalibrateOptions& options) {
   // Validation steps are counted after the measurement's own.
   const size_t validation_steps = static_cast<size_t>(randoms) + options.graphs.size();
   size_t measurement_steps = 0;
-  cost::CalibrationOptions measure{options.quick, threads, {}};
+  cost::CalibrationOptions measure{options.quick, threads, {}, calibration_kernelizer()};
   if (options.progress)
     measure.progress = [&](size_t done, size_t total, const std::string& what) {
       measurement_steps = total;

@@ -49,6 +49,11 @@ struct CalibrationReport {
   ValidationSummary kernels, programs;
 };
 
+// How calibration kernelizes its microkernel graphs: fusion::kernelize, with
+// the outputs stored and producers merged (fused) or every value stored and
+// nothing merged (unmerged).
+cost::GraphKernelizer calibration_kernelizer();
+
 // Throws std::invalid_argument for a device name that is not host, cuda or
 // hip, runtime::DeviceUnavailable (an Error) where the GPU is missing.
 CalibrationReport calibrate(const CalibrateOptions& options);

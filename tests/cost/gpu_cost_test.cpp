@@ -15,6 +15,7 @@
 #include "kernel/gpu_plan.h"
 #include "fusion/kernelize.h"
 #include "runtime/host_device.h"
+#include "tools/calibration.h"
 
 namespace smelt::cost {
 namespace {
@@ -155,6 +156,7 @@ TEST(GpuCalibration, EveryStepRunsAndFitsAProfileTheLoaderTakes) {
   CalibrationOptions options;
   options.quick = true;
   options.gpu_size_scale = 1.0 / 256;
+  options.kernelizer = tools::calibration_kernelizer();
   Calibration c = calibrate_gpu(options, std::make_shared<runtime::HostDevice>(1), "Test GPU");
   DeviceProfile& p = c.profile;
   EXPECT_EQ(p.cpu, "Test GPU");
