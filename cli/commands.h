@@ -37,6 +37,7 @@ struct RunOptions {
   bool unsafe_fp = false;       // also the rules exact only in real arithmetic (FuseOptions::unsafe_fp)
   unsigned threads = 0;         // host threads; 0 = every core
   std::string outputs;          // a folder to write each output into as <name>.npy; "" = none
+  std::string mutation;         // testing the checks: a deliberate bug (kernel/mutation.h)
 };
 int run_command(const RunOptions& options);
 

@@ -13,8 +13,8 @@ namespace smelt::cli {
 
 int onnx_test_command(const OnnxTestCommandOptions& options) {
   smelt::OnnxTestOptions test_options;
-  test_options.rtol = options.rtol;
-  test_options.atol = options.atol;
+  test_options.tolerance.rtol = options.rtol;
+  test_options.tolerance.atol = options.atol;
   const std::vector<std::string> available = smelt::onnx_test_target_names();
   if (options.target != "all") {
     if (std::find(available.begin(), available.end(), options.target) == available.end()) {
@@ -28,9 +28,11 @@ int onnx_test_command(const OnnxTestCommandOptions& options) {
     std::cout << result.name << " " << check.data_set << " " << check.target << " " << check.output << ": ";
     if (!check.problem.empty())
       std::cout << check.problem;
+    else if (!check.ok)
+      std::cout << check.detail;
     else
-      std::cout << "max abs error " << formatted("%.3g", check.max_abs_error) << ", max rel error "
-                << formatted("%.3g", check.max_rel_error);
+      std::cout << "max abs error " << formatted("%.3g", check.difference.max_abs) << formatted(", worst %.3g", check.difference.worst_ratio)
+                << " of its bound" << (check.difference.unchecked > 0 ? ", " + std::to_string(check.difference.unchecked) + " unchecked" : std::string());
     std::cout << (check.ok ? "  ok" : "  MISMATCH") << "\n";
   }
   if (!result.bound_inputs.empty()) {
@@ -52,8 +54,14 @@ Registered register_onnx_test(CLI::App& app, SharedOptions& shared) {
   test_cmd->add_option("--target", onnx_test->target, "Where to run: reference, host or all")
       ->check(CLI::IsMember({"reference", "host", "all"}))
       ->default_val("all");
-  test_cmd->add_option("--rtol", onnx_test->rtol, "Relative tolerance")->check(CLI::NonNegativeNumber)->default_val(1e-3);
-  test_cmd->add_option("--atol", onnx_test->atol, "Absolute tolerance")->check(CLI::NonNegativeNumber)->default_val(1e-7);
+  test_cmd
+      ->add_option("--rtol", onnx_test->rtol,
+                   "Relative tolerance of each element, of max(|expected|, its error scale: the size of the terms "
+                   "that produced it); default the dtype's: 1e-4 f32, 1e-2 f16, 2e-2 bf16, 0 integers")
+      ->check(CLI::NonNegativeNumber);
+  test_cmd->add_option("--atol", onnx_test->atol, "Absolute tolerance added to every element's bound")
+      ->check(CLI::NonNegativeNumber)
+      ->default_val(0);
   add_memory_limit_option(test_cmd, shared);
 
   return {test_cmd, [onnx_test] { return onnx_test_command(*onnx_test); }};

@@ -8,7 +8,7 @@ namespace smelt::cli {
 struct OnnxTestCommandOptions {
   std::string dir;
   std::string target = "all";  // reference | host | all (every target this build has)
-  double rtol = 1e-3, atol = 1e-7;
+  double rtol = -1, atol = 0;  // rtol < 0: the dtype's (ir::default_tolerance)
 };
 int onnx_test_command(const OnnxTestCommandOptions& options);
 

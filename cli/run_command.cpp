@@ -1,5 +1,7 @@
 #include "cli/run_command.h"
 
+#include "kernel/mutation.h"
+
 #include <memory>
 #include <algorithm>
 #include <chrono>
@@ -72,6 +74,18 @@ RunTiming summarize_each_kernel(const std::vector<std::vector<double>>& seconds)
 
 // Microseconds for the timing line: one decimal from 10 us up, three
 // significant digits below (a small kernel takes well under 1 us).
+// "  max abs err 2e-06; worst [3,1]: error 2e-06 <= bound 4.1e-05 (rtol 0.0001 x scale 0.41): ok"
+void check_line(std::ostream& out, const ir::HostTensor& got, const ir::OutputDifference& d) {
+  out << formatted("  max abs err %.3g", d.max_abs);
+  if (d.worst >= 0)
+    out << "; worst " << ir::element_index(got.type.shape, d.worst) << formatted(": error %.3g", d.worst_error)
+        << (d.worst_error <= d.worst_bound ? " <= " : " > ") << formatted("bound %.3g", d.worst_bound)
+        << formatted(" (rtol %g", d.rtol) << formatted(" x scale %.3g)", d.worst_scale);
+  if (d.failed > 0) out << "; " << d.failed << " of " << got.numel() << " elements outside";
+  if (d.unchecked > 0) out << "; " << d.unchecked << " unchecked";
+  out << (d.ok ? ": ok" : ": MISMATCH");
+}
+
 std::string us_text(double us) { return formatted(us >= 10 ? "%.1f us" : "%.3g us", us); }
 
 // The host threads the kernels run on: --threads, or every core as
@@ -146,10 +160,14 @@ int run_compiled_command(const RunOptions& options, const RunTimingOptions& timi
   compile_options.fusion = !options.no_fusion;
   compile_options.unsafe_fp = options.unsafe_fp;
   compile_options.threads = options.threads;
+  compile_options.mutation = options.mutation;
   const auto compile_start = std::chrono::steady_clock::now();
   smelt::Program program = smelt::compile(g, compile_options);  // a missing device: DeviceUnavailable, exit 1
   const double compile_s = seconds_since(compile_start);
   if (!program.fusion().profile_note.empty()) std::cerr << "note: " << program.fusion().profile_note << "\n";
+  if (!options.mutation.empty())
+    std::cerr << "mutation " << options.mutation << ": "
+              << (program.mutation().empty() ? "no site in this program (it runs unchanged)" : program.mutation()) << "\n";
   const auto run_start = std::chrono::steady_clock::now();
   const std::vector<ir::HostTensor> outputs = program.run(inputs);
   const double run_s = seconds_since(run_start);
@@ -166,9 +184,9 @@ int run_compiled_command(const RunOptions& options, const RunTimingOptions& timi
   std::vector<ir::OutputDifference> errors;
   bool all_ok = true;
   if (options.check) {
-    const std::vector<ir::HostTensor> want = smelt::run_reference(g, inputs);
+    const ir::Reference want = smelt::reference(g, inputs);
     for (size_t i = 0; i < outputs.size(); ++i) {
-      errors.push_back(ir::compare_output(want[i], outputs[i]));
+      errors.push_back(ir::compare_output(want.values[i], outputs[i], &want.error_scales[i]));
       all_ok = all_ok && errors.back().ok;
     }
   }
@@ -182,11 +200,16 @@ int run_compiled_command(const RunOptions& options, const RunTimingOptions& timi
                             {"shape", outputs[i].type.shape},
                             {"checksum", ir::checksum(outputs[i])}};
       if (options.check) {
-        entry["max_abs_error"] = errors[i].max_abs;
-        entry["max_rel_error"] = errors[i].max_rel;
-        entry["scale"] = errors[i].scale;
-        entry["tolerance"] = errors[i].tolerance;
-        entry["ok"] = errors[i].ok;
+        const ir::OutputDifference& d = errors[i];
+        entry["max_abs_error"] = d.max_abs;
+        entry["rtol"] = d.rtol;
+        entry["worst_element"] = d.worst < 0 ? ordered_json(nullptr) : ordered_json(ir::element_index(outputs[i].type.shape, d.worst));
+        entry["worst_error"] = d.worst_error;
+        entry["worst_bound"] = d.worst_bound;
+        entry["worst_scale"] = d.worst_scale;
+        entry["failed_elements"] = d.failed;
+        entry["unchecked_elements"] = d.unchecked;
+        entry["ok"] = d.ok;
       }
       list.push_back(entry);
     }
@@ -204,6 +227,9 @@ int run_compiled_command(const RunOptions& options, const RunTimingOptions& timi
                         {"seconds", run_s},
                         {"outputs", list}};
     if (options.check) out["check"] = all_ok ? "ok" : "mismatch";
+    if (!options.mutation.empty())
+      out["mutation"] = {{"name", options.mutation},
+                         {"site", program.mutation().empty() ? ordered_json(nullptr) : ordered_json(program.mutation())}};
     if (measured) {
       out["reps"] = measured->reps;
       out["median_us"] = measured->median_us;
@@ -231,9 +257,7 @@ int run_compiled_command(const RunOptions& options, const RunTimingOptions& timi
     for (size_t i = 0; i < outputs.size(); ++i) {
       std::cout << value_name(g, g.outputs()[i]) << ": " << ir::type_str(outputs[i].type)
                 << " checksum=" << formatted("%.9g", ir::checksum(outputs[i]));
-      if (options.check)
-        std::cout << formatted("  max abs err %.3g", errors[i].max_abs) << formatted(", max rel err %.3g", errors[i].max_rel) << formatted(" (of scale %.3g)", errors[i].scale)
-                  << formatted(", tolerance %g", errors[i].tolerance) << (errors[i].ok ? ": ok" : ": MISMATCH");
+      if (options.check) check_line(std::cout, outputs[i], errors[i]);
       std::cout << "\n";
     }
     const size_t kernels = program.kernels().kernels.size();
@@ -306,7 +330,19 @@ Registered register_run(CLI::App& app, SharedOptions& shared) {
       ->default_val("host");
   run_cmd->add_option("--arch", run->arch, "cuda: sm_80 | sm_90, hip: gfx90a | gfx942 (default: the device's)");
   run_cmd->add_flag("--check", run->check,
-                    "Compare every output with the reference interpreter (tolerance by dtype); exit 1 on a mismatch");
+                    "Compare every output with the reference interpreter, element by element: |want - got| <= rtol "
+                    "x max(|want|, the size of the terms that produced it), rtol by dtype (1e-4 f32, 1e-2 f16, "
+                    "2e-2 bf16, integers exact); exit 1 on a mismatch");
+  std::string mutation_help = "Testing the checks: put a deliberate bug into the compiled kernels (with --check, it "
+                              "must be reported wherever it changes an output). One of:";
+  for (const smelt::kernel::Mutation& m : smelt::kernel::mutations())
+    mutation_help += "\n  " + std::string(m.name) + ": " + std::string(m.what);
+  run_cmd->add_option("--mutate", run->mutation, mutation_help)
+      ->check(CLI::IsMember([] {
+        std::vector<std::string> names;
+        for (const smelt::kernel::Mutation& m : smelt::kernel::mutations()) names.emplace_back(m.name);
+        return names;
+      }()));
   run_cmd->add_flag("--no-fusion", run->no_fusion, "Run unfused: one kernel per op");
   run_cmd->add_flag("--unsafe-fp", run->unsafe_fp, kUnsafeFpHelp);
   run_cmd->add_option("--outputs", run->outputs,

@@ -2,6 +2,7 @@
 
 #include "error/memory_limit.h"
 #include "ir/scalar.h"
+#include "ir/tensor_compare.h"
 
 #include <algorithm>
 #include <array>
@@ -390,10 +391,223 @@ HostTensor eval_node(const Node& node, const std::vector<const HostTensor*>& arg
   throw InterpretError(std::string(op_name(node.op)) + ": the interpreter does not know this op");
 }
 
+// ---- error scales ------------------------------------------------------------
+//
+// An element's error scale s bounds how far an honest compiled program may be
+// from the reference there, in units of the dtype's relative tolerance: an
+// element passes when |want - got| <= rtol * s (ir/tensor_compare.h). Inputs
+// and constants are exact (s = 0); every float op adds its own error,
+// own_error(dtype) x |value| (at least the dtype's smallest normal number /
+// rtol: a result that small may be flushed to zero), and carries its operands'
+// scales through its slope; a sum or a contraction carries its operands' errors and a
+// share of the sum of the absolute values of its terms (sum_error_scale: the
+// most an f32 sum in any order can lose), so an element where a long sum
+// cancels is judged by the size of its terms, not by its own.
+// An element whose value can jump under rounding — a comparison of two nearly
+// equal values, a cast to an integer next to a step — gets s = +inf: any value
+// is honest there, and the comparison counts it as unchecked.
+
+// The smallest normal number of a float dtype (bf16 has f32's exponent range).
+double smallest_normal(DType t) {
+  return t == DType::F16 ? 6.103515625e-05 : static_cast<double>(std::numeric_limits<float>::min());
+}
+
+// Ops that compiled code computes by an approximation (lower/host_vector_math,
+// lower/gpu_math.h: good to a few units of f32's last place, the hip
+// fallback's tanh to 33) rather than one correctly rounded instruction.
+bool approximated(Op op) {
+  switch (op) {
+    case Op::Exp: case Op::Exp2: case Op::Log: case Op::Log2: case Op::Sin: case Op::Cos: case Op::Tanh:
+    case Op::Rsqrt: case Op::Sigmoid: case Op::Gelu: case Op::Erf: case Op::Pow:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// An op's own error, relative to its value, in units of its dtype's rtol:
+// 2 units of f32's last place (the reference rounds once, a fused kernel may
+// round once more or contract into an FMA), 64 for an approximated op, or two
+// of its own dtype's (the reference rounds every op to f16 / bf16, a fused
+// kernel only its stores). The comparison adds rtol x |value| once, at the output.
+double own_error(Op op, DType t) {
+  constexpr double kF32Ulp = 5.9604644775390625e-08;  // 2^-24
+  const double dtype_ulp = t == DType::F16 ? std::ldexp(1.0, -11) : t == DType::BF16 ? std::ldexp(1.0, -8) : kF32Ulp;
+  return std::max((approximated(op) ? 64 : 2) * kF32Ulp, 2 * dtype_ulp) / default_tolerance(t);
+}
+
+// Scales are held as f32 tensors whatever the node's dtype (an f16 node's
+// scale may pass f16's range without the value doing so).
+Node scale_node(const Node& node) {
+  Node copy = node;
+  copy.type.dtype = DType::F32;
+  if (node.op == Op::Pad) copy.attrs.values = {0.0};  // the padding value is exact
+  return copy;
+}
+
+HostTensor zero_scale(const Node& node) { return HostTensor::zeros({DType::F32, node.type.shape}); }
+
+HostTensor magnitude(const HostTensor& x) {
+  HostTensor out = HostTensor::zeros({DType::F32, x.type.shape});
+  for (int64_t i = 0; i < out.numel(); ++i) out.set(i, std::fabs(x.get(i)));
+  return out;
+}
+
+HostTensor squared(const HostTensor& x) {
+  HostTensor out = HostTensor::zeros({DType::F32, x.type.shape});
+  for (int64_t i = 0; i < out.numel(); ++i) {
+    const double v = x.get(i);
+    out.reals[i] = v * v;  // held in double: an f32 square of a large scale overflows
+  }
+  return out;
+}
+
+// A sum of `count` terms of total size `terms` (Σ|term|) whose operands carry
+// errors of squared size `carried_squares` (Σ of each term's error², in rtol
+// units): its own error (own_error x |value|), the operands' errors added as
+// independent ones (root of the sum of squares: added linearly, a 4-layer
+// MLP's bound grows to a thousand times its outputs), and what summing in f32
+// in another order than the reference's double sum loses. Each addition
+// rounds its partial sum by up to u = 2^-24 of itself; as independent errors
+// that totals about u·Σ|term| when the terms' signs vary (partial sums stay
+// small) and u·sqrt(count)·|value| when they agree (partial sums grow to the
+// value): four times the larger, for margin, in rtol units, never more than Σ|term|.
+// (A 512-term f32 gemm element is judged by 0.24 % of its terms' size, so a
+// 1 % error in an element a hundred times smaller than its terms fails.)
+HostTensor sum_error_scale(const Node& node, const HostTensor& value, const HostTensor& terms,
+                           const HostTensor& carried_squares, int64_t count) {
+  constexpr double kUnitRoundoff = 5.9604644775390625e-08;  // 2^-24
+  const double rtol = default_tolerance(node.type.dtype);
+  const double of_terms = std::min(1.0, 4.0 * kUnitRoundoff / rtol);
+  const double of_value = 4.0 * std::sqrt(static_cast<double>(count)) * kUnitRoundoff / rtol;
+  HostTensor out = zero_scale(node);
+  for (int64_t i = 0; i < out.numel(); ++i) {
+    const double v = std::fabs(value.get(i));
+    const double s = own_error(node.op, node.type.dtype) * v +
+                     std::min(terms.reals[i], std::max(of_terms * terms.reals[i], of_value * v)) +
+                     std::sqrt(std::max(0.0, carried_squares.reals[i]));
+    out.reals[i] = std::isnan(s) ? std::numeric_limits<double>::infinity() : static_cast<double>(static_cast<float>(s));
+  }
+  return out;
+}
+
+// The error scale of an elementwise node: its slope in each real operand,
+// measured on the unrounded real-domain semantics by a difference over the
+// operand's own tolerance (rtol * s both ways: a secant, never smaller than the
+// slope where the function bends), times that operand's scale; plus |value|.
+HostTensor elementwise_error_scale(const Node& node, const std::vector<const HostTensor*>& args,
+                                   const std::vector<const HostTensor*>& scales, const HostTensor& value) {
+  HostTensor out = zero_scale(node);
+  const OpInfo& info = op_info(node.op);
+  const size_t arity = args.size();
+  const size_t value_operand = node.op == Op::Where ? 1 : 0;
+  const bool real_domain = args[value_operand]->is_real();
+  const bool real_result = is_float(node.type.dtype);
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  std::array<double, 3> x{}, moved{};
+  // Below the smallest normal number a result may be flushed to zero (FTZ on a
+  // GPU, a clamped exp's tail): an op's own error is at least that, absolutely.
+  const double own_floor = real_result ? smallest_normal(node.type.dtype) / default_tolerance(node.type.dtype) : 0.0;
+  const double own = real_result ? own_error(node.op, node.type.dtype) : 0.0;
+  for (int64_t i = 0; i < out.numel(); ++i) {
+    // An infinite value is exact (inf is inf): no rounding of its own.
+    const double v = value.get(i);
+    double s = real_result && std::isfinite(v) ? std::max(own * std::fabs(v), own_floor) : 0.0;
+    bool jumps = false;  // an integer or bool operand that may differ, or a result that may step
+    for (size_t k = 0; k < arity; ++k) x[k] = args[k]->get(i);
+    for (size_t k = 0; k < arity && !jumps; ++k) {
+      const double sk = scales[k]->reals[i];
+      if (sk == 0) continue;
+      if (!args[k]->is_real() || !real_domain) {  // a bool or integer that may be flipped
+        jumps = !(node.op == Op::Where && k == 0 && x[1] == x[2]);
+        continue;
+      }
+      const double delta = default_tolerance(args[k]->type.dtype) * sk;
+      if (!std::isfinite(delta)) {
+        jumps = true;
+        continue;
+      }
+      const double at = info.eval_real(x.data());
+      if (std::isnan(at)) break;  // a NaN must be matched exactly: no scale makes it pass
+      double slope = 0;
+      for (double step : {delta, -delta}) {
+        moved = x;
+        moved[k] += step;
+        const double there = info.eval_real(moved.data());
+        if (there == at) continue;  // also an infinity that stays (-inf - max: masked attention)
+        if (!std::isfinite(there) || !std::isfinite(at)) {
+          jumps = true;  // to or from an infinity or NaN
+        } else if (!real_result) {
+          // A comparison or a cast to an integer or bool: does the result step?
+          if (scalar_from_real(there, node.type.dtype).integer != scalar_from_real(at, node.type.dtype).integer)
+            jumps = true;
+        } else {
+          slope = std::max(slope, std::fabs(there - at) / delta);
+        }
+      }
+      if (std::isnan(slope)) jumps = true;
+      s += slope * sk;
+    }
+    out.reals[i] = jumps || std::isnan(s) ? kInf : static_cast<double>(static_cast<float>(s));
+  }
+  return out;
+}
+
+HostTensor eval_error_scale(const Node& node, const std::vector<const HostTensor*>& args,
+                            const std::vector<const HostTensor*>& scales, const HostTensor& value) {
+  const Node scaled = scale_node(node);
+  const bool real = is_float(node.type.dtype);
+  switch (node.op) {
+    case Op::Input: case Op::Constant: case Op::Full: case Op::Iota: return zero_scale(node);
+    case Op::Reshape: return eval_reshape(scaled, *scales[0]);
+    case Op::Permute: return eval_permute(scaled, *scales[0]);
+    case Op::Slice: return eval_slice(scaled, *scales[0]);
+    case Op::Pad: return eval_pad(scaled, *scales[0]);
+    case Op::Broadcast: return eval_broadcast(scaled, *scales[0]);
+    case Op::Concat: return eval_concat(scaled, scales);
+    // A sum: the sum of |term| + its scale; a max: the largest scale among the
+    // candidates (the maximum itself is exact).
+    case Op::ReduceSum: {
+      if (!real) return zero_scale(node);
+      const HostTensor terms = eval_reduce(scaled, magnitude(*args[0]), Op::Add);
+      const HostTensor carried = eval_reduce(scaled, squared(*scales[0]), Op::Add);
+      return sum_error_scale(node, value, terms, carried, numel(args[0]->type.shape) / std::max<int64_t>(1, value.numel()));
+    }
+    case Op::ReduceMax: {
+      if (!real) return zero_scale(node);
+      HostTensor out = eval_reduce(scaled, *scales[0], Op::Max);
+      for (double& v : out.reals) v = std::max(v, 0.0);  // an empty reduction's -inf
+      return out;
+    }
+    // The operands' errors carried: Σ (s_a |b|)² + (|a| s_b)², to first order.
+    case Op::Matmul: {
+      if (!real) return zero_scale(node);
+      const HostTensor terms = eval_matmul(scaled, magnitude(*args[0]), magnitude(*args[1]));
+      HostTensor carried = eval_matmul(scaled, squared(*scales[0]), squared(*args[1]));
+      const HostTensor other = eval_matmul(scaled, squared(*args[0]), squared(*scales[1]));
+      for (int64_t i = 0; i < carried.numel(); ++i) carried.reals[i] += other.reals[i];
+      return sum_error_scale(node, value, terms, carried, args[0]->type.shape.back());
+    }
+    case Op::Conv: {
+      if (!real) return zero_scale(node);
+      const HostTensor terms = eval_conv(scaled, magnitude(*args[0]), magnitude(*args[1]));
+      HostTensor carried = eval_conv(scaled, squared(*scales[0]), squared(*args[1]));
+      const HostTensor other = eval_conv(scaled, squared(*args[0]), squared(*scales[1]));
+      for (int64_t i = 0; i < carried.numel(); ++i) carried.reals[i] += other.reals[i];
+      const Shape& w = args[1]->type.shape;  // [C_out, C_in / groups, kernel...]
+      return sum_error_scale(node, value, terms, carried, numel(Shape(w.begin() + 1, w.end())));
+    }
+    default: break;
+  }
+  if (op_class(node.op) == OpClass::Elementwise) return elementwise_error_scale(node, args, scales, value);
+  throw InterpretError(std::string(op_name(node.op)) + ": no error scale for this op");
+}
+
 // Evaluates every node in order. Unless `keep_all`, a value is released after
 // its last use, so only live values occupy memory.
+// With `scales`, also the error scale of every value (released with it).
 std::vector<HostTensor> evaluate(const Graph& g, const std::vector<HostTensor>& inputs,
-                                 bool keep_all) {
+                                 bool keep_all, std::vector<HostTensor>* scales = nullptr) {
   const std::vector<ValueId> input_ids = g.inputs();
   if (inputs.size() != input_ids.size())
     throw InterpretError("graph " + (g.name().empty() ? std::string("<unnamed>") : g.name()) +
@@ -408,24 +622,32 @@ std::vector<HostTensor> evaluate(const Graph& g, const std::vector<HostTensor>& 
   for (ValueId v : g.outputs()) is_output[v] = true;
 
   std::vector<HostTensor> values(count);
+  if (scales) scales->assign(count, HostTensor{});
   size_t next_input = 0;
-  std::vector<const HostTensor*> args;
+  std::vector<const HostTensor*> args, arg_scales;
   uint64_t live_bytes = 0;  // of `values`, checked against the memory limit before each node
   for (size_t v = 0; v < count; ++v) {
     const Node& node = g.nodes()[v];
     live_bytes = add_bytes(live_bytes, host_tensor_bytes(node.type));
+    if (scales) live_bytes = add_bytes(live_bytes, host_tensor_bytes(node.type));
     check_memory(live_bytes, "the reference interpreter, at node " + std::to_string(v) +
                                  (node.name.empty() ? "" : " '" + node.name + "'") + " (" +
                                  std::string(op_name(node.op)) + " " + type_str(node.type) +
                                  ", 8 bytes per element),");
     if (node.op == Op::Input) {
       values[v] = eval_input(node, next_input, inputs);
+      if (scales) (*scales)[v] = zero_scale(node);
       ++next_input;
     } else {
       args.clear();
       for (ValueId operand : node.operands) args.push_back(&values[operand]);
       try {
         values[v] = eval_node(node, args);
+        if (scales) {
+          arg_scales.clear();
+          for (ValueId operand : node.operands) arg_scales.push_back(&(*scales)[operand]);
+          (*scales)[v] = eval_error_scale(node, args, arg_scales, values[v]);
+        }
       } catch (const InterpretError& e) {
         throw InterpretError("node " + std::to_string(v) +
                              (node.name.empty() ? "" : " '" + node.name + "'") + ": " + e.what());
@@ -436,8 +658,10 @@ std::vector<HostTensor> evaluate(const Graph& g, const std::vector<HostTensor>& 
         // (an operand used twice is released once: then it holds no elements)
         if (last_use[operand] == v && !is_output[operand] &&
             !(values[operand].reals.empty() && values[operand].ints.empty())) {
-          live_bytes -= host_tensor_bytes(values[operand].type);
+          const uint64_t bytes = host_tensor_bytes(values[operand].type);
+          live_bytes -= scales ? 2 * bytes : bytes;
           values[operand] = HostTensor{};
+          if (scales) (*scales)[operand] = HostTensor{};
         }
   }
   return values;
@@ -459,6 +683,17 @@ std::vector<HostTensor> interpret(const Graph& g, const std::vector<HostTensor>&
       outputs.push_back(std::move(values[ids[i]]));
   }
   return outputs;
+}
+
+Reference interpret_with_error_scales(const Graph& g, const std::vector<HostTensor>& inputs) {
+  std::vector<HostTensor> scales;
+  std::vector<HostTensor> values = evaluate(g, inputs, /*keep_all=*/false, &scales);
+  Reference out;
+  for (ValueId id : g.outputs()) {
+    out.values.push_back(values[id]);
+    out.error_scales.push_back(scales[id]);
+  }
+  return out;
 }
 
 std::vector<HostTensor> interpret_all(const Graph& g, const std::vector<HostTensor>& inputs) {

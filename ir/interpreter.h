@@ -8,6 +8,7 @@
 #include "error/error.h"
 #include "ir/graph.h"
 #include "ir/host_tensor.h"
+#include "ir/tensor_compare.h"
 
 namespace smelt::ir {
 
@@ -19,6 +20,15 @@ class InterpretError : public Error {
 // `inputs` match g.inputs() by position and must have exactly their types.
 // Returns the values of g.outputs(), in order.
 std::vector<HostTensor> interpret(const Graph& g, const std::vector<HostTensor>& inputs);
+
+// The values of g.outputs() and each element's error scale: how far an honest
+// compiled program may be from it, in units of the dtype's relative tolerance
+// (ir/tensor_compare.h). Inputs and constants are exact; each float op adds
+// its own |value| and carries its operands' scales through its slope; sums and
+// contractions carry the sum of |term| + its scale; an element that may jump
+// under rounding (a comparison of nearly equal values) gets +inf. Costs about
+// twice interpret's time and memory; docs/testing.md has the derivation.
+Reference interpret_with_error_scales(const Graph& g, const std::vector<HostTensor>& inputs);
 
 // The value of every node (indexed by ValueId), for debugging and for checking
 // intermediate values.

@@ -337,7 +337,7 @@ const std::array<OpInfo, kNumOps> kTable = {{
   {Op::Abs, "abs", 1, OpClass::Elementwise, kNone, infer_unary_numeric, REAL(std::fabs(x[0])), INT(x[0] < 0 ? wrap_sub(0, x[0]) : x[0])},
   {Op::Relu, "relu", 1, OpClass::Elementwise, kNone, infer_unary_numeric, REAL(x[0] > 0 || std::isnan(x[0]) ? x[0] : 0.0), INT(std::max<int64_t>(x[0], 0))},
   {Op::Sigmoid, "sigmoid", 1, OpClass::Elementwise, kNone, infer_unary_float, REAL(1.0 / (1.0 + std::exp(-x[0]))), nullptr},
-  {Op::Gelu, "gelu", 1, OpClass::Elementwise, kNone, infer_unary_float, REAL(0.5 * x[0] * (1.0 + std::erf(x[0] * 0.70710678118654752440))), nullptr},
+  {Op::Gelu, "gelu", 1, OpClass::Elementwise, kNone, infer_unary_float, REAL(0.5 * x[0] * std::erfc(-x[0] * 0.70710678118654752440)), nullptr},
   {Op::Erf, "erf", 1, OpClass::Elementwise, kNone, infer_unary_float, REAL(std::erf(x[0])), nullptr},
   {Op::Cast, "cast", 1, OpClass::Elementwise, kAttrTo, infer_cast, REAL(x[0]), INT(x[0])},
   {Op::Add, "add", 2, OpClass::Elementwise, kNone, infer_arith, REAL(x[0] + x[1]), INT(wrap_add(x[0], x[1]))},

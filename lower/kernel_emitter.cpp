@@ -556,11 +556,14 @@ llvm::Value* KernelEmitter::emit_elementwise(const KernelExpr& e, NodeValues& at
       // x > 0 or NaN keeps x: "unordered or greater than".
       case Op::Relu: r = b.CreateSelect(b.CreateFCmpUGT(x[0], f(0)), x[0], f(0)); break;
       case Op::Sigmoid: {
-        // −x kept in [−80, 80]: exp never overflows or underflows, paths the
-        // vector math library runs a lane at a time; sigmoid(±80) is 1 and
-        // 1.8e-35, within every tolerance of the exact value. NaN stays NaN.
+        // −x kept in [−80, 88]: exp never overflows or underflows, paths the
+        // vector math library runs a lane at a time; sigmoid(80) is 1 and
+        // sigmoid(−88) 6.1e-39, below f32's smallest normal number (1.2e-38),
+        // so a clamped tail is as far from the exact value (0 in f32 below
+        // −104) as flushing to zero is. (At −80 the tail was 1.8e-35: x·sigmoid(x)
+        // = −2.4e-33 where the exact product is −0.) NaN stays NaN.
         llvm::Value* minus_x = b.CreateFNeg(x[0]);
-        minus_x = b.CreateSelect(b.CreateFCmpOGT(minus_x, f(80)), f(80), minus_x);
+        minus_x = b.CreateSelect(b.CreateFCmpOGT(minus_x, f(88)), f(88), minus_x);
         minus_x = b.CreateSelect(b.CreateFCmpOLT(minus_x, f(-80)), f(-80), minus_x);
         r = b.CreateFDiv(f(1), b.CreateFAdd(f(1), math_.unary(b, Op::Exp, minus_x)));
         break;

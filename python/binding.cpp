@@ -295,6 +295,63 @@ std::vector<ir::HostTensor> host_tensors(const ir::Graph& g, nb::handle inputs) 
   return tensors;
 }
 
+nb::ndarray<nb::ro> as_ndarray(nb::handle value) {
+  return nb::cast<nb::ndarray<nb::ro>>(nb::module_::import_("numpy").attr("asarray")(value));
+}
+
+// An array's smelt dtype: the first that accepts its numpy dtype (uint16 is bf16's bits).
+ir::DType array_smelt_dtype(nb::handle value, nb::handle dtype) {
+  if (!dtype.is_none()) return to_dtype(dtype);
+  nb::ndarray<nb::ro> array;
+  if (!nb::try_cast(value, array)) array = as_ndarray(value);
+  for (ir::DType t : ir::kAllDTypes)
+    if (accepts(t, array.dtype())) return t;
+  throw input_error("compare: no smelt dtype holds " + describe(array.dtype()));
+}
+
+ir::TensorType array_type(nb::handle value, ir::DType dtype) {
+  nb::ndarray<nb::ro> array;
+  if (!nb::try_cast(value, array)) array = as_ndarray(value);
+  ir::TensorType type{dtype, {}};
+  for (size_t i = 0; i < array.ndim(); ++i) type.shape.push_back(static_cast<int64_t>(array.shape(i)));
+  return type;
+}
+
+nb::dict compare_arrays(nb::handle got, nb::handle want, nb::handle scale, nb::handle dtype, nb::handle rtol,
+                        double atol) {
+  const ir::TensorType type = array_type(want, array_smelt_dtype(want, dtype));
+  const ir::HostTensor want_t = runtime::from_bytes(type, checked_array(want, type, "want").bytes);
+  const ir::HostTensor got_t = runtime::from_bytes(type, checked_array(got, type, "got").bytes);
+  std::optional<ir::HostTensor> scale_t;
+  if (!scale.is_none()) {
+    const ir::TensorType scale_type{ir::DType::F32, type.shape};
+    scale_t = runtime::from_bytes(scale_type, checked_array(scale, scale_type, "scale").bytes);
+  }
+  ir::Tolerance tolerance;
+  if (!rtol.is_none()) tolerance.rtol = nb::cast<double>(rtol);
+  tolerance.atol = atol;
+  const ir::OutputDifference d = ir::compare_output(want_t, got_t, scale_t ? &*scale_t : nullptr, tolerance);
+  nb::dict out;
+  out["ok"] = d.ok;
+  out["failed"] = d.failed;
+  out["unchecked"] = d.unchecked;
+  if (d.worst >= 0) {
+    nb::list index;
+    for (int64_t i : ir::multi_index(type.shape, d.worst)) index.append(i);
+    out["worst_index"] = nb::tuple(index);
+  } else {
+    out["worst_index"] = nb::none();
+  }
+  out["worst_error"] = d.worst_error;
+  out["worst_bound"] = d.worst_bound;
+  out["worst_scale"] = d.worst_scale;
+  out["max_abs_error"] = d.max_abs;
+  out["rtol"] = d.rtol;
+  out["atol"] = d.atol;
+  out["message"] = d.ok ? std::string() : ir::describe_difference(want_t, got_t, d);
+  return out;
+}
+
 // Every operand of one op must come from the same graph: apply() adds the op to
 // the first operand's graph and takes the others' ids as ids of that graph.
 void check_same_graph(const std::vector<ir::Tensor>& operands) {
@@ -738,9 +795,37 @@ void define_module(nb::module_& m) {
         "Runs the graph with smelt's reference interpreter (the oracle every compiled path is checked "
         "against). inputs: a sequence in graph order or a dict by input name. Returns the outputs, a list "
         "of numpy arrays in graph order.");
+  m.def("reference_with_error_scales",
+        [](const GraphBox& b, nb::handle inputs) {
+          std::vector<ir::HostTensor> tensors = host_tensors(b.graph, inputs);
+          ir::Reference ref;
+          {
+            nb::gil_scoped_release release;
+            ref = smelt::reference(b.graph, tensors);
+          }
+          std::vector<nb::object> values, scales;
+          for (const ir::HostTensor& t : ref.values) values.push_back(to_numpy(t));
+          for (const ir::HostTensor& t : ref.error_scales) scales.push_back(to_numpy(t));
+          return nb::make_tuple(values, scales);
+        },
+        "graph"_a, "inputs"_a,
+        "The reference outputs and each element's error scale (float32 arrays of the outputs' shapes): how far "
+        "an honest compiled run may be from it, in units of the dtype's relative tolerance (docs/testing.md). "
+        "Returns (outputs, scales); pass an output's scale to smelt.compare.");
+  m.def("compare",
+        [](nb::handle got, nb::handle want, nb::handle scale, nb::handle dtype, nb::handle rtol, double atol) {
+          return compare_arrays(got, want, scale, dtype, rtol, atol);
+        },
+        "got"_a, "want"_a, "scale"_a = nb::none(), "dtype"_a = nb::none(), "rtol"_a = nb::none(), "atol"_a = 0.0,
+        "smelt's one comparison rule (ir/tensor_compare.h), element by element: |want - got| <= atol + rtol * "
+        "max(|want|, scale), rtol the dtype's (smelt.default_tolerance) unless given; non-finite elements must "
+        "match exactly; an infinite scale leaves the element unchecked. `scale`: the output's error scale from "
+        "smelt.reference_with_error_scales (None: each element's own |want|). `dtype`: needed for bf16 (its "
+        "arrays are uint16 bits). Returns a dict: ok, failed, unchecked, worst_index, worst_error, worst_bound, "
+        "worst_scale, max_abs_error, rtol, atol, message.");
   m.def("default_tolerance", [](nb::handle dtype) { return ir::default_tolerance(to_dtype(dtype)); }, "dtype"_a,
-        "The relative tolerance smelt checks compiled outputs with: 1e-4 for f32, 1e-2 for f16 / bf16, 0 for "
-        "integers and bool (relative to max(1, the largest |reference| element)).");
+        "The relative tolerance smelt checks compiled outputs with, per element (smelt.compare): 1e-4 for f32, "
+        "1e-2 for f16, 2e-2 for bf16, 0 for integers and bool.");
 
   nb::class_<smelt::Limits>(m, "Limits", "How long the optimizer may search (defaults: smelt's).")
       .def(nb::init<>())

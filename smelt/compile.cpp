@@ -1,5 +1,7 @@
 #include "smelt/compile.h"
 
+#include "kernel/mutation.h"
+
 #include <stdexcept>
 
 #include "runtime/device.h"
@@ -65,6 +67,7 @@ Program compile(const ir::Graph& graph, const CompileOptions& options) {
   }
   auto fusion = std::make_shared<FusionResult>(fuse(graph, costed));
   fusion->profile_note = note;
+  if (!options.mutation.empty()) program.mutation_ = kernel::mutate(fusion->after, options.mutation);
   program.executable_ = std::make_shared<runtime::Executable>(fusion->after, std::move(device));
   program.fusion_ = std::move(fusion);
   return program;

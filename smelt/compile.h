@@ -34,6 +34,9 @@ struct FusionResult;
 struct CompileOptions : FuseOptions {
   Target target = Target::kHost;
   std::string arch{};  // cuda: sm_80 | sm_90, hip: gfx90a | gfx942; "" = the device's
+  // For testing the checks, never for use: a deliberate bug put into the fused
+  // kernels before they are lowered (kernel/mutation.h; `smelt run --mutate`).
+  std::string mutation{};
 };
 
 // A compiled graph on its device. Thread safety: every member may be called
@@ -68,11 +71,15 @@ class Program {
   size_t peak_bytes_after() const;
   Target target() const;
   std::string device() const;  // e.g. "host (AVX-512, 2 threads)"
+  // Where CompileOptions::mutation put its bug ("kernel 3 'k3': ..."); "" when
+  // none was asked for or the program has no site for it.
+  const std::string& mutation() const { return mutation_; }
 
  private:
   friend Program compile(const ir::Graph&, const CompileOptions&);
   std::shared_ptr<const FusionResult> fusion_;
   std::shared_ptr<runtime::Executable> executable_;
+  std::string mutation_;
 };
 
 // Tensors as the raw bytes of the memory layout every target uses

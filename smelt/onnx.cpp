@@ -58,29 +58,18 @@ std::string primary_op(const std::string& test_name, const std::vector<std::stri
   return (op.empty() ? first_word : op) + suffix;
 }
 
-// numpy.testing.assert_allclose: |got - want| <= atol + rtol * |want|, NaN equals NaN.
-OnnxOutputCheck compare(const ir::HostTensor& want, const ir::HostTensor& got, double rtol, double atol) {
+// The shipped output against what a target computed, by the one rule, with
+// the reference interpreter's error scale of each element.
+OnnxOutputCheck compare(const ir::HostTensor& want, const ir::HostTensor& got, const ir::HostTensor* scale,
+                        const ir::Tolerance& tolerance) {
   OnnxOutputCheck check;
   if (want.type != got.type) {
     check.problem = "expected " + ir::type_str(want.type) + ", got " + ir::type_str(got.type);
     return check;
   }
-  check.ok = true;
-  for (int64_t i = 0; i < want.numel(); ++i) {
-    const double w = want.get(i), g = got.get(i);
-    if (std::isnan(w) || std::isnan(g)) {
-      if (std::isnan(w) != std::isnan(g)) check.ok = false, check.max_abs_error = INFINITY;
-      continue;
-    }
-    if (std::isinf(w) || std::isinf(g)) {
-      if (w != g) check.ok = false, check.max_abs_error = INFINITY;
-      continue;
-    }
-    const double err = std::fabs(g - w);
-    check.max_abs_error = std::max(check.max_abs_error, err);
-    if (w != 0) check.max_rel_error = std::max(check.max_rel_error, err / std::fabs(w));
-    if (err > atol + rtol * std::fabs(w)) check.ok = false;
-  }
+  check.difference = ir::compare_output(want, got, scale, tolerance);
+  check.ok = check.difference.ok;
+  if (!check.ok) check.detail = ir::describe_difference(want, got, check.difference);
   return check;
 }
 
@@ -97,8 +86,9 @@ CompileOptions quick_compile_options() {
 
 // The one place a target is run. "host" is the compiled path (smelt::compile).
 std::vector<ir::HostTensor> run_on_target(const ir::Graph& g, const std::string& target,
-                                          const std::vector<ir::HostTensor>& inputs, const OnnxTestOptions& options) {
-  if (target == "reference") return run_reference(g, inputs);
+                                          const std::vector<ir::HostTensor>& inputs, const OnnxTestOptions& options,
+                                          const ir::Reference& oracle) {
+  if (target == "reference") return oracle.values;
   if (target == "host") {
     Program program = compile(g, options.quick_compile ? quick_compile_options() : CompileOptions{});
     return program.run(inputs);
@@ -160,17 +150,27 @@ void run_data_set(const importer::OnnxTestCase& test, const importer::ModelSumma
   if (data.outputs.size() != imported.output_names.size())
     throw ImportError(data.dir + ": " + std::to_string(data.outputs.size()) + " output files for a model with " +
                       std::to_string(imported.output_names.size()) + " outputs");
+  // The interpreter once: its values are the "reference" target's, its error
+  // scales judge every target's elements.
+  ir::Reference oracle;
+  std::string oracle_error;
+  try {
+    oracle = reference(imported.graph, inputs);
+  } catch (const std::exception& e) {
+    oracle_error = e.what();
+  }
   for (const std::string& target : options.targets) {
     std::vector<ir::HostTensor> outputs;
-    std::string run_error;
+    std::string run_error = oracle_error;
     try {
-      outputs = run_on_target(imported.graph, target, inputs, options);
+      if (run_error.empty()) outputs = run_on_target(imported.graph, target, inputs, options, oracle);
     } catch (const std::exception& e) {
       run_error = e.what();
     }
     for (size_t i = 0; i < data.outputs.size(); ++i) {
-      OnnxOutputCheck check =
-          run_error.empty() ? compare(data.outputs[i], outputs.at(i), options.rtol, options.atol) : OnnxOutputCheck{};
+      OnnxOutputCheck check = run_error.empty() ? compare(data.outputs[i], outputs.at(i), &oracle.error_scales.at(i),
+                                                          options.tolerance)
+                                                : OnnxOutputCheck{};
       if (!run_error.empty()) check.problem = run_error;
       check.target = target;
       check.output = imported.output_names[i];
@@ -229,9 +229,7 @@ OnnxTestResult run_onnx_test(const std::string& dir, const OnnxTestOptions& opti
     result.status = OnnxTestStatus::Failed;
     if (result.reason.empty())
       result.reason = check.target + " " + check.output + " (" + check.data_set + "): " +
-                      (check.problem.empty() ? "max abs error " + std::to_string(check.max_abs_error) +
-                                                   ", max rel error " + std::to_string(check.max_rel_error)
-                                             : check.problem);
+                      (check.problem.empty() ? check.detail : check.problem);
   }
   return result;
 }

@@ -2,13 +2,14 @@
 // ONNX in the public API: import a model, and run an ONNX backend-style test
 // directory (model.onnx + test_data_set_*/{input,output}_*.pb) through the
 // reference interpreter and the compiled host path, compared with the shipped
-// outputs. `smelt test` and the conformance runner (tests/onnx) share this code.
+// outputs by ir/tensor_compare.h's rule (error scales from the interpreter). `smelt test` and the conformance runner (tests/onnx) share this code.
 #include <string>
 #include <vector>
 
 #include "import/import_error.h"
 #include "import/onnx_import.h"
 #include "ir/graph.h"
+#include "ir/tensor_compare.h"
 
 namespace smelt {
 
@@ -21,7 +22,9 @@ std::vector<std::string> onnx_test_target_names();
 
 struct OnnxTestOptions {
   std::vector<std::string> targets = onnx_test_target_names();
-  double rtol = 1e-3, atol = 1e-7;  // ONNX's backend-test defaults
+  // smelt's one rule (ir/tensor_compare.h): each element within rtol of
+  // max(|expected|, its error scale from the reference interpreter).
+  ir::Tolerance tolerance;
   // Fast optimizer limits for the compiled path (a conformance run compiles
   // hundreds of small models).
   bool quick_compile = true;
@@ -30,7 +33,8 @@ struct OnnxTestOptions {
 // One output of one data set on one target.
 struct OnnxOutputCheck {
   std::string target, output, data_set;
-  double max_abs_error = 0, max_rel_error = 0;
+  ir::OutputDifference difference;
+  std::string detail;  // describe_difference's line when it failed
   bool ok = false;
   std::string problem;  // a dtype or shape mismatch, a run error; empty when only numbers are compared
 };

@@ -31,7 +31,9 @@ namespace smelt {
 using ir::DType;
 using ir::Graph;
 using ir::HostTensor;
-using ir::compare_outputs;    // "" when every output is within its dtype's tolerance, else what differs
+using ir::compare_outputs;    // "" when every element is within its bound (ir/tensor_compare.h), else what differs
+using ir::Reference;          // reference values with each element's error scale
+using ir::Tolerance;
 using ir::default_tolerance;  // the relative tolerance compiled outputs are checked with
 using ir::parse_graph;        // .sg text -> Graph (docs/sg-format.md)
 using ir::print_graph;        // Graph -> .sg text
@@ -47,5 +49,9 @@ std::vector<ir::HostTensor> random_inputs(const ir::Graph& g, uint64_t seed);
 // Evaluates the graph's outputs with the reference interpreter.
 std::vector<ir::HostTensor> run_reference(const ir::Graph& g,
                                           const std::vector<ir::HostTensor>& inputs);
+
+// The reference outputs with each element's error scale: what compare_outputs
+// judges a compiled run by (about twice run_reference's time and memory).
+ir::Reference reference(const ir::Graph& g, const std::vector<ir::HostTensor>& inputs);
 
 }  // namespace smelt

@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
   try {
     const smelt::ir::Graph g = smelt::load_graph(file);
     const std::vector<smelt::ir::HostTensor> inputs = smelt::random_inputs(g, 1);
-    const std::vector<smelt::ir::HostTensor> want = smelt::run_reference(g, inputs);
+    const smelt::ir::Reference want = smelt::reference(g, inputs);
     smelt::CompileOptions unfused_options = options;
     unfused_options.fusion = false;
     smelt::Program fused = smelt::compile(g, options);

@@ -48,9 +48,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   if (g.outputs().empty() || !small_enough(g)) return 0;
   const std::vector<smelt::ir::HostTensor> inputs = smelt::random_inputs(g, /*seed=*/1);
-  std::vector<smelt::ir::HostTensor> want;
+  smelt::ir::Reference want;
   try {
-    want = smelt::run_reference(g, inputs);
+    want = smelt::reference(g, inputs);
   } catch (const smelt::ir::InterpretError&) {
     return 0;
   }

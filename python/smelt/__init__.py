@@ -27,6 +27,7 @@ from ._smelt import (
     add,
     broadcast,
     cast,
+    compare,
     compile,
     concat,
     cos,
@@ -56,6 +57,7 @@ from ._smelt import (
     recip,
     reduce_max,
     reduce_sum,
+    reference_with_error_scales,
     reference,
     relu,
     reshape,
@@ -95,7 +97,8 @@ def f32_to_bf16_bits(values):
 # shadow Python's builtins. Use them as smelt.max(...).
 __all__ = [
     "Error", "Graph", "Limits", "Program", "Tensor",
-    "load", "parse", "compile", "reference", "random_inputs", "default_tolerance",
+    "load", "parse", "compile", "reference", "reference_with_error_scales", "compare", "random_inputs",
+    "default_tolerance",
     "bf16_bits_to_f32", "f32_to_bf16_bits",
     "add", "sub", "mul", "div", "lt", "le", "eq", "where", "neg", "exp", "exp2", "log", "log2",
     "sin", "cos", "tanh", "sqrt", "rsqrt", "recip", "relu", "sigmoid", "gelu", "erf", "cast",

@@ -269,9 +269,19 @@ def reference(graph: Graph, inputs: object) -> list[object]:
     Runs the graph with smelt's reference interpreter (the oracle every compiled path is checked against). inputs: a sequence in graph order or a dict by input name. Returns the outputs, a list of numpy arrays in graph order.
     """
 
+def reference_with_error_scales(graph: Graph, inputs: object) -> tuple:
+    """
+    The reference outputs and each element's error scale (float32 arrays of the outputs' shapes): how far an honest compiled run may be from it, in units of the dtype's relative tolerance (docs/testing.md). Returns (outputs, scales); pass an output's scale to smelt.compare.
+    """
+
+def compare(got: object, want: object, scale: object | None = None, dtype: object | None = None, rtol: object | None = None, atol: float = 0.0) -> dict:
+    """
+    smelt's one comparison rule (ir/tensor_compare.h), element by element: |want - got| <= atol + rtol * max(|want|, scale), rtol the dtype's (smelt.default_tolerance) unless given; non-finite elements must match exactly; an infinite scale leaves the element unchecked. `scale`: the output's error scale from smelt.reference_with_error_scales (None: each element's own |want|). `dtype`: needed for bf16 (its arrays are uint16 bits). Returns a dict: ok, failed, unchecked, worst_index, worst_error, worst_bound, worst_scale, max_abs_error, rtol, atol, message.
+    """
+
 def default_tolerance(dtype: object) -> float:
     """
-    The relative tolerance smelt checks compiled outputs with: 1e-4 for f32, 1e-2 for f16 / bf16, 0 for integers and bool (relative to max(1, the largest |reference| element)).
+    The relative tolerance smelt checks compiled outputs with, per element (smelt.compare): 1e-4 for f32, 1e-2 for f16, 2e-2 for bf16, 0 for integers and bool.
     """
 
 class Limits:

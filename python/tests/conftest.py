@@ -2,7 +2,6 @@
 
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 import smelt
@@ -11,22 +10,15 @@ REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
 
 
-def as_values(array, dtype):
-    """An output as float64 values (bf16 outputs arrive as their uint16 bits)."""
-    if dtype == "bf16":
-        return smelt.bf16_bits_to_f32(array).astype(np.float64)
-    return np.asarray(array).astype(np.float64)
-
-
-def assert_matches(got, want, dtype):
-    """The check smelt applies to every compiled path (ir/tensor_compare.h): the
-    largest error relative to max(1, largest |reference| element) within the
-    dtype's tolerance; exact for integers and bool."""
-    got_values, want_values = as_values(got, dtype), as_values(want, dtype)
-    assert got_values.shape == want_values.shape
-    scale = max(1.0, float(np.max(np.abs(want_values), initial=0.0)))
-    error = float(np.max(np.abs(got_values - want_values), initial=0.0)) / scale
-    assert error <= smelt.default_tolerance(dtype), f"relative error {error:.3g} ({dtype})"
+def assert_matches_reference(graph, inputs, outputs):
+    """The check smelt applies to every compiled path (ir/tensor_compare.h, smelt.compare):
+    each element within the dtype's rtol of max(|reference|, its error scale)."""
+    want, scales = smelt.reference_with_error_scales(graph, inputs)
+    assert len(outputs) == len(want) == len(graph.outputs)
+    for got, w, scale, out in zip(outputs, want, scales, graph.outputs):
+        assert got.shape == tuple(out.shape)
+        result = smelt.compare(got, w, scale, dtype=out.dtype)
+        assert result["ok"], f"{out.dtype} output: {result['message']}"
 
 
 def outputs_tuple(result):

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import smelt
-from conftest import EXAMPLES, assert_matches, outputs_tuple
+from conftest import EXAMPLES, assert_matches_reference, outputs_tuple
 
 SEED_GRAPHS = sorted(EXAMPLES.glob("*.sg"))
 
@@ -21,12 +21,7 @@ def test_example_matches_reference(path):
     assert graph.source == str(path)
     prog = smelt.compile(graph)
     inputs = smelt.random_inputs(graph, seed=1)
-    got = outputs_tuple(prog(*inputs))
-    want = smelt.reference(graph, inputs)
-    assert len(got) == len(want) == len(graph.outputs)
-    for g, w, out in zip(got, want, graph.outputs):
-        assert g.shape == out.shape
-        assert_matches(g, w, out.dtype)
+    assert_matches_reference(graph, inputs, outputs_tuple(prog(*inputs)))
 
 
 def test_mlir_dot_slice_matches_numpy():
@@ -43,5 +38,4 @@ def test_gpt2_block_onnx_matches_reference():
     prog = smelt.compile(graph)
     assert len(prog.kernels) > 1
     inputs = smelt.random_inputs(graph, seed=3)
-    for got, want, out in zip(outputs_tuple(prog(*inputs)), smelt.reference(graph, inputs), graph.outputs):
-        assert_matches(got, want, out.dtype)
+    assert_matches_reference(graph, inputs, outputs_tuple(prog(*inputs)))

@@ -30,13 +30,8 @@ ir::Graph scaled_example(const std::string& name);
 
 std::vector<ir::HostTensor> random_inputs(const ir::Graph& g, uint64_t seed);
 
-// Empty when `got` equals `want` within the dtype's tolerance (relative,
-// 1e-4 for f32 (a kernel rounds each gemm product to the dtype, the reference
-// does not), 1e-2 for f16/bf16, exact for integers and bool; NaN matches
-// NaN); otherwise where and how they differ.
-std::string compare_values(const std::vector<ir::HostTensor>& want, const std::vector<ir::HostTensor>& got);
-
-// Runs the program on `inputs` and compares with the reference interpreter.
+// Runs the program on random inputs and compares it with the reference
+// interpreter (ir::compare_outputs, with the interpreter's error scales).
 std::string check_program(const ir::Graph& g, const kernel::KernelProgram& program, uint64_t seed);
 
 // Kernels, nodes of op `op` in all kernels.

@@ -37,7 +37,7 @@ TEST(Scale, A100000OpChainLowersToOneKernel) {
   const kernel::KernelProgram program = fusion::kernelize_program(g, fusion::materialize_outputs(g));
   ASSERT_EQ(program.kernels.size(), 1u);
   const std::vector<ir::HostTensor> inputs = random_inputs(g, 1);
-  EXPECT_EQ(compare_values(ir::interpret(g, inputs), kernel::run_kernels(program, inputs)), "");
+  EXPECT_EQ(ir::compare_outputs(ir::interpret_with_error_scales(g, inputs), kernel::run_kernels(program, inputs)), "");
 }
 
 TEST(Scale, A100000OpChainCompilesAndRuns) {
@@ -47,7 +47,7 @@ TEST(Scale, A100000OpChainCompilesAndRuns) {
   options.limits.extraction_s = 0.5;
   smelt::Program program = smelt::compile(g, options);
   const std::vector<ir::HostTensor> inputs = random_inputs(g, 2);
-  EXPECT_EQ(compare_values(ir::interpret(g, inputs), program.run(inputs)), "");
+  EXPECT_EQ(ir::compare_outputs(ir::interpret_with_error_scales(g, inputs), program.run(inputs)), "");
 }
 
 // Each pad adds a conjunct to the mask and each slice a shift to the index:
@@ -65,7 +65,7 @@ TEST(Scale, AChainOf20000PadsAndSlicesLowersWithShallowIndices) {
     for (size_t r = 0; r < k.indices.size(); ++r) EXPECT_LT(k.indices.depth(static_cast<kernel::IndexRef>(r)), 300u);
   EXPECT_FALSE(kernel::print_program(program).empty());
   const std::vector<ir::HostTensor> inputs = random_inputs(g, 4);
-  EXPECT_EQ(compare_values(ir::interpret(g, inputs), kernel::run_kernels(program, inputs)), "");
+  EXPECT_EQ(ir::compare_outputs(ir::interpret_with_error_scales(g, inputs), kernel::run_kernels(program, inputs)), "");
 }
 
 // More operands than an e-node's 8-bit arity field held (255 and up): the
@@ -104,8 +104,8 @@ TEST(Scale, AConcatOfThreeThousandTensorsIsATreeOfSmallKernels) {
   EXPECT_EQ(tree.inputs().size(), 3000u);
   for (const ir::Node& n : tree.nodes()) EXPECT_LE(n.operands.size(), fusion::kMaxConcatOperands);
   const std::vector<ir::HostTensor> inputs = random_inputs(g, 7);
-  const std::vector<ir::HostTensor> expected = ir::interpret(g, inputs);
-  EXPECT_EQ(compare_values(expected, ir::interpret(tree, inputs)), "");
+  const ir::Reference expected = ir::interpret_with_error_scales(g, inputs);
+  EXPECT_EQ(ir::compare_outputs(expected, ir::interpret(tree, inputs)), "");
   for (const bool fusion : {false, true}) {
     smelt::CompileOptions options;
     options.threads = 1;
@@ -113,7 +113,7 @@ TEST(Scale, AConcatOfThreeThousandTensorsIsATreeOfSmallKernels) {
     options.limits.extraction_s = 0.5;
     smelt::Program program = smelt::compile(g, options);
     for (const kernel::Kernel& k : program.kernels().kernels) EXPECT_LE(masked_loads(k), 256) << k.name;
-    EXPECT_EQ(compare_values(expected, program.run(inputs)), "") << (fusion ? "fused" : "unfused");
+    EXPECT_EQ(ir::compare_outputs(expected, program.run(inputs)), "") << (fusion ? "fused" : "unfused");
   }
 }
 
@@ -156,7 +156,7 @@ TEST(Scale, TheExtractionTimeLimitHoldsOnAChainOfSoftmaxes) {
   EXPECT_EQ(r.kernels_before, 7u * kLayers);
   EXPECT_LE(r.kernels_after, 4u * kLayers);
   const std::vector<ir::HostTensor> inputs = random_inputs(g, 5);
-  EXPECT_EQ(compare_values(ir::interpret(g, inputs), kernel::run_kernels(r.after, inputs)), "");
+  EXPECT_EQ(ir::compare_outputs(ir::interpret_with_error_scales(g, inputs), kernel::run_kernels(r.after, inputs)), "");
 }
 
 // 2,000 pads and slices leave hundreds of index expressions to prove; the
@@ -178,7 +178,7 @@ TEST(Scale, TheIndexProofsStopAtTheirTimeLimit) {
   EXPECT_LT(proof_s, 3.0);
   EXPECT_TRUE(r.index_validation.stopped_at_time_limit) << proof_s << " s of proofs";
   const std::vector<ir::HostTensor> inputs = random_inputs(g, 6);
-  EXPECT_EQ(compare_values(ir::interpret(g, inputs), kernel::run_kernels(r.after, inputs)), "");
+  EXPECT_EQ(ir::compare_outputs(ir::interpret_with_error_scales(g, inputs), kernel::run_kernels(r.after, inputs)), "");
 }
 
 }  // namespace

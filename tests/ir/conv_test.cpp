@@ -85,8 +85,8 @@ TEST_P(ConvGeometries, InterpreterMatchesMatmulsPerKernelPosition) {
   g.add_output(by_positions);
   std::mt19937_64 rng(5);
   const std::vector<HostTensor> inputs{random_tensor(g.type(x.id), rng), random_tensor(g.type(w.id), rng)};
-  const std::vector<HostTensor> got = interpret(g, inputs);
-  EXPECT_EQ(compare_outputs({got[1]}, {got[0]}), "");
+  const Reference got = interpret_with_error_scales(g, inputs);
+  EXPECT_EQ(compare_outputs(Reference({got.values[0]}, {got.error_scales[0]}), {got.values[1]}), "");
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -53,7 +53,7 @@ TEST_P(HostConv, MatchesTheReference) {
   std::mt19937_64 rng(7);
   std::vector<ir::HostTensor> inputs;
   for (ir::ValueId v : g.inputs()) inputs.push_back(ir::random_tensor(g.type(v), rng));
-  const std::vector<ir::HostTensor> want = ir::interpret(g, inputs);
+  const ir::Reference want = ir::interpret_with_error_scales(g, inputs);
   EXPECT_EQ(ir::compare_outputs(want, run_on_host_jit(program, inputs)), "");
   for (int64_t units : {1, 3, 7})
     EXPECT_EQ(ir::compare_outputs(want, run_on_host_jit(program, inputs, units)), "") << units << " units per call";

@@ -40,7 +40,7 @@ void expect_matches_reference(const ir::Graph& g, int64_t rows_per_call = 3, boo
   ASSERT_EQ(program.kernels.size(), 1u) << kernel::print_program(program);
   EXPECT_EQ(uses_tiled_contraction(program), tiled);
   const std::vector<ir::HostTensor> inputs = random_inputs(g, 11);
-  const std::vector<ir::HostTensor> want = ir::interpret(g, inputs);
+  const ir::Reference want = ir::interpret_with_error_scales(g, inputs);
   EXPECT_EQ(ir::compare_outputs(want, run_on_host_jit(program, inputs)), "") << g.name();
   EXPECT_EQ(ir::compare_outputs(want, run_on_host_jit(program, inputs, rows_per_call)), "")
       << g.name() << ", " << rows_per_call << " rows per call";
@@ -221,7 +221,7 @@ TEST(TiledMatmul, ConstantWeightsArePackedOnceAndShared) {
   const std::string ir_text = lower::emit_llvm_ir(program, {});
   EXPECT_NE(ir_text.find(".packed_b"), std::string::npos);
   const std::vector<ir::HostTensor> inputs = random_inputs(g, 12);
-  const std::vector<ir::HostTensor> want = ir::interpret(g, inputs);
+  const ir::Reference want = ir::interpret_with_error_scales(g, inputs);
 
   const auto jit = lower::HostJit::compile(program);
   std::vector<std::vector<uint8_t>> storage;

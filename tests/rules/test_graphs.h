@@ -24,9 +24,10 @@ std::vector<ir::HostTensor> random_inputs(const ir::Graph& g, uint64_t seed);
 // extremes of integers.
 std::vector<ir::HostTensor> edge_inputs(const ir::Graph& g, uint64_t seed);
 
-// Empty when both graphs give the same outputs on `inputs` (floats within a
-// relative tolerance; tolerance 0: bit-identical, so -0.0 ≠ 0.0; NaN always
-// matches NaN); otherwise what differs.
+// Empty when both graphs give the same outputs on `inputs`: tolerance 0,
+// bit-identical (so -0.0 ≠ 0.0; NaN always matches NaN); otherwise smelt's one
+// rule (ir::compare_outputs) with rtol `tolerance`, the expected graph's error
+// scales judging each element. Otherwise what differs.
 std::string compare_outputs(const ir::Graph& expected, const ir::Graph& actual,
                             const std::vector<ir::HostTensor>& inputs, double tolerance = 1e-5);
 
@@ -40,7 +41,8 @@ std::optional<smelt::egraph::Id> find_term(const smelt::egraph::EGraph& graph, c
 // some term of `from` contains a term of `to`.
 bool reaches(const smelt::egraph::EGraph& graph, smelt::egraph::Id from, smelt::egraph::Id to);
 
-// Empty when the values are equal (as compare_outputs).
+// Empty when the values are equal (as compare_outputs; without error scales,
+// each element judged by its own magnitude).
 std::string compare_values(const std::vector<ir::HostTensor>& want, const std::vector<ir::HostTensor>& got,
                            double tolerance);
 

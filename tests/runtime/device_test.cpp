@@ -93,7 +93,7 @@ void expect_examples_match_on(lower::Target target) {
     const ir::Graph g = fusion_testing::scaled_example(name);
     const auto inputs = smelt::random_inputs(g, 1);
     runtime::Executable exe(smelt::fuse(g).after, device);
-    EXPECT_EQ(ir::compare_outputs(smelt::run_reference(g, inputs), exe.run(inputs)), "");
+    EXPECT_EQ(ir::compare_outputs(smelt::reference(g, inputs), exe.run(inputs)), "");
     const std::vector<double> times = exe.benchmark(inputs, 3);
     ASSERT_EQ(times.size(), 3u);
     for (double t : times) EXPECT_GT(t, 0);

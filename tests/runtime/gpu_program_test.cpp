@@ -98,7 +98,7 @@ TEST(GpuProgram, RunsEveryExampleThroughAnEmulatedDriver) {
         runtime::Executable exe(*program, std::make_shared<runtime::GpuDevice>(lower::Target::kCuda, driver));
         EXPECT_EQ(exe.device().description(), "cuda: emulated (sm_80)");
         const auto inputs = smelt::random_inputs(g, 3);
-        EXPECT_EQ(ir::compare_outputs(smelt::run_reference(g, inputs), exe.run(inputs)), "");
+        EXPECT_EQ(ir::compare_outputs(smelt::reference(g, inputs), exe.run(inputs)), "");
         EXPECT_EQ(driver->launches_, program->kernels.size());
         EXPECT_EQ(driver->records_, 2u);  // start and stop around the launches
         const std::vector<double> seconds = exe.benchmark(inputs, 2);
