@@ -26,8 +26,8 @@ bool is_commutative(ir::Op op) {
 
 class ExactSearch {
  public:
-  ExactSearch(FusionEvaluator& evaluator, double seconds)
-      : evaluator_(evaluator), graph_(evaluator.egraph()), deadline_(seconds),
+  ExactSearch(FusionEvaluator& evaluator, double seconds, size_t max_programs)
+      : evaluator_(evaluator), graph_(evaluator.egraph()), deadline_(seconds), max_programs_(max_programs),
         choice_(graph_.num_ids(), kNoId) {}
 
   void run() {
@@ -35,7 +35,8 @@ class ExactSearch {
     search(std::move(pending));
   }
 
-  bool timed_out() const { return timed_out_; }
+  // A limit (time or programs) stopped the search before the space was exhausted.
+  bool stopped() const { return stopped_; }
   bool found() const { return best_us_ < std::numeric_limits<double>::infinity(); }
   const FusionCandidate& best() const { return best_; }
 
@@ -44,7 +45,7 @@ class ExactSearch {
   // up keeps its node. At the bottom the term is complete.
   void search(std::vector<Id> pending) {
     if (deadline_.passed()) {
-      timed_out_ = true;
+      stopped_ = true;
       return;
     }
     while (!pending.empty() && choice_[pending.back()] != kNoId) pending.pop_back();
@@ -60,7 +61,7 @@ class ExactSearch {
       std::vector<Id> next = pending;
       for (Id child : graph_.node(node).children) next.push_back(graph_.find(child));
       search(std::move(next));
-      if (timed_out_) break;
+      if (stopped_) break;
     }
     choice_[cls] = kNoId;
   }
@@ -100,10 +101,11 @@ class ExactSearch {
         const size_t flip = static_cast<size_t>(__builtin_ctzll(step));
         flags[toggles[flip]] = !flags[toggles[flip]];
       }
-      if (deadline_.passed()) {
-        timed_out_ = true;
+      if (deadline_.passed() || priced_ >= max_programs_) {
+        stopped_ = true;
         return;
       }
+      ++priced_;
       const FusionPrice c = evaluator_.price(*term, flags);
       if (c.predicted_us < best_us_) {
         best_us_ = c.predicted_us;
@@ -135,11 +137,13 @@ class ExactSearch {
   FusionEvaluator& evaluator_;
   const egraph::EGraph& graph_;
   Deadline deadline_;
+  const size_t max_programs_;
+  size_t priced_ = 0;
   rules::TermChoice choice_;
   std::map<Id, std::vector<Id>> distinct_;
   FusionCandidate best_;
   double best_us_ = std::numeric_limits<double>::infinity();
-  bool timed_out_ = false;
+  bool stopped_ = false;
   std::vector<bool> visited_;
 };
 
@@ -153,14 +157,14 @@ FusionExtraction extract_fusion_exact(FusionEvaluator& evaluator, const FusionEx
                                 " e-classes, more than the " + std::to_string(options.max_classes) +
                                 " an exhaustive search is attempted on");
   FusionExtraction result;
-  ExactSearch search(evaluator, options.time_limit_s);
+  ExactSearch search(evaluator, options.time_limit_s, options.max_programs);
   search.run();
   if (!search.found()) throw std::invalid_argument("extract_fusion_exact: no acyclic term found within the limits");
   result.candidate = search.best();
   result.term = *evaluator.read(result.candidate.choice);
   result.cost = evaluator.cost(result.term, evaluator.value_flags(result.term, result.candidate.materialized));
   result.start = "exhaustive";
-  result.finished = !search.timed_out();
+  result.finished = !search.stopped();
   result.evaluations = evaluator.evaluations() - evaluations_before;
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return result;

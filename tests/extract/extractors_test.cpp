@@ -1,7 +1,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <chrono>
 
 #include "extract/bottom_up.h"
 #include "extract/exact.h"
@@ -178,16 +177,17 @@ TEST(Exact, StopsAtTheTimeLimitWithABoundBelowItsAnswer) {
   json += "}, \"root_eclasses\": [\"C0\"]}";
   return parse_problem(json);
   };
-  // 400 links: Z3 cannot prove this one in a second.
+  // 400 links and a time limit of 0: the limit has passed before the search
+  // starts, so it stops on every machine (Z3 gets its least, 1 ms: solve_maxsat)
+  // and answers with its local-search start and a bound. (This test gave 0.5 s,
+  // trusting Z3 not to prove the chain in that time, and checked the wall clock.)
   const Problem long_chain = chain(400);
-  const auto start = std::chrono::steady_clock::now();
-  const Outcome quick = run("exact", long_chain, 0.5);
-  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5);
+  const Outcome quick = run("exact", long_chain, 0);
   ASSERT_TRUE(quick.result.lower_bound.has_value());
   EXPECT_LT(*quick.result.lower_bound, quick.dag);
   EXPECT_FALSE(quick.result.optimal);
   EXPECT_EQ(quick.result.note, "not proven optimal: time limit reached");
-  EXPECT_LE(quick.dag, run("local-search", long_chain).dag);  // never worse than its own start
+  EXPECT_LE(quick.dag, run("local-search", long_chain, 0).dag);  // never worse than its own start
 
   const Problem short_chain = chain(12);
   const Outcome full = run("exact", short_chain, 30);

@@ -146,15 +146,43 @@ TEST(FusionExtract, LocalSearchImprovesOnMaximalFusion) {
   EXPECT_EQ(check_program(s.graph, x.heuristic.cost.lowering.program, 22), "");
 }
 
-TEST(FusionExtract, ExactSearchReportsWhenItRunsOutOfTime) {
+// A limit stops the exhaustive search before the space is exhausted, and it
+// says so; what it found by then is a valid program. The limits are ones that
+// stop it on every machine: a number of programs (the space of rope_bwd's
+// terms and materializations is far larger than 200), and a time limit of 0,
+// which stops it before the first program, so there is no answer to give.
+// (This test used a 0.3 s limit, which a fast enough machine would finish in.)
+TEST(FusionExtract, ExactSearchReportsWhenALimitStopsIt) {
   Saturated s(example("nvfuser_rope_bwd"));
   FusionEvaluator evaluator(s.sat.egraph, s.sat.classes.outputs, cost::default_host_profile());
-  const FusionExtraction exact = smelt::fusion::extract_fusion_exact(evaluator, {.time_limit_s = 0.3});
+  const FusionExtraction exact =
+      smelt::fusion::extract_fusion_exact(evaluator, {.time_limit_s = 1e7, .max_programs = 200});
   EXPECT_FALSE(exact.finished);
+  EXPECT_EQ(exact.evaluations, 201u) << "200 programs priced, then the answer's";
   EXPECT_LE(exact.cost.predicted_us, unfused_us(s.graph));
   EXPECT_EQ(check_program(s.graph, exact.cost.lowering.program, 23), "");
+  EXPECT_THROW(smelt::fusion::extract_fusion_exact(evaluator, {.time_limit_s = 0}), std::invalid_argument);
   EXPECT_THROW(smelt::fusion::extract_fusion_exact(evaluator, {.time_limit_s = 1, .max_classes = 10}),
                std::invalid_argument);
+}
+
+// The program limit counts exactly: a search allowed as many programs as its
+// space holds finishes, with the optimum; one fewer, and it stops unfinished.
+TEST(FusionExtract, ExactSearchFinishesWithinAProgramLimitTheSizeOfItsSpace) {
+  Saturated s(shared_expensive_value());
+  FusionEvaluator evaluator(s.sat.egraph, s.sat.classes.outputs, cost::default_host_profile());
+  const FusionExtraction whole = smelt::fusion::extract_fusion_exact(evaluator, {.time_limit_s = 1e7});
+  ASSERT_TRUE(whole.finished);
+  const size_t programs = whole.evaluations - 1;  // less the answer's own costing
+  ASSERT_GT(programs, 1u);
+  const FusionExtraction enough =
+      smelt::fusion::extract_fusion_exact(evaluator, {.time_limit_s = 1e7, .max_programs = programs});
+  EXPECT_TRUE(enough.finished);
+  EXPECT_EQ(enough.cost.predicted_us, whole.cost.predicted_us);
+  const FusionExtraction short_one =
+      smelt::fusion::extract_fusion_exact(evaluator, {.time_limit_s = 1e7, .max_programs = programs - 1});
+  EXPECT_FALSE(short_one.finished);
+  EXPECT_GE(short_one.cost.predicted_us, whole.cost.predicted_us);
 }
 
 // The work cost of the starting term: views free, a gemm by its flops.

@@ -119,7 +119,11 @@ TEST(Scale, AConcatOfThreeThousandTensorsIsATreeOfSmallKernels) {
 
 // A 4,000-op chain took 17 s of extraction under a 0.2 s limit (merge trials
 // quadratic in the chain, the full-materialization candidate priced after the
-// deadline); the bound is generous for a slow, loaded machine.
+// deadline). Under a limit of 0, passed on every machine before the search
+// starts, the search prices the one start it always prices (extract_fusion)
+// and stops, and says so: a handful of programs, not the thousands of moves a
+// local search over the chain prices. (This test checked the wall clock, under
+// 3 s; how long pricing that start takes is for a benchmark.)
 TEST(Scale, TheExtractionTimeLimitHoldsOnALongChain) {
   ir::Graph g("sines");
   ir::Tensor t = ir::input(g, "x", ir::DType::F32, {8});
@@ -127,10 +131,10 @@ TEST(Scale, TheExtractionTimeLimitHoldsOnALongChain) {
   g.add_output(t);
   smelt::FuseOptions options;
   options.threads = 1;
-  options.limits.extraction_s = 0.2;
+  options.limits.extraction_s = 0;
   const smelt::FusionResult r = smelt::fuse(g, options);
   EXPECT_FALSE(r.search_finished) << "the search stops at the time limit, and says so";
-  EXPECT_LT(r.extraction_s, 3.0);
+  EXPECT_LE(r.evaluations, 5u) << "the start, three starts abandoned at the limit and the answer's costing";
   EXPECT_EQ(r.kernels_after, 1u);
 }
 
@@ -139,6 +143,8 @@ TEST(Scale, TheExtractionTimeLimitHoldsOnALongChain) {
 // and the unfused program in the end), the horizontal grouping was cubic in
 // the kernels (10 s at 50 layers). The start that stores shared values and
 // anchors is priced in one pass and fuses: each layer in 4 kernels, not 7.
+// Under a limit of 0 (passed on every machine) that start is the answer, and
+// nothing is priced after it; the wall clock is not checked (it was: under 3 s).
 TEST(Scale, TheExtractionTimeLimitHoldsOnAChainOfSoftmaxes) {
   ir::Graph g("softmaxes");
   ir::Tensor t = ir::input(g, "x", ir::DType::F32, {64, 128});
@@ -150,9 +156,10 @@ TEST(Scale, TheExtractionTimeLimitHoldsOnAChainOfSoftmaxes) {
   g.add_output(t);
   smelt::FuseOptions options;
   options.threads = 1;
-  options.limits.extraction_s = 0.5;
+  options.limits.extraction_s = 0;
   const smelt::FusionResult r = smelt::fuse(g, options);
-  EXPECT_LT(r.extraction_s, 3.0);
+  EXPECT_FALSE(r.search_finished);
+  EXPECT_LE(r.evaluations, 5u) << "the start, three starts abandoned at the limit and the answer's costing";
   EXPECT_EQ(r.kernels_before, 7u * kLayers);
   EXPECT_LE(r.kernels_after, 4u * kLayers);
   const std::vector<ir::HostTensor> inputs = random_inputs(g, 5);
@@ -161,7 +168,10 @@ TEST(Scale, TheExtractionTimeLimitHoldsOnAChainOfSoftmaxes) {
 
 // 2,000 pads and slices leave hundreds of index expressions to prove; the
 // proofs stop at their time limit (19 s of Z3 on a 20,000 chain before) and
-// the unproved ones keep their composed form.
+// the unproved ones keep their composed form. A limit of 0 has passed on every
+// machine before the first proof (a 0.2 s one a fast machine could finish
+// in): no expression is proved, each says why, and the program still computes
+// the graph. The wall clock is not checked (it was: proofs under 3 s).
 TEST(Scale, TheIndexProofsStopAtTheirTimeLimit) {
   ir::Graph g("pads");
   ir::Tensor t = ir::input(g, "x", ir::DType::F32, {8});
@@ -169,14 +179,18 @@ TEST(Scale, TheIndexProofsStopAtTheirTimeLimit) {
   g.add_output(t);
   smelt::FuseOptions options;
   options.threads = 1;
-  options.limits.extraction_s = 0.2;
-  options.limits.index_proofs_s = 0.2;
+  options.limits.extraction_s = 0;  // the one-pass start: the same program on every machine
+  options.limits.index_proofs_s = 0;
   options.rewrites = false;  // the rules would fold the pads and slices away
   const smelt::FusionResult r = smelt::fuse(g, options);
-  double proof_s = 0;
-  for (const verify::KernelValidation& k : r.index_validation.kernels) proof_s += k.seconds;
-  EXPECT_LT(proof_s, 3.0);
-  EXPECT_TRUE(r.index_validation.stopped_at_time_limit) << proof_s << " s of proofs";
+  EXPECT_TRUE(r.index_validation.stopped_at_time_limit);
+  EXPECT_EQ(r.index_validation.count(verify::IndexOutcome::kProved), 0);
+  EXPECT_GT(r.index_validation.count(verify::IndexOutcome::kUnknown), 0) << "nothing was left to prove";
+  for (const verify::KernelValidation& k : r.index_validation.kernels)
+    for (const verify::IndexCheck& c : k.checks)
+      if (c.outcome == verify::IndexOutcome::kUnknown) {
+        EXPECT_EQ(c.reason, "the proofs' time limit was reached");
+      }
   const std::vector<ir::HostTensor> inputs = random_inputs(g, 6);
   EXPECT_EQ(ir::compare_outputs(ir::interpret_with_error_scales(g, inputs), kernel::run_kernels(r.after, inputs)), "");
 }

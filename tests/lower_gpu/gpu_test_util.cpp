@@ -1,5 +1,7 @@
 #include "gpu_test_util.h"
 
+#include <gtest/gtest.h>
+
 #include <stdio.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -7,6 +9,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -44,6 +47,14 @@ ToolResult run_tool(const std::string& command) {
 }
 
 namespace {
+// The tool `variable` names, if it is set: its path when it is executable,
+// else "" (absent). std::nullopt when the variable is not set.
+std::optional<std::string> from_env(const char* variable) {
+  const char* path = std::getenv(variable);
+  if (!path) return std::nullopt;
+  return ::access(path, X_OK) == 0 ? std::string(path) : std::string();
+}
+
 std::string on_path(const std::string& name) {
   const char* path = std::getenv("PATH");
   if (!path) return "";
@@ -55,14 +66,20 @@ std::string on_path(const std::string& name) {
 }  // namespace
 
 std::string find_ptxas() {
+  if (std::optional<std::string> path = from_env("SMELT_PTXAS")) return *path;
   if (::access("/usr/local/cuda/bin/ptxas", X_OK) == 0) return "/usr/local/cuda/bin/ptxas";
   return on_path("ptxas");
 }
 
 std::string find_readelf() {
+  if (std::optional<std::string> path = from_env("SMELT_LLVM_READELF")) return *path;
   if (std::string path = on_path("llvm-readelf-19"); !path.empty()) return path;
   if (::access("/usr/lib/llvm-19/bin/llvm-readelf", X_OK) == 0) return "/usr/lib/llvm-19/bin/llvm-readelf";
   return "";
+}
+
+void skip_without(const std::string& tool, const std::string& unchecked) {
+  GTEST_SKIP() << tool << " is not installed: " << unchecked << " not checked";
 }
 
 ScratchDir::ScratchDir() {

@@ -26,9 +26,21 @@ struct ToolResult {
 ToolResult run_tool(const std::string& command);
 
 // The path of ptxas (/usr/local/cuda/bin/ptxas or on PATH), or "" if absent.
+// ptxas comes with NVIDIA's CUDA toolkit, which scripts/bootstrap does not
+// install (Debian has it only in non-free, and it is large): the checks that
+// need it are skipped without it (docs/testing.md). SMELT_PTXAS, when set,
+// names the one to use instead ("" if it is not an executable), so the
+// skipped path can be tried on a machine that has ptxas.
 std::string find_ptxas();
-// llvm-readelf-19 on PATH, or LLVM 19's own; "" if absent.
+// llvm-readelf-19 on PATH, or LLVM 19's own; "" if absent. SMELT_LLVM_READELF,
+// when set, names the one to use instead, as SMELT_PTXAS does for ptxas.
 std::string find_readelf();
+
+// Marks the running test skipped because `tool` is absent, saying which check
+// it did not run. A GTEST_SKIP from a helper returns from the helper only: the
+// test goes on with the checks that need no tool, and is reported skipped only
+// if none of them failed (a failure outranks a skip).
+void skip_without(const std::string& tool, const std::string& unchecked);
 
 // A fresh folder under the temp dir, removed with its contents at scope exit.
 class ScratchDir {

@@ -3,7 +3,6 @@
 // pads, how an odd total padding is split, graphs of bounded size, hostile sizes).
 #include <gtest/gtest.h>
 
-#include <chrono>
 
 #include "import/import_error.h"
 #include "import/onnx_import.h"
@@ -137,8 +136,11 @@ TEST(OnnxResize, FractionalNearestUpscaleRepeatsAPatternOfSlices) {
   EXPECT_EQ(y, (std::vector<double>{1, 2, 3, 1, 2, 3, 1, 2, 3, 4, 5, 6, 4, 5, 6}));
 }
 
+// Refused from the extents alone, before anything of that size exists: a
+// refusal after building 3e9 output positions would need gigabytes, and
+// end in an allocation failure (another message) or a run ctest stops. How
+// long the refusal takes is not measured (that would fail on a busy machine).
 TEST(OnnxResize, HostileSizesAreRefusedBeforeBuildingAnything) {
-  const auto start = std::chrono::steady_clock::now();
   ModelBuilder m(/*opset=*/19);
   m.input("x", kF32, {1, 1, 2, 3}).output("y", kF32, {1, 1, 1000000000, 3});
   m.int64_initializer("sizes", {1, 1, 1000000000, 3});
@@ -148,7 +150,6 @@ TEST(OnnxResize, HostileSizesAreRefusedBeforeBuildingAnything) {
   // A scale of 1e30 is refused the same way, without an overflowing cast.
   const std::string scaled = unsupported_message(nearest_resize({1, 1, 1e30f, 1}, {1, 1, 1, 3}));
   EXPECT_NE(scaled.find("at most 4194304 positions"), std::string::npos) << scaled;
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
 }
 
 TEST(OnnxResize, CubicAntialiasReadingTooManyPositionsIsRefused) {

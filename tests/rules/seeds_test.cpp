@@ -214,12 +214,16 @@ TEST(Seeds, LuminalFusionConstantIsACheapFull) {
   EXPECT_TRUE(tensor_analysis(s.sat.egraph).data(s.sat.egraph, s.cls("c_expanded")).cheap);
 }
 
-// Every example saturates fast, and leaves a sound e-graph in which every class has one type.
-TEST(Seeds, EveryExampleSaturatesFastAndSound) {
+// Every example saturates within the default limits, and leaves a sound
+// e-graph in which every class has one type. Which limit stops a run, and how
+// long it took, are not checked: both depend on the machine (this test checked
+// the wall clock, under the time limit + 1 s; egraph.Runner checks that the
+// time limit stops a run, deterministically).
+TEST(Seeds, EveryExampleSaturatesWithinTheLimitsAndSound) {
   for (const std::string& name : example_names()) {
     SCOPED_TRACE(name);
     Seed s(name);
-    EXPECT_LT(s.sat.report.total_s, default_limits().seconds + 1.0);
+    EXPECT_LE(s.sat.report.iterations.size(), default_limits().iterations);
     EXPECT_LE(s.sat.egraph.num_nodes(), default_limits().nodes + 5000);
     const auto problems = s.sat.egraph.invariant_violations();
     EXPECT_TRUE(problems.empty()) << problems.front();
