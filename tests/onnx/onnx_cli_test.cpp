@@ -1,5 +1,7 @@
 // `smelt import`, `smelt test` and .onnx files in the other commands, run as a
-// user would, on models from Debian's libonnx-testdata.
+// user would, on models from Debian's libonnx-testdata; and `smelt test`'s
+// default tolerances on a committed MLP whose outputs span five orders of
+// magnitude (tests/onnx/span_mlp).
 #include <filesystem>
 
 #include "tests/onnx/model_builder.h"
@@ -232,3 +234,31 @@ TEST_F(HostileModelTest, UnsafeFpBringsBatchNormFoldingIntoTheSearch) {
 }
 
 }  // namespace
+
+// An MLP whose outputs span 1e-4 to 500 (scripts/export_span_mlp.py, PyTorch's
+// outputs shipped): `smelt test` with default tolerances passes it on every
+// target, and fails each wrong copy of it, which ship the correct model's outputs.
+class SpanMlpTest : public SmeltCliTest {
+ protected:
+  std::string folder(const std::string& name) {
+    return (fs::path(SMELT_SOURCE_DIR) / "tests/onnx/span_mlp" / name).string();
+  }
+};
+
+TEST_F(SpanMlpTest, TheCorrectModelPassesOnEveryTarget) {
+  auto r = smelt("test " + folder("correct") + " --target all");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("reference y: max abs error"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("host y: max abs error"), std::string::npos) << r.out;
+}
+
+TEST_F(SpanMlpTest, AModelWrongByOnePercentInItsSmallOutputsFails) {
+  // The last bias 1 % off, LeakyReLU's slope 5 % off, the smallest column (1e-3 of
+  // the scale, outputs near 1e-5) masked to zero.
+  for (const char* wrong : {"bias_1pct", "slope_5pct", "column_masked"}) {
+    auto r = smelt("test " + folder(wrong) + " --target all");
+    EXPECT_EQ(r.exit_code, 1) << wrong << "\n" << r.out << r.err;
+    EXPECT_NE(r.out.find("reference y: element ["), std::string::npos) << wrong << "\n" << r.out;
+    EXPECT_NE(r.out.find("host y: element ["), std::string::npos) << wrong << "\n" << r.out;
+  }
+}
