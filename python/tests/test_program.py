@@ -1,5 +1,6 @@
 """smelt.Program: calls, named runs, reports, code, benchmarks, threads."""
 
+import sys
 import threading
 import time
 
@@ -124,29 +125,36 @@ def test_runs_from_many_threads(towers):
 
 
 def test_a_run_releases_the_gil():
-    """While one thread is inside a long run, another Python thread keeps running.
-    Holding the GIL through the run would stall the main thread's loop for a whole
-    run at least once; with it released the loop's longest pause is far shorter."""
+    """While one thread is inside a run, another Python thread runs. No clock: with the switch
+    interval at 30 s the GIL changes hands only where a thread gives it up (the main thread's
+    sleeps, the run if it releases the GIL), so the main thread's counter moves between the
+    worker's two reads around the run exactly when the run released the GIL."""
     g = smelt.Graph("big_matmul")
     a = g.input("a", "f32", [2048, 2048])
     g.output(a @ a)
     prog = smelt.compile(g, threads=1)
     [x] = smelt.random_inputs(g)
     prog(x)
-    start = time.perf_counter()
-    prog(x)
-    one_run = time.perf_counter() - start
-    runs = max(3, int(0.5 / one_run))
+    counter, moved, done = [0], [], threading.Event()
 
-    worker = threading.Thread(target=lambda: [prog(x) for _ in range(runs)])
-    worker.start()
-    longest_pause, last = 0.0, time.perf_counter()
-    while worker.is_alive():
-        now = time.perf_counter()
-        longest_pause, last = max(longest_pause, now - last), now
-    worker.join()
-    assert one_run > 0.02, "the run is too short to tell"
-    assert longest_pause < one_run / 2, f"main thread paused {longest_pause:.3f} s; one run takes {one_run:.3f} s"
+    def worker():
+        before = counter[0]
+        prog(x)
+        moved.append(counter[0] - before)
+        done.set()
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(30)
+    try:
+        thread = threading.Thread(target=worker)
+        thread.start()
+        while not done.is_set():
+            counter[0] += 1
+            time.sleep(0.0001)
+        thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert moved[0] > 0, "the main thread did not run while the worker was inside prog(x)"
 
 
 def test_compile_runs_without_the_gil(silu_graph):
