@@ -3,6 +3,8 @@
 // search where that finishes.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include <algorithm>
 #include <cstdio>
 
@@ -115,8 +117,8 @@ TEST(FusionExtract, HeuristicAgainstTheExhaustiveSearchOnSmallEGraphs) {
     Saturated s(std::move(g));
     FusionEvaluator evaluator(s.sat.egraph, s.sat.classes.outputs, cost::default_host_profile());
     const Extracted x = run_heuristic(evaluator, s);
-    const FusionExtraction exact = smelt::fusion::extract_fusion_exact(evaluator, {.time_limit_s = 20});
-    ASSERT_TRUE(exact.finished) << "the exhaustive search did not finish in time";
+    const FusionExtraction exact = smelt::fusion::extract_fusion_exact(evaluator, {.time_limit_s = std::numeric_limits<double>::infinity()});
+    ASSERT_TRUE(exact.finished) << "no time limit: the search runs to its end (ctest's timeout is the backstop)";
     const double gap = x.heuristic.cost.predicted_us / exact.cost.predicted_us - 1;
     worst_gap = std::max(worst_gap, gap);
     std::printf("[ gap      ] %-26s %3zu classes  unfused %9.2f  start %9.2f  heuristic %9.2f (%2zu kernels)  "
