@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <sstream>
+#include <stdexcept>
 
 namespace smelt::ir {
 
@@ -25,7 +26,9 @@ OutputDifference compare_output(const HostTensor& want, const HostTensor& got, c
     d.worst_error = d.worst_ratio = d.max_abs = kInf;
     return d;
   }
-  if (error_scale && error_scale->numel() != want.numel()) error_scale = nullptr;
+  if (error_scale && error_scale->numel() != want.numel())
+    throw std::invalid_argument("compare_output: an error scale of " + type_str(error_scale->type) + " for " +
+                                type_str(want.type));
   for (int64_t i = 0; i < want.numel(); ++i) {
     const double a = want.get(i), b = got.get(i);
     if ((std::isnan(a) && std::isnan(b)) || a == b) continue;

@@ -64,7 +64,8 @@ struct OutputDifference {
   double worst_ratio = 0;  // worst_error / worst_bound (inf where the bound is 0)
   double max_abs = 0;      // the largest |got - want| anywhere
 };
-// `error_scale`: null, or an f32 tensor of want's shape.
+// `error_scale`: null, or an f32 tensor of want's shape (another count of
+// elements throws std::invalid_argument).
 OutputDifference compare_output(const HostTensor& want, const HostTensor& got, const HostTensor* error_scale = nullptr,
                                 const Tolerance& tolerance = {});
 
