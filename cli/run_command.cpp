@@ -18,6 +18,7 @@
 #include "cli/command.h"
 #include "cli/format.h"
 #include "cli/npy.h"
+#include "tools/check_json.h"
 #include "smelt/compile.h"
 #include "smelt/smelt.h"
 
@@ -200,16 +201,7 @@ int run_compiled_command(const RunOptions& options, const RunTimingOptions& timi
                             {"shape", outputs[i].type.shape},
                             {"checksum", ir::checksum(outputs[i])}};
       if (options.check) {
-        const ir::OutputDifference& d = errors[i];
-        entry["max_abs_error"] = d.max_abs;
-        entry["rtol"] = d.rtol;
-        entry["worst_element"] = d.worst < 0 ? ordered_json(nullptr) : ordered_json(ir::element_index(outputs[i].type.shape, d.worst));
-        entry["worst_error"] = d.worst_error;
-        entry["worst_bound"] = d.worst_bound;
-        entry["worst_scale"] = d.worst_scale;
-        entry["failed_elements"] = d.failed;
-        entry["unchecked_elements"] = d.unchecked;
-        entry["ok"] = d.ok;
+        entry.update(ordered_json::parse(smelt::tools::output_check_json(outputs[i].type.shape, errors[i])));
       }
       list.push_back(entry);
     }

@@ -515,6 +515,12 @@ HostTensor elementwise_error_scale(const Node& node, const std::vector<const Hos
     double s = real_result && std::isfinite(v) ? std::max(own * std::fabs(v), own_floor) : 0.0;
     bool jumps = false;  // an integer or bool operand that may differ, or a result that may step
     for (size_t k = 0; k < arity; ++k) x[k] = args[k]->get(i);
+    // The unrounded result the operands' moves are measured from (real domain only).
+    const double at = real_domain ? info.eval_real(x.data()) : 0.0;
+    if (std::isnan(at)) {  // a NaN must be matched exactly: no scale makes it pass
+      out.reals[i] = 0;
+      continue;
+    }
     for (size_t k = 0; k < arity && !jumps; ++k) {
       const double sk = scales[k]->reals[i];
       if (sk == 0) continue;
@@ -527,8 +533,6 @@ HostTensor elementwise_error_scale(const Node& node, const std::vector<const Hos
         jumps = true;
         continue;
       }
-      const double at = info.eval_real(x.data());
-      if (std::isnan(at)) break;  // a NaN must be matched exactly: no scale makes it pass
       double slope = 0;
       for (double step : {delta, -delta}) {
         moved = x;
@@ -551,6 +555,20 @@ HostTensor elementwise_error_scale(const Node& node, const std::vector<const Hos
     out.reals[i] = jumps || std::isnan(s) ? kInf : static_cast<double>(static_cast<float>(s));
   }
   return out;
+}
+
+// A sum of `count` products a·b (a matmul, a convolution: `eval` on the
+// scaled node): its terms' size Σ|a||b| and the operands' errors carried as
+// Σ (s_a |b|)² + (|a| s_b)², to first order.
+HostTensor product_sum_error_scale(const Node& node, const Node& scaled, const HostTensor& value,
+                                   const std::vector<const HostTensor*>& args,
+                                   const std::vector<const HostTensor*>& scales,
+                                   HostTensor (*eval)(const Node&, const HostTensor&, const HostTensor&), int64_t count) {
+  const HostTensor terms = eval(scaled, magnitude(*args[0]), magnitude(*args[1]));
+  HostTensor carried = eval(scaled, squared(*scales[0]), squared(*args[1]));
+  const HostTensor other = eval(scaled, squared(*args[0]), squared(*scales[1]));
+  for (int64_t i = 0; i < carried.numel(); ++i) carried.reals[i] += other.reals[i];
+  return sum_error_scale(node, value, terms, carried, count);
 }
 
 HostTensor eval_error_scale(const Node& node, const std::vector<const HostTensor*>& args,
@@ -579,23 +597,13 @@ HostTensor eval_error_scale(const Node& node, const std::vector<const HostTensor
       for (double& v : out.reals) v = std::max(v, 0.0);  // an empty reduction's -inf
       return out;
     }
-    // The operands' errors carried: Σ (s_a |b|)² + (|a| s_b)², to first order.
-    case Op::Matmul: {
-      if (!real) return zero_scale(node);
-      const HostTensor terms = eval_matmul(scaled, magnitude(*args[0]), magnitude(*args[1]));
-      HostTensor carried = eval_matmul(scaled, squared(*scales[0]), squared(*args[1]));
-      const HostTensor other = eval_matmul(scaled, squared(*args[0]), squared(*scales[1]));
-      for (int64_t i = 0; i < carried.numel(); ++i) carried.reals[i] += other.reals[i];
-      return sum_error_scale(node, value, terms, carried, args[0]->type.shape.back());
-    }
+    case Op::Matmul:
+      return real ? product_sum_error_scale(node, scaled, value, args, scales, eval_matmul, args[0]->type.shape.back())
+                  : zero_scale(node);
     case Op::Conv: {
-      if (!real) return zero_scale(node);
-      const HostTensor terms = eval_conv(scaled, magnitude(*args[0]), magnitude(*args[1]));
-      HostTensor carried = eval_conv(scaled, squared(*scales[0]), squared(*args[1]));
-      const HostTensor other = eval_conv(scaled, squared(*args[0]), squared(*scales[1]));
-      for (int64_t i = 0; i < carried.numel(); ++i) carried.reals[i] += other.reals[i];
       const Shape& w = args[1]->type.shape;  // [C_out, C_in / groups, kernel...]
-      return sum_error_scale(node, value, terms, carried, numel(Shape(w.begin() + 1, w.end())));
+      return real ? product_sum_error_scale(node, scaled, value, args, scales, eval_conv, numel(Shape(w.begin() + 1, w.end())))
+                  : zero_scale(node);
     }
     default: break;
   }

@@ -24,6 +24,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "tools/check_json.h"
 #include "tools/fusion_json.h"
 #include "tools/fusion_report.h"
 #include "smelt/smelt.h"
@@ -331,23 +332,9 @@ nb::dict compare_arrays(nb::handle got, nb::handle want, nb::handle scale, nb::h
   if (!rtol.is_none()) tolerance.rtol = nb::cast<double>(rtol);
   tolerance.atol = atol;
   const ir::OutputDifference d = ir::compare_output(want_t, got_t, scale_t ? &*scale_t : nullptr, tolerance);
-  nb::dict out;
-  out["ok"] = d.ok;
-  out["failed"] = d.failed;
-  out["unchecked"] = d.unchecked;
-  if (d.worst >= 0) {
-    nb::list index;
-    for (int64_t i : ir::multi_index(type.shape, d.worst)) index.append(i);
-    out["worst_index"] = nb::tuple(index);
-  } else {
-    out["worst_index"] = nb::none();
-  }
-  out["worst_error"] = d.worst_error;
-  out["worst_bound"] = d.worst_bound;
-  out["worst_scale"] = d.worst_scale;
-  out["max_abs_error"] = d.max_abs;
-  out["rtol"] = d.rtol;
-  out["atol"] = d.atol;
+  // The one writer of `smelt run --check --json`'s per-output check (tools/check_json.h), read by Python's json.
+  nb::dict out = nb::cast<nb::dict>(
+      nb::module_::import_("json").attr("loads")(smelt::tools::output_check_json(type.shape, d)));
   out["message"] = d.ok ? std::string() : ir::describe_difference(want_t, got_t, d);
   return out;
 }
@@ -821,8 +808,9 @@ void define_module(nb::module_& m) {
         "max(|want|, scale), rtol the dtype's (smelt.default_tolerance) unless given; non-finite elements must "
         "match exactly; an infinite scale leaves the element unchecked. `scale`: the output's error scale from "
         "smelt.reference_with_error_scales (None: each element's own |want|). `dtype`: needed for bf16 (its "
-        "arrays are uint16 bits). Returns a dict: ok, failed, unchecked, worst_index, worst_error, worst_bound, "
-        "worst_scale, max_abs_error, rtol, atol, message.");
+        "arrays are uint16 bits). Returns a dict: ok, max_abs_error, rtol, atol, worst_element "
+        "(its index, or None), worst_error, worst_bound, worst_scale, failed_elements, unchecked_elements (as "
+        "`smelt run --check --json` writes them), and message.");
   m.def("default_tolerance", [](nb::handle dtype) { return ir::default_tolerance(to_dtype(dtype)); }, "dtype"_a,
         "The relative tolerance smelt checks compiled outputs with, per element (smelt.compare): 1e-4 for f32, "
         "1e-2 for f16, 2e-2 for bf16, 0 for integers and bool.");

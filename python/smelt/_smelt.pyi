@@ -276,7 +276,7 @@ def reference_with_error_scales(graph: Graph, inputs: object) -> tuple:
 
 def compare(got: object, want: object, scale: object | None = None, dtype: object | None = None, rtol: object | None = None, atol: float = 0.0) -> dict:
     """
-    smelt's one comparison rule (ir/tensor_compare.h), element by element: |want - got| <= atol + rtol * max(|want|, scale), rtol the dtype's (smelt.default_tolerance) unless given; non-finite elements must match exactly; an infinite scale leaves the element unchecked. `scale`: the output's error scale from smelt.reference_with_error_scales (None: each element's own |want|). `dtype`: needed for bf16 (its arrays are uint16 bits). Returns a dict: ok, failed, unchecked, worst_index, worst_error, worst_bound, worst_scale, max_abs_error, rtol, atol, message.
+    smelt's one comparison rule (ir/tensor_compare.h), element by element: |want - got| <= atol + rtol * max(|want|, scale), rtol the dtype's (smelt.default_tolerance) unless given; non-finite elements must match exactly; an infinite scale leaves the element unchecked. `scale`: the output's error scale from smelt.reference_with_error_scales (None: each element's own |want|). `dtype`: needed for bf16 (its arrays are uint16 bits). Returns a dict: ok, max_abs_error, rtol, atol, worst_element (its index, or None), worst_error, worst_bound, worst_scale, failed_elements, unchecked_elements (as `smelt run --check --json` writes them), and message.
     """
 
 def default_tolerance(dtype: object) -> float:

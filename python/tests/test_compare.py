@@ -12,8 +12,8 @@ def test_a_one_percent_error_in_a_small_element_fails():
     got[17] *= 1.01
     result = smelt.compare(got, want)
     assert not result["ok"]
-    assert result["worst_index"] == (17,)
-    assert result["failed"] == 1
+    assert result["worst_element"] == [17]
+    assert result["failed_elements"] == 1
     assert "element [17]" in result["message"]
 
 
