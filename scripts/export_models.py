@@ -23,8 +23,8 @@ Full size (default; into build/models, outside git; the files are large):
   t5           T5EncoderModel, t5-small config (6 layers, 512, 8 heads, relative position
                buckets, ReLU FF 2048, vocab 32128), 128 tokens; output last_hidden_state
   resnet50, mobilenet_v2, efficientnet_b0, vit_b_16
-               torchvision, weights=None (batch-norm statistics randomized), input x f32[1,3,224,224],
-               output y f32[1,1000]
+               torchvision, weights=None (batch-norm statistics and norm weights randomized;
+               vit_b_16's zero-initialized head made random), input x f32[1,3,224,224], output y f32[1,1000]
 
 --small writes the small variants of the language models instead (committed under
 examples/models/, each folder < 1.5 MB): gpt2_small, bert_small, llama_small, llama_small_kv,
@@ -230,6 +230,12 @@ def vision(ctor_name: str):
     def build(small: bool):
         import torchvision
         model = getattr(torchvision.models, ctor_name)(weights=None)
+        with torch.no_grad():  # vit_b_16's classifier head starts at zero: its output would be 0
+            for m in model.modules():
+                if isinstance(m, nn.Linear) and not m.weight.any():
+                    nn.init.normal_(m.weight, std=0.02)
+                    if m.bias is not None:
+                        nn.init.uniform_(m.bias, -0.1, 0.1)
         x = torch.randn(1, 3, 224, 224, generator=torch.Generator().manual_seed(SEED + 6))
         return model, [("x", x)], ["y"], model
     return build
