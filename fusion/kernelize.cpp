@@ -257,6 +257,7 @@ class KernelAssembler {
         if (stage > 0) break;
         return Request{n.operands[0], view_index(v, idx), guard, f.at.pad};
       case Op::Pad: return pad_step(f, stage, operand);
+      case Op::Gather: return gather_step(f, stage, operand);
       case Op::Concat: return concat_step(f, stage, operand);
       case Op::ReduceSum:
       case Op::ReduceMax:
@@ -328,6 +329,43 @@ class KernelAssembler {
     // A pad of a plain buffer is a masked load.
     f.wrap = !is_view_of_buffer(x);
     return Request{x, std::move(inner), guard, f.wrap ? 0 : pad};
+  }
+
+  // gather(data, indices): stage 0 requests the index at the element; stage 1
+  // reads the data there, the gathered axis at the loaded index (an indirect
+  // variable, negative counting from the end), masked to the axis's extent:
+  // an index out of range reads 0 (docs/ops.md). A computed data operand is
+  // masked after it is computed, as pad does.
+  std::optional<Request> gather_step(Frame& f, int stage, int operand) {
+    const ValueId v = f.at.v;
+    const Node& n = node(v);
+    if (stage == 0) return Request{n.operands[1], f.at.idx, f.at.guard, 0};
+    if (stage == 2) {
+      f.result = f.wrap ? op(Op::Where, {index_value(f.mask, DType::Bool), operand, constant(0, dtype(v))}, dtype(v))
+                        : operand;
+      return std::nullopt;
+    }
+    const ValueId data = n.operands[0];
+    const auto axis = static_cast<size_t>(n.attrs.axis);
+    const IndexRef extent = pool_.constant(shape(data)[axis]);
+    const IndexRef loaded = indirect_var(operand, v);
+    const IndexRef at = pool_.select(pool_.lt(loaded, pool_.constant(0)), pool_.add(loaded, extent), loaded);
+    f.mask = pool_.logical_and(pool_.le(pool_.constant(0), at), pool_.lt(at, extent));
+    Index inner = f.at.idx;
+    inner[axis] = at;
+    f.wrap = !is_view_of_buffer(data) || f.at.pad != 0;
+    return Request{data, std::move(inner), pool_.logical_and(f.at.guard, f.mask), 0};
+  }
+
+  // The indirect variable whose value is node `node` (kernel.h), for gather
+  // `v`; past the variables a kernel may have, v is stored instead.
+  IndexRef indirect_var(int node, ValueId v) {
+    auto it = std::find(k_.indirect.begin(), k_.indirect.end(), node);
+    if (it == k_.indirect.end()) {
+      if (k_.indirect.size() >= static_cast<size_t>(63 - kIndirectVarBase)) throw MustMaterialize{v};
+      it = k_.indirect.insert(k_.indirect.end(), node);
+    }
+    return pool_.var(kIndirectVarBase + static_cast<int>(it - k_.indirect.begin()));
   }
 
   // A chain of wheres from the last operand back; each branch's loads are
@@ -560,10 +598,16 @@ class KernelAssembler {
 
   // --- nodes, hash-consed: equal nodes of one kernel are one node (CSE).
   int load(int buffer, const Index& idx, DType type, IndexRef guard, double pad) {
-    return intern(make_load(buffer, idx, type, guard, pad));
+    KernelExpr e = make_load(buffer, idx, type, guard, pad);
+    e.operands = indirect_operands(k_, e.index, e.valid);
+    return intern(std::move(e));
   }
   int constant(double v, DType type) { return intern(make_constant(v, type)); }
-  int index_value(IndexRef index, DType type) { return intern(make_index_value(index, type)); }
+  int index_value(IndexRef index, DType type) {
+    KernelExpr e = make_index_value(index, type);
+    e.operands = indirect_operands(k_, e.index, kNoIndex);
+    return intern(std::move(e));
+  }
   int op(Op o, std::vector<int> operands, DType type) { return intern(make_elementwise(o, std::move(operands), type)); }
   int intern(KernelExpr e) {
     Words key{static_cast<int64_t>(e.kind), static_cast<int64_t>(e.dtype), e.buffer, e.valid, bits_of(e.value),

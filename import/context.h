@@ -112,8 +112,7 @@ void add_shape_converters(ConverterTable& table);
 void add_reduction_converters(ConverterTable& table);
 void add_nn_converters(ConverterTable& table);
 void add_index_converters(ConverterTable& table);
-// Gather along `axis` with indices known only at run time (convert_index.cpp).
-ir::Tensor gather_by_data(Context& ctx, ir::Tensor data, ir::Tensor index, int64_t axis);
+void add_gather_converters(ConverterTable& table);  // Gather, GatherElements, GatherND
 void add_loss_converters(ConverterTable& table);
 void add_window_converters(ConverterTable& table);  // Conv, pooling
 void add_conv_transpose_converters(ConverterTable& table);

@@ -123,91 +123,9 @@ void convert_shrink(Context& ctx) {
                               ir::where(ir::lt(ctx.scalar_like(lambd, x), x), shrunk_down, ctx.scalar_like(0, x))));
 }
 
-// The element of `data` ([..., D]) at position `index` ([..., D], equal along the
-// last axis; negative counts from the end) of the last axis, selected with a
-// one-hot mask; the last axis is reduced away.
-Tensor pick_along_last(Context& ctx, Tensor data, Tensor index, int64_t extent) {
-  const int64_t last = data.rank() - 1;
-  if (index.dtype() != ir::DType::I64) index = ir::cast(index, ir::DType::I64);
-  index = ir::where(ir::lt(index, ctx.scalar_like(0, index)), ir::add(index, ctx.scalar_like(static_cast<double>(extent), index)),
-                    index);
-  Tensor picks = ir::eq(ir::iota(ctx.graph(), data.shape(), last, ir::DType::I64), index);
-  // Floats: max against -inf keeps the picked value exactly (-0 and NaN included);
-  // integers: a sum with zeros is exact.
-  if (ir::is_float(data.dtype())) {
-    Tensor lowest = ctx.scalar_like(-std::numeric_limits<double>::infinity(), data);
-    return ir::reduce_max(ir::where(picks, data, lowest), {last}, false);
-  }
-  return ir::reduce_sum(ir::where(picks, data, ctx.scalar_like(0, data)), {last}, false);
-}
-
-// GatherElements with indices that may be data: out[.., i, ..] = data[.., index[.., i, ..], ..]
-// along `axis`, as a one-hot selection over a new last axis of the data's extent.
-void convert_gather_elements(Context& ctx) {
-  ctx.require_inputs(2, 2);
-  require_dtype(ctx, 0, DTypeClass::Numeric);
-  require_dtype(ctx, 1, DTypeClass::Numeric);
-  if (ir::is_float(ctx.input_type(1).dtype)) ctx.fail("the indices must be integers");
-  Tensor data = ctx.input(0), index = ctx.input(1);
-  const int64_t rank = data.rank();
-  if (index.rank() != rank) ctx.fail("data and indices must have the same rank");
-  const int64_t axis = ctx.normalize_axis(ctx.attr_int("axis", 0), rank, "attribute 'axis'");
-  const ir::Shape data_shape = data.shape(), index_shape = index.shape();
-  const int64_t extent = data_shape[static_cast<size_t>(axis)];
-  // The data over the index's extents on every other axis, the gathered axis moved last.
-  std::vector<int64_t> start(static_cast<size_t>(rank), 0), stop(index_shape), step(static_cast<size_t>(rank), 1);
-  stop[static_cast<size_t>(axis)] = extent;
-  for (int64_t k = 0; k < rank; ++k)
-    if (k != axis && index_shape[static_cast<size_t>(k)] > data_shape[static_cast<size_t>(k)])
-      ctx.fail("the indices are larger than the data on axis " + std::to_string(k));
-  if (stop != data_shape) data = ir::slice(data, start, stop, step);
-  std::vector<int64_t> perm;
-  for (int64_t k = 0; k < rank; ++k)
-    if (k != axis) perm.push_back(k);
-  perm.push_back(axis);
-  data = ir::permute(data, perm);
-  ir::Shape with_unit = index_shape;  // the index's shape, the gathered axis 1, plus [extent]
-  with_unit[static_cast<size_t>(axis)] = 1;
-  with_unit.push_back(extent);
-  ir::Shape target = index_shape;
-  target.push_back(extent);
-  data = ir::broadcast(ir::reshape(data, with_unit), target);
-  ir::Shape index_unit = index_shape;
-  index_unit.push_back(1);
-  ctx.set_output(0, pick_along_last(ctx, data, ir::broadcast(ir::reshape(index, index_unit), target), extent));
-}
-
 }  // namespace
 
-// Gather with indices known only at run time (convert_shape.cpp gathers known
-// indices with slices): the same one-hot selection over a last axis of extent D.
-Tensor gather_by_data(Context& ctx, Tensor data, Tensor index, int64_t axis) {
-  require_dtype(ctx, 0, DTypeClass::Numeric);
-  const ir::Shape data_shape = data.shape(), index_shape = index.shape();
-  const int64_t extent = data_shape[static_cast<size_t>(axis)];
-  ir::Shape pre(data_shape.begin(), data_shape.begin() + axis), post(data_shape.begin() + axis + 1, data_shape.end());
-  ir::Shape target = pre;
-  target.insert(target.end(), index_shape.begin(), index_shape.end());
-  target.insert(target.end(), post.begin(), post.end());
-  target.push_back(extent);
-  std::vector<int64_t> perm;
-  for (int64_t k = 0; k < data.rank(); ++k)
-    if (k != axis) perm.push_back(k);
-  perm.push_back(axis);
-  ir::Shape data_unit = pre;  // pre + [1] * rank(index) + post + [D]
-  data_unit.insert(data_unit.end(), index_shape.size(), 1);
-  data_unit.insert(data_unit.end(), post.begin(), post.end());
-  data_unit.push_back(extent);
-  Tensor data_b = ir::broadcast(ir::reshape(ir::permute(data, perm), data_unit), target);
-  ir::Shape index_unit(pre.size(), 1);  // [1] * rank(pre) + index + [1] * rank(post) + [1]
-  index_unit.insert(index_unit.end(), index_shape.begin(), index_shape.end());
-  index_unit.insert(index_unit.end(), post.size() + 1, 1);
-  Tensor index_b = ir::broadcast(ir::reshape(index, index_unit), target);
-  return pick_along_last(ctx, data_b, index_b, extent);
-}
-
 void add_index_converters(ConverterTable& t) {
-  t["GatherElements"] = convert_gather_elements;
   t["ArgMax"] = [](Context& ctx) { convert_arg_extreme(ctx, false); };
   t["ArgMin"] = [](Context& ctx) { convert_arg_extreme(ctx, true); };
   t["Hardmax"] = convert_hardmax;

@@ -1,6 +1,6 @@
 // Constants, shape queries and view ops: Constant, ConstantOfShape, Shape, Size,
 // Range, Identity, Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Expand, Slice,
-// Pad, Concat, Gather, Split, Tile, Dropout (inference). Where ONNX counts
+// Pad, Concat, Split, Tile, Dropout (inference). Where ONNX counts
 // negative indices from the end or clamps differently, the bounds are resolved here,
 // so smelt's slice (which never counts from the end) sees plain bounds.
 #include <algorithm>
@@ -297,34 +297,6 @@ void convert_concat(Context& ctx) {
   ctx.set_output(0, ir::concat(xs, axis));
 }
 
-// Gather with few indices known at import time: one slice per index, concatenated.
-void convert_gather(Context& ctx) {
-  ctx.require_inputs(2, 2);
-  Tensor data = ctx.input(0);
-  const int64_t axis = ctx.normalize_axis(ctx.attr_int("axis", 0), data.rank(), "attribute 'axis'");
-  if (!ir::is_integer(ctx.input_type(1).dtype)) ctx.fail("indices must be integers");
-  std::optional<ir::HostTensor> known = ctx.fold(ctx.value(ctx.node().input(1)));
-  // Many or unknown indices: a one-hot selection (convert_index.cpp) instead of slices.
-  if (!known || known->numel() > 64) return ctx.set_output(0, gather_by_data(ctx, data, ctx.input(1), axis));
-  const ir::HostTensor& indices = *known;
-  const int64_t d = data.shape()[static_cast<size_t>(axis)];
-  std::vector<Tensor> pieces;
-  for (int64_t i : indices.ints) {
-    if (i < -d || i >= d) ctx.fail("index " + std::to_string(i) + " is out of range for extent " + std::to_string(d));
-    const int64_t k = i < 0 ? i + d : i;
-    pieces.push_back(ir::slice_axis(data, axis, k, k + 1));
-  }
-  ir::Shape shape(data.shape().begin(), data.shape().begin() + axis);
-  shape.insert(shape.end(), indices.type.shape.begin(), indices.type.shape.end());
-  shape.insert(shape.end(), data.shape().begin() + axis + 1, data.shape().end());
-  if (pieces.empty()) {
-    ctx.set_output(0, ir::full(ctx.graph(), shape, 0, data.dtype()));
-    return;
-  }
-  Tensor gathered = pieces.size() == 1 ? pieces[0] : ir::concat(pieces, axis);
-  ctx.set_output(0, ir::reshape(gathered, shape));
-}
-
 void convert_split(Context& ctx) {
   ctx.require_inputs(1, 2);
   Tensor x = ctx.input(0);
@@ -409,7 +381,6 @@ void add_shape_converters(ConverterTable& t) {
   t["Slice"] = convert_slice;
   t["Pad"] = convert_pad;
   t["Concat"] = convert_concat;
-  t["Gather"] = convert_gather;
   t["Split"] = convert_split;
   t["Tile"] = convert_tile;
   t["Dropout"] = convert_dropout;

@@ -22,6 +22,7 @@ const ConverterTable& converters() {
     add_reduction_converters(t);
     add_nn_converters(t);
     add_index_converters(t);
+    add_gather_converters(t);
     add_loss_converters(t);
     add_window_converters(t);
     add_conv_transpose_converters(t);

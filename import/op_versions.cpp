@@ -98,6 +98,7 @@ int min_opset_for(const std::string& op_type) {
       {"IsInf", 10},
       {"Shrink", 9},
       {"GatherElements", 11},
+      {"GatherND", 11},
       // losses
       {"NegativeLogLikelihoodLoss", 13},
       {"SoftmaxCrossEntropyLoss", 13},

@@ -165,4 +165,10 @@ Tensor conv(Tensor x, Tensor w, ConvParams params) {
   return apply(Op::Conv, {x, w}, std::move(a));
 }
 
+Tensor gather(Tensor data, Tensor indices, int64_t axis) {
+  Attrs a;
+  a.axis = axis;
+  return apply(Op::Gather, {data, indices}, std::move(a));
+}
+
 }  // namespace smelt::ir

@@ -93,4 +93,9 @@ struct ConvParams {
 };
 Tensor conv(Tensor x, Tensor w, ConvParams params = {});
 
+// data-dependent addressing (docs/ops.md): out[p] = data[p with `axis`
+// replaced by indices[p]]; a negative index counts from the end, one out of
+// range reads 0.
+Tensor gather(Tensor data, Tensor indices, int64_t axis);
+
 }  // namespace smelt::ir

@@ -190,6 +190,33 @@ HostTensor eval_broadcast(const Node& node, const HostTensor& x) {
   return out;
 }
 
+// gather: out[p] = x[p with axis replaced by indices[p]]; a negative index
+// counts from the end, and one outside [-extent, extent) reads 0 (docs/ops.md).
+HostTensor eval_gather(const Node& node, const HostTensor& x, const HostTensor& indices) {
+  HostTensor out = HostTensor::zeros(node.type);
+  const Shape& shape = node.type.shape;
+  const auto axis = static_cast<size_t>(node.attrs.axis);
+  const int64_t extent = x.type.shape[axis];
+  const std::vector<int64_t> in_strides = row_major_strides(x.type.shape);
+  std::vector<int64_t> position(shape.size(), 0);
+  for (int64_t i = 0; i < out.numel(); ++i) {
+    int64_t at = indices.ints[static_cast<size_t>(i)];
+    if (at < 0) at += extent;
+    if (at >= 0 && at < extent) {
+      int64_t offset = at * in_strides[axis];
+      for (size_t k = 0; k < shape.size(); ++k)
+        if (k != axis) offset += position[k] * in_strides[k];
+      if (x.is_real()) out.reals[static_cast<size_t>(i)] = x.reals[static_cast<size_t>(offset)];
+      else out.ints[static_cast<size_t>(i)] = x.ints[static_cast<size_t>(offset)];
+    }
+    for (size_t k = shape.size(); k-- > 0;) {  // the next row-major position
+      if (++position[k] < shape[k]) break;
+      position[k] = 0;
+    }
+  }
+  return out;
+}
+
 HostTensor eval_concat(const Node& node, const std::vector<const HostTensor*>& args) {
   HostTensor out = HostTensor::zeros(node.type);
   std::vector<int64_t> out_strides = row_major_strides(node.type.shape);
@@ -385,6 +412,7 @@ HostTensor eval_node(const Node& node, const std::vector<const HostTensor*>& arg
     case Op::ReduceMax: return eval_reduce(node, *args[0], Op::Max);
     case Op::Matmul: return eval_matmul(node, *args[0], *args[1]);
     case Op::Conv: return eval_conv(node, *args[0], *args[1]);
+    case Op::Gather: return eval_gather(node, *args[0], *args[1]);
     default: break;
   }
   if (op_class(node.op) == OpClass::Elementwise) return eval_elementwise_node(node, args);
@@ -505,6 +533,10 @@ HostTensor elementwise_error_scale(const Node& node, const std::vector<const Hos
   const bool real_result = is_float(node.type.dtype);
   constexpr double kInf = std::numeric_limits<double>::infinity();
   std::array<double, 3> x{}, moved{};
+  // An operand that repeats an earlier one (eq(x, x): IsNaN) moves with it.
+  std::array<bool, 3> repeats{};
+  for (size_t k = 1; k < arity; ++k)
+    for (size_t j = 0; j < k; ++j) repeats[k] = repeats[k] || node.operands[j] == node.operands[k];
   // Below the smallest normal number a result may be flushed to zero (FTZ on a
   // GPU, a clamped exp's tail): an op's own error is at least that, absolutely.
   const double own_floor = real_result ? smallest_normal(node.type.dtype) / default_tolerance(node.type.dtype) : 0.0;
@@ -523,7 +555,7 @@ HostTensor elementwise_error_scale(const Node& node, const std::vector<const Hos
     }
     for (size_t k = 0; k < arity && !jumps; ++k) {
       const double sk = scales[k]->reals[i];
-      if (sk == 0) continue;
+      if (sk == 0 || repeats[k]) continue;
       if (!args[k]->is_real() || !real_domain) {  // a bool or integer that may be flipped
         jumps = !(node.op == Op::Where && k == 0 && x[1] == x[2]);
         continue;
@@ -536,7 +568,8 @@ HostTensor elementwise_error_scale(const Node& node, const std::vector<const Hos
       double slope = 0;
       for (double step : {delta, -delta}) {
         moved = x;
-        moved[k] += step;
+        for (size_t j = k; j < arity; ++j)  // one value in several operands moves as one (x == x)
+          if (node.operands[j] == node.operands[k]) moved[j] += step;
         const double there = info.eval_real(moved.data());
         if (there == at) continue;  // also an infinity that stays (-inf - max: masked attention)
         if (!std::isfinite(there) || !std::isfinite(at)) {
@@ -591,10 +624,27 @@ HostTensor eval_error_scale(const Node& node, const std::vector<const HostTensor
       const HostTensor carried = eval_reduce(scaled, squared(*scales[0]), Op::Add);
       return sum_error_scale(node, value, terms, carried, numel(args[0]->type.shape) / std::max<int64_t>(1, value.numel()));
     }
+    // A max: an honest maximum lies between the largest lower end and the
+    // largest upper end of its candidates' bands v ± rtol·s, so only the
+    // candidates near the maximum count (a causal mask's -3.4e38, whose band
+    // is 1e31 wide, never reaches it).
     case Op::ReduceMax: {
       if (!real) return zero_scale(node);
-      HostTensor out = eval_reduce(scaled, *scales[0], Op::Max);
-      for (double& v : out.reals) v = std::max(v, 0.0);  // an empty reduction's -inf
+      const double rtol = default_tolerance(args[0]->type.dtype);
+      HostTensor upper = HostTensor::zeros(scales[0]->type), lower = HostTensor::zeros(scales[0]->type);
+      for (int64_t i = 0; i < upper.numel(); ++i) {
+        const double v = args[0]->get(i), e = rtol * scales[0]->reals[static_cast<size_t>(i)];
+        upper.reals[static_cast<size_t>(i)] = v + e;
+        lower.reals[static_cast<size_t>(i)] = v - e;
+      }
+      const HostTensor hi = eval_reduce(scaled, upper, Op::Max), lo = eval_reduce(scaled, lower, Op::Max);
+      HostTensor out = zero_scale(node);
+      for (int64_t i = 0; i < out.numel(); ++i) {
+        const auto k = static_cast<size_t>(i);
+        const double m = value.get(i);
+        const double above = hi.reals[k] > m ? hi.reals[k] - m : 0.0, below = m > lo.reals[k] ? m - lo.reals[k] : 0.0;
+        out.reals[k] = std::isnan(m) ? 0.0 : std::max(above, below) / rtol;
+      }
       return out;
     }
     case Op::Matmul:
@@ -604,6 +654,14 @@ HostTensor eval_error_scale(const Node& node, const std::vector<const HostTensor
       const Shape& w = args[1]->type.shape;  // [C_out, C_in / groups, kernel...]
       return real ? product_sum_error_scale(node, scaled, value, args, scales, eval_conv, numel(Shape(w.begin() + 1, w.end())))
                   : zero_scale(node);
+    }
+    // The element gathered carries its scale; indices are exact (a scale on
+    // them means an index that may differ: any value is honest there).
+    case Op::Gather: {
+      HostTensor out = eval_gather(scaled, *scales[0], *args[1]);
+      for (int64_t i = 0; i < out.numel(); ++i)
+        if (scales[1]->reals[static_cast<size_t>(i)] != 0) out.reals[static_cast<size_t>(i)] = std::numeric_limits<double>::infinity();
+      return out;
     }
     default: break;
   }

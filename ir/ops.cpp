@@ -303,6 +303,24 @@ Inferred infer_conv(Operands ops, Attrs& a) {
   return ok(ops[0].dtype, out);
 }
 
+// gather(data, indices; axis) → indices' shape: out[p] = data[p with axis
+// replaced by indices[p]] (ONNX GatherElements). Both have one rank and agree
+// on every other axis (views broadcast a table to the indices' rows).
+Inferred infer_gather(Operands ops, Attrs& a) {
+  const Shape &data = ops[0].shape, &indices = ops[1].shape;
+  const int64_t rank = static_cast<int64_t>(data.size());
+  if (ops[1].dtype != DType::I32 && ops[1].dtype != DType::I64) return fail("the indices (second operand) must be i32 or i64");
+  if (indices.size() != data.size()) return fail("data and indices must have the same rank");
+  if (rank == 0) return fail("data must have rank >= 1");
+  if (a.axis < 0 || a.axis >= rank)
+    return fail("axis " + std::to_string(a.axis) + " out of range for rank " + std::to_string(rank));
+  for (int64_t k = 0; k < rank; ++k)
+    if (k != a.axis && data[k] != indices[k])
+      return fail("data " + shape_str(data) + " and indices " + shape_str(indices) + " differ on axis " +
+                  std::to_string(k) + " (only the gathered axis " + std::to_string(a.axis) + " may differ)");
+  return ok(ops[0].dtype, indices);
+}
+
 // ---- scalar semantics --------------------------------------------------------
 
 // Integer arithmetic wraps (two's complement), done in uint64 to avoid UB.
@@ -364,6 +382,7 @@ const std::array<OpInfo, kNumOps> kTable = {{
   {Op::Matmul, "matmul", 2, OpClass::Contraction, kNone, infer_matmul, nullptr, nullptr},
   {Op::Conv, "conv", 2, OpClass::Contraction, kAttrStrides | kAttrDilations | kAttrLo | kAttrHi | kAttrGroups,
    infer_conv, nullptr, nullptr},
+  {Op::Gather, "gather", 2, OpClass::Indexed, kAttrAxis, infer_gather, nullptr, nullptr},
 }};
 
 #undef REAL
@@ -387,6 +406,7 @@ std::string_view op_class_name(OpClass c) {
     case OpClass::View: return "view";
     case OpClass::Reduction: return "reduction";
     case OpClass::Contraction: return "contraction";
+    case OpClass::Indexed: return "indexed";
   }
   return "?";
 }

@@ -875,6 +875,12 @@ std::vector<IndexRange> kernel_var_ranges(const Kernel& k) {
   std::vector<IndexRange> ranges;
   for (const Shape* shape : {&k.space, &k.reduction})
     for (int64_t extent : *shape) ranges.push_back({0, extent - 1});
+  if (k.indirect.empty()) return ranges;
+  ranges.resize(static_cast<size_t>(kIndirectVarBase), IndexRange{0, 0});  // unused numbers
+  // A loaded index may be any value of its dtype.
+  for (int node : k.indirect)
+    ranges.push_back(k.exprs[static_cast<size_t>(node)].dtype == DType::I32 ? IndexRange{INT32_MIN, INT32_MAX}
+                                                                               : IndexRange{});
   return ranges;
 }
 
@@ -952,6 +958,7 @@ Kernel simplify_kernel(const Kernel& raw) {
     KernelExpr& simplified = out.exprs[i];
     if (e.kind == KernelExpr::Kind::kIndex) {
       simplified.index[0] = whole.value(e.index[0]);
+      simplified.operands = indirect_operands(out, simplified.index, kNoIndex);
     } else if (e.kind == KernelExpr::Kind::kLoad) {
       simplified.valid = whole.truth(e.valid);
       IndexSimplifier* indices = &whole;
@@ -961,6 +968,8 @@ Kernel simplify_kernel(const Kernel& raw) {
         indices = slot.get();
       }
       for (size_t axis = 0; axis < e.index.size(); ++axis) simplified.index[axis] = indices->value(e.index[axis]);
+      // A mask that never holds may drop a loaded index: so may the operands.
+      simplified.operands = indirect_operands(out, simplified.index, simplified.valid);
     }
   }
   compact_indices(out);

@@ -67,8 +67,9 @@ class IndexSimplifier {
   std::unique_ptr<Impl> impl_;
 };
 
-// The ranges of a kernel's variables: [0, extent − 1] for the iteration space
-// and then the reduction domain.
+// The ranges of a kernel's variables, by number: [0, extent − 1] for the
+// iteration space and then the reduction domain; an indirect variable ranges
+// over its node's dtype (i64: unbounded), the unused numbers before them [0, 0].
 std::vector<IndexRange> kernel_var_ranges(const Kernel& k);
 
 // One index expression of a kernel: a load's index on `axis`, a load's valid

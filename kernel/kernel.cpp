@@ -12,16 +12,28 @@ namespace {
   throw std::invalid_argument("kernel " + k.name + ": " + message);
 }
 
-// Largest variable number used by an index expression, or -1.
-int max_var(const IndexPool& pool, IndexRef r) {
-  if (r == kNoIndex) return -1;
-  const IndexPool::Node& n = pool.node(r);
-  if (n.kind == IndexPool::Kind::kVar) return static_cast<int>(n.value);
-  return std::max({max_var(pool, n.a), max_var(pool, n.b), max_var(pool, n.c)});
+// Whether every variable of `r` is a loop variable of the kernel or one of its
+// indirect variables.
+bool known_vars(const Kernel& k, IndexRef r) {
+  if (r == kNoIndex) return true;
+  const uint64_t used = k.indices.vars_used(r);
+  if (!uses_indirect_var(k.indices, r)) return k.num_vars() >= 63 || used < (uint64_t{1} << k.num_vars());
+  const IndexPool::Node& n = k.indices.node(r);
+  if (n.kind == IndexPool::Kind::kVar)
+    return (n.value >= 0 && n.value < k.num_vars()) ||
+           (is_indirect_var(n.value) && n.value - kIndirectVarBase < static_cast<int64_t>(k.indirect.size()));
+  return known_vars(k, n.a) && known_vars(k, n.b) && known_vars(k, n.c);
 }
 
 void validate_kernel(const KernelProgram& program, const Kernel& k) {
   const int num_buffers = static_cast<int>(program.buffers.size());
+  if (k.num_vars() > kIndirectVarBase)
+    invalid(k, "more than " + std::to_string(kIndirectVarBase) + " loop variables");
+  for (size_t j = 0; j < k.indirect.size(); ++j) {
+    const int node = k.indirect[j];
+    if (node < 0 || node >= static_cast<int>(k.exprs.size()) || !is_integer(k.exprs[node].dtype))
+      invalid(k, "indirect variable g" + std::to_string(j) + " is not an integer node");
+  }
   for (size_t i = 0; i < k.exprs.size(); ++i) {
     const KernelExpr& e = k.exprs[i];
     std::string where = "expr " + std::to_string(i) + ": ";
@@ -30,8 +42,11 @@ void validate_kernel(const KernelProgram& program, const Kernel& k) {
     for (IndexRef r : e.index)
       if (r < 0 || static_cast<size_t>(r) >= k.indices.size()) invalid(k, where + "bad index expression");
     for (IndexRef r : e.index)
-      if (max_var(k.indices, r) >= k.num_vars()) invalid(k, where + "index uses an unknown variable");
-    if (max_var(k.indices, e.valid) >= k.num_vars()) invalid(k, where + "mask uses an unknown variable");
+      if (!known_vars(k, r)) invalid(k, where + "index uses an unknown variable");
+    if (!known_vars(k, e.valid)) invalid(k, where + "mask uses an unknown variable");
+    if ((e.kind == KernelExpr::Kind::kLoad || e.kind == KernelExpr::Kind::kIndex) &&
+        e.operands != indirect_operands(k, e.index, e.valid))
+      invalid(k, where + "a load's or index value's operands must be the indirect nodes its expressions use");
     switch (e.kind) {
       case KernelExpr::Kind::kLoad:
         if (e.buffer < 0 || e.buffer >= num_buffers) invalid(k, where + "load of an unknown buffer");
@@ -66,14 +81,38 @@ void validate_kernel(const KernelProgram& program, const Kernel& k) {
   }
 }
 
-std::vector<std::string> var_names(const Kernel& k) {
-  std::vector<std::string> names;
-  for (size_t i = 0; i < k.space.size(); ++i) names.push_back("i" + std::to_string(i));
-  for (size_t i = 0; i < k.reduction.size(); ++i) names.push_back("r" + std::to_string(i));
-  return names;
+void collect_indirect(const IndexPool& pool, IndexRef r, std::vector<int64_t>& numbers) {
+  if (r == kNoIndex || !uses_indirect_var(pool, r)) return;
+  const IndexPool::Node& n = pool.node(r);
+  if (n.kind == IndexPool::Kind::kVar) numbers.push_back(n.value - kIndirectVarBase);
+  collect_indirect(pool, n.a, numbers);
+  collect_indirect(pool, n.b, numbers);
+  collect_indirect(pool, n.c, numbers);
 }
 
 }  // namespace
+
+std::vector<int> indirect_operands(const Kernel& k, const std::vector<IndexRef>& index, IndexRef valid) {
+  std::vector<int64_t> numbers;
+  for (IndexRef r : index) collect_indirect(k.indices, r, numbers);
+  collect_indirect(k.indices, valid, numbers);
+  std::vector<int> nodes;
+  for (int64_t j : numbers)
+    if (j >= 0 && j < static_cast<int64_t>(k.indirect.size())) nodes.push_back(k.indirect[static_cast<size_t>(j)]);
+  std::sort(nodes.begin(), nodes.end());
+  nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+  return nodes;
+}
+
+std::vector<std::string> kernel_var_names(const Kernel& k) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < k.space.size(); ++i) names.push_back("i" + std::to_string(i));
+  for (size_t i = 0; i < k.reduction.size(); ++i) names.push_back("r" + std::to_string(i));
+  if (k.indirect.empty()) return names;
+  while (names.size() < static_cast<size_t>(kIndirectVarBase)) names.push_back("unused" + std::to_string(names.size()));
+  for (size_t j = 0; j < k.indirect.size(); ++j) names.push_back("g" + std::to_string(j));
+  return names;
+}
 
 KernelExpr make_load(int buffer, std::vector<IndexRef> index, DType dtype, IndexRef valid, double pad) {
   KernelExpr e;
@@ -146,7 +185,7 @@ std::string print_program(const KernelProgram& program) {
     out += "\n";
   }
   for (const Kernel& k : program.kernels) {
-    std::vector<std::string> names = var_names(k);
+    std::vector<std::string> names = kernel_var_names(k);
     out += "\nkernel " + k.name + " over " + shape_str(k.space);
     if (!k.reduction.empty()) out += " reducing " + shape_str(k.reduction);
     out += "\n";
@@ -193,15 +232,18 @@ bool uses_var_at_least(const IndexPool& pool, IndexRef r, int first) {
 }
 
 std::vector<bool> reduction_loop_nodes(const Kernel& k) {
-  const int first_reduction_var = static_cast<int>(k.space.size());
+  // Bits of the reduction variables (at most kIndirectVarBase loop variables).
+  const int loop_vars = std::min(k.num_vars(), kIndirectVarBase);
+  const uint64_t reduction_vars = ((uint64_t{1} << loop_vars) - 1) & ~((uint64_t{1} << std::min<size_t>(k.space.size(), kIndirectVarBase)) - 1);
   std::vector<bool> inner(k.exprs.size(), false);
   for (size_t i = 0; i < k.exprs.size(); ++i) {
     const KernelExpr& e = k.exprs[i];
     switch (e.kind) {
       case KernelExpr::Kind::kLoad:
       case KernelExpr::Kind::kIndex:
-        for (IndexRef r : e.index) inner[i] = inner[i] || uses_var_at_least(k.indices, r, first_reduction_var);
-        inner[i] = inner[i] || uses_var_at_least(k.indices, e.valid, first_reduction_var);
+        for (int operand : e.operands) inner[i] = inner[i] || inner[operand];  // indirect nodes
+        for (IndexRef r : e.index) inner[i] = inner[i] || (k.indices.vars_used(r) & reduction_vars) != 0;
+        inner[i] = inner[i] || (k.indices.vars_used(e.valid) & reduction_vars) != 0;
         break;
       case KernelExpr::Kind::kElementwise:
         for (int operand : e.operands) inner[i] = inner[i] || inner[operand];

@@ -40,7 +40,7 @@ struct KernelExpr {
   enum class Kind : uint8_t {
     kLoad,         // buffer[index...] where `valid`, else pad_value
     kConstant,     // value
-    kIndex,        // the integer index expression `index[0]` as a value (iota)
+    kIndex,        // the integer index expression `index[0]` as a value (iota, masks)
     kElementwise,  // op(operands...), `to` for cast
     kReduce,       // reduce_op over the kernel's reduction domain of operands[0]
   };
@@ -65,6 +65,16 @@ KernelExpr make_index_value(IndexRef index, DType dtype);
 KernelExpr make_elementwise(Op op, std::vector<int> operands, DType dtype);
 KernelExpr make_reduce(Op op, int operand, DType dtype, bool contraction);
 
+// Indirect variables (gathers): index variable kIndirectVarBase + j stands for
+// the value, at the current element, of the kernel's integer node indirect[j],
+// so a load may read at a position loaded from another buffer (an embedding
+// table read at a token id). A load (or an index value) lists as its operands
+// the indirect nodes its expressions use (indirect_operands), so they are
+// evaluated first and every walk over operands sees the dependence. Loop variables number below
+// kIndirectVarBase, so a kernel has at most that many.
+inline constexpr int kIndirectVarBase = 32;
+inline bool is_indirect_var(int64_t number) { return number >= kIndirectVarBase; }
+
 struct KernelOutput {
   int buffer = -1;  // written row-major over the iteration space
   int expr = -1;
@@ -77,9 +87,26 @@ struct Kernel {
   IndexPool indices;
   std::vector<KernelExpr> exprs;
   std::vector<KernelOutput> outputs;
+  std::vector<int> indirect = {};  // the node of indirect variable kIndirectVarBase + j
 
   int num_vars() const { return static_cast<int>(space.size() + reduction.size()); }
+  // Slots a vector of variable values needs: the loop variables, and the
+  // indirect ones where there are any (the numbers between are unused).
+  int var_slots() const {
+    return indirect.empty() ? num_vars() : kIndirectVarBase + static_cast<int>(indirect.size());
+  }
 };
+
+// Whether an index expression reads a loaded value (an indirect variable).
+inline bool uses_indirect_var(const IndexPool& pool, IndexRef r) {
+  return (pool.vars_used(r) >> kIndirectVarBase) != 0;
+}
+// The indirect nodes (ascending) that a load's index and mask (or an index
+// value's expression) use: its operands.
+std::vector<int> indirect_operands(const Kernel& k, const std::vector<IndexRef>& index, IndexRef valid);
+// Variable names for listings and proofs, by number (var_slots() of them): i0..
+// for the space, r0.. for the reduction, g0.. for the indirect variables.
+std::vector<std::string> kernel_var_names(const Kernel& k);
 
 struct KernelProgram {
   std::vector<Buffer> buffers;

@@ -31,7 +31,10 @@ class KernelRunner {
  public:
   KernelRunner(const Kernel& k, std::vector<HostTensor>& buffers)
       : k_(k), buffers_(buffers), inner_(reduction_loop_nodes(k)), values_(k.exprs.size()),
-        vars_(static_cast<size_t>(k.num_vars()), 0) {}
+        vars_(static_cast<size_t>(k.var_slots()), 0), indirect_var_(k.exprs.size(), -1) {
+    for (size_t j = 0; j < k.indirect.size(); ++j)
+      indirect_var_[static_cast<size_t>(k.indirect[j])] = kIndirectVarBase + static_cast<int>(j);
+  }
 
   void run() {
     const int64_t elements = numel(k_.space);
@@ -60,9 +63,9 @@ class KernelRunner {
   void evaluate(size_t i) {
     const KernelExpr& e = k_.exprs[i];
     switch (e.kind) {
-      case KernelExpr::Kind::kLoad: values_[i] = load(k_, e, buffers_[e.buffer], vars_); return;
-      case KernelExpr::Kind::kConstant: values_[i] = scalar_from_real(e.value, e.dtype); return;
-      case KernelExpr::Kind::kIndex: values_[i] = scalar_from_int(k_.indices.eval(e.index[0], vars_), e.dtype); return;
+      case KernelExpr::Kind::kLoad: values_[i] = load(k_, e, buffers_[e.buffer], vars_); break;
+      case KernelExpr::Kind::kConstant: values_[i] = scalar_from_real(e.value, e.dtype); break;
+      case KernelExpr::Kind::kIndex: values_[i] = scalar_from_int(k_.indices.eval(e.index[0], vars_), e.dtype); break;
       case KernelExpr::Kind::kElementwise: {
         std::array<DType, 3> types{};
         std::array<Scalar, 3> args{};
@@ -72,10 +75,12 @@ class KernelRunner {
         }
         values_[i] = eval_elementwise(e.op, e.dtype, std::span(types.data(), e.operands.size()),
                                       std::span(args.data(), e.operands.size()));
-        return;
+        break;
       }
-      case KernelExpr::Kind::kReduce: values_[i] = reduce(i); return;
+      case KernelExpr::Kind::kReduce: values_[i] = reduce(i); break;
     }
+    // An indirect node: later loads read at its value.
+    if (indirect_var_[i] >= 0) vars_[static_cast<size_t>(indirect_var_[i])] = values_[i].integer;
   }
 
   // Loops over the reduction domain, evaluating the inner nodes before `i`.
@@ -109,6 +114,7 @@ class KernelRunner {
   std::vector<bool> inner_;
   std::vector<Scalar> values_;
   std::vector<int64_t> vars_;
+  std::vector<int> indirect_var_;  // by node: the indirect variable it sets, or -1
 };
 
 }  // namespace

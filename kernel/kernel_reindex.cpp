@@ -27,6 +27,10 @@ class Rewriter {
     switch (n.kind) {
       case K::kConst: result = to_.constant(n.value); break;
       case K::kVar:
+        if (is_indirect_var(n.value)) {  // a loaded value, not a loop variable: kept
+          result = to_.var(static_cast<int>(n.value));
+          break;
+        }
         if (n.value < 0 || static_cast<size_t>(n.value) >= vars_.size())
           throw std::logic_error("change_variables: variable " + std::to_string(n.value) + " out of range");
         result = vars_[static_cast<size_t>(n.value)];

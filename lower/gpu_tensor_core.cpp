@@ -253,7 +253,9 @@ class TensorCoreMatmul {
   // right after the load, each waiting on it).
   bool loads_whole_runs(int s) const {
     const kernel::KernelExpr& e = kernel_.exprs.at(static_cast<size_t>(sides_[s].expr));
-    if (e.kind != kernel::KernelExpr::Kind::kLoad || e.valid != kernel::kNoIndex || e.index.empty()) return false;
+    if (e.kind != kernel::KernelExpr::Kind::kLoad || e.valid != kernel::kNoIndex || e.index.empty() ||
+        !e.operands.empty())  // a gather: not a strided run
+      return false;
     const kernel::Buffer& buffer = emitter_.program().buffers.at(static_cast<size_t>(e.buffer));
     if (buffer.type.dtype != dtype_ || buffer.type.shape.back() % kRun != 0) return false;
     const int run_var = sides_[s].along_k ? static_cast<int>(kernel_.space.size())

@@ -529,7 +529,9 @@ class TiledContraction {
   bool advances_by_one_with_k(const kernel::KernelExpr& e) const {
     const int k_var = static_cast<int>(rank_);
     const uint64_t k_bit = uint64_t{1} << k_var;
-    if (e.kind != kernel::KernelExpr::Kind::kLoad || e.valid != kernel::kNoIndex || e.index.empty()) return false;
+    if (e.kind != kernel::KernelExpr::Kind::kLoad || e.valid != kernel::kNoIndex || e.index.empty() ||
+        !e.operands.empty())  // a gather: not a strided run
+      return false;
     const kernel::Buffer& buffer = em_.program().buffers.at(static_cast<size_t>(e.buffer));
     if (buffer.type.dtype != ir::DType::F32) return false;
     size_t first = e.index.size();

@@ -249,6 +249,16 @@ llvm::Value* KernelEmitter::emit_index(kernel::IndexRef ref, const NodeValues& a
   switch (n.kind) {
     case IndexPool::Kind::kConst: return b.getInt64(static_cast<uint64_t>(n.value));
     case IndexPool::Kind::kVar: {
+      if (kernel::is_indirect_var(n.value)) {
+        // A loaded index: the value of its node here (a load emits its
+        // operands, the indirect nodes, first), widened to i64.
+        const auto j = static_cast<size_t>(n.value - kernel::kIndirectVarBase);
+        llvm::Value* loaded = j < kernel_.indirect.size() ? at.get(kernel_.indirect[j]) : nullptr;
+        if (!loaded)
+          throw LowerError("kernel " + kernel_.name + ": indirect variable g" + std::to_string(j) +
+                           " has no value at this point");
+        return b.CreateSExtOrTrunc(loaded, b.getInt64Ty());
+      }
       llvm::Value* v = n.value < static_cast<int64_t>(at.vars().size()) ? at.var(static_cast<int>(n.value)) : nullptr;
       if (!v)
         throw LowerError("kernel " + kernel_.name + ": index variable v" + std::to_string(n.value) +
@@ -639,10 +649,12 @@ void KernelEmitter::emit_operands_first(int node, NodeValues& at) {
   while (!stack.empty()) {
     auto& [n, next] = stack.back();
     const KernelExpr& e = kernel_.exprs.at(static_cast<size_t>(n));
-    if (e.kind == KernelExpr::Kind::kElementwise && next < e.operands.size()) {
+    // A load's or index value's operands are the indirect nodes its index reads.
+    const bool has_operands = e.kind != KernelExpr::Kind::kReduce;
+    if (has_operands && next < e.operands.size()) {
       int operand = e.operands[next++];
       // As emit_elementwise: a `where` this point decides has only its taken side.
-      if (e.op == Op::Where && next == 2)
+      if (e.kind == KernelExpr::Kind::kElementwise && e.op == Op::Where && next == 2)
         if (auto* decided = llvm::dyn_cast_or_null<llvm::ConstantInt>(at.get(e.operands[0]))) {
           operand = e.operands[decided->isZero() ? 2 : 1];
           next = e.operands.size();
@@ -658,7 +670,7 @@ void KernelEmitter::emit_operands_first(int node, NodeValues& at) {
 llvm::Value* KernelEmitter::emit_node(int node, NodeValues& at) {
   if (llvm::Value* known = at.get(node)) return known;
   const KernelExpr& e = kernel_.exprs.at(static_cast<size_t>(node));
-  if (e.kind == KernelExpr::Kind::kElementwise) emit_operands_first(node, at);
+  if (e.kind != KernelExpr::Kind::kReduce && !e.operands.empty()) emit_operands_first(node, at);
   llvm::Value* v = nullptr;
   switch (e.kind) {
     case KernelExpr::Kind::kLoad: v = emit_load(e, at); break;

@@ -18,12 +18,6 @@ using kernel::IndexRef;
 using kernel::kNoIndex;
 using Kind = IndexPool::Kind;
 
-std::vector<std::string> kernel_var_names(const kernel::Kernel& k) {
-  std::vector<std::string> names;
-  for (size_t i = 0; i < k.space.size(); ++i) names.push_back("i" + std::to_string(i));
-  for (size_t i = 0; i < k.reduction.size(); ++i) names.push_back("r" + std::to_string(i));
-  return names;
-}
 
 // The variables an expression uses; each shared node is visited once.
 void collect_vars(const IndexPool& pool, IndexRef r, std::set<int64_t>& vars) {
@@ -245,7 +239,7 @@ class KernelProver {
     solver_.push();
     // Only the variables involved are bounded: an empty extent elsewhere (an
     // unused empty reduction) must not make the query vacuous.
-    for (int64_t v : raw_vars) solver_.add(vars_[v] >= 0 && vars_[v] <= ctx_.int_val(ranges_[v].hi));
+    for (int64_t v : raw_vars) solver_.add(vars_[v] >= ctx_.int_val(ranges_[v].lo) && vars_[v] <= ctx_.int_val(ranges_[v].hi));
     if (is_load_index) solver_.add(raw_terms_.truth(expr.valid));
     // One query first, but not for long: the stepwise proof below is
     // usually faster than waiting for a hard single query to time out.

@@ -383,6 +383,32 @@ class GraphBuilder {
     return remember(ir::conv(x, w, p));
   }
 
+  // gather(x, indices, axis): indices of x's shape but 0 to 4 along the axis,
+  // i32 or i64, a fresh input (values -8..8: negative ones count from the end,
+  // some fall outside), an earlier value fitted to them, or an embedding-style
+  // lookup: one index per row broadcast along the other axes.
+  std::optional<Tensor> gather_of(Tensor x, Choices& c) {
+    x = at_least_rank(x, 1);
+    const Shape xs = x.shape();
+    const auto axis = static_cast<size_t>(c.pick(static_cast<int>(xs.size())));
+    Shape shape = xs;
+    shape[axis] = c.pick(5);
+    if (!fits(shape)) return std::nullopt;
+    const DType index_type = c.coin() ? DType::I64 : DType::I32;
+    Tensor indices = x;
+    switch (c.pick(3)) {
+      case 0: indices = new_input({index_type, shape}); break;
+      case 1: indices = fit(operand(c.pick(1 << 10)), {index_type, shape}, c); break;
+      default: {
+        Shape rows(shape.size(), 1);
+        rows[axis] = shape[axis];
+        indices = remember(ir::broadcast(new_input({index_type, rows}), shape));
+        break;
+      }
+    }
+    return remember(ir::gather(x, indices, static_cast<int64_t>(axis)));
+  }
+
   Tensor factory(Choices& c) {
     switch (c.pick(4)) {
       case 0: {
@@ -476,6 +502,7 @@ class GraphBuilder {
       }
       case StepKind::kChunk: chunk_of(x, c); return;
       case StepKind::kConv: conv_of(x, c); return;
+      case StepKind::kGather: gather_of(x, c); return;
       case StepKind::kOutput:
         if (g_.node(x.id).op != Op::Input) marked_outputs_.push_back(x.id);
         return;

@@ -35,8 +35,9 @@ enum class StepKind : uint8_t {
   kOutput,  // the operand becomes a graph output too, whatever else reads it
   kChunk,   // PyTorch's chunk: reshape an axis into [parts, n / parts], take one part
   kConv,    // a convolution over the value's trailing axes (1 to 3 spatial)
+  kGather,  // the value read at loaded indices along one axis (some negative, some out of range)
 };
-inline constexpr int kNumStepKinds = static_cast<int>(StepKind::kConv) + 1;
+inline constexpr int kNumStepKinds = static_cast<int>(StepKind::kGather) + 1;
 
 struct GraphStep {
   StepKind kind = StepKind::kUnary;

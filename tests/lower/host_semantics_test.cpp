@@ -492,5 +492,59 @@ TEST(HostSemantics, IotaValues) {
   EXPECT_EQ(out[1].reals[5], 1.0);
 }
 
+// gather (docs/ops.md): an index counts from the end when negative and reads 0
+// out of range, in the reference, the kernel interpreter and compiled code.
+TEST(HostSemantics, GatherCountsFromTheEndAndReadsZeroOutOfRange) {
+  for (DType index_type : {DType::I32, DType::I64}) {
+    ir::Graph g("gather");
+    auto table = ir::input(g, "table", DType::F32, {4, 3});
+    auto ids = ir::input(g, "ids", index_type, {6});
+    auto at = ir::broadcast(ir::reshape(ids, {6, 1}), {6, 3});
+    // The table broadcast to the ids' rows, read at each id along its own rows.
+    auto rows = ir::gather(ir::broadcast(ir::reshape(table, {1, 4, 3}), {6, 4, 3}),
+                           ir::reshape(at, {6, 1, 3}), 1);
+    g.add_output(ir::reshape(rows, {6, 3}));
+    const HostTensor t = tensor(DType::F32, {4, 3}, {0, 1, 2, 10, 11, 12, 20, 21, 22, 30, 31, 32});
+    const HostTensor i = tensor(index_type, {6}, {0, 3, -1, -4, 4, -5});
+    auto out = run_checked(g, {t, i});
+    EXPECT_EQ(values_of(out[0]), (std::vector<double>{0, 1, 2, 30, 31, 32, 30, 31, 32, 0, 1, 2, 0, 0, 0, 0, 0, 0}));
+    const kernel::KernelProgram fused = fusion::kernelize_program(g, std::vector<bool>(g.size(), false));
+    EXPECT_EQ(ir::compare_outputs(ir::interpret(g, {t, i}), kernel::run_kernels(fused, {t, i})), "");
+  }
+}
+
+// The shapes a gather takes in kernels: indices that vary along the row (a
+// GatherElements along the last axis), a gather inside a reduction's body (its
+// index loaded per reduction step), of a computed table (masked after it is
+// computed), of integer and bool data, and as a matmul's A side.
+TEST(HostSemantics, GathersFuseAsLoadsEverywhereAKernelReads) {
+  ir::Graph g("gathers");
+  auto x = ir::input(g, "x", DType::F32, {5, 9});
+  auto along_row = ir::input(g, "along_row", DType::I64, {5, 7});
+  g.add_output(ir::gather(ir::slice_axis(x, 1, 0, 9), along_row, 1));  // [5, 7] from [5, 9] along axis 1
+  auto per_step = ir::input(g, "per_step", DType::I32, {5, 6});
+  auto steps = ir::broadcast(ir::reshape(per_step, {5, 6, 1}), {5, 6, 9});
+  auto summed = ir::reduce_sum(ir::gather(ir::broadcast(ir::reshape(ir::exp(x), {5, 1, 9}), {5, 6, 9}),
+                                          ir::permute(ir::broadcast(ir::reshape(per_step, {5, 1, 6}), {5, 9, 6}), {0, 2, 1}),
+                                          1),
+                               {1});
+  g.add_output(summed + ir::reduce_sum(ir::cast(steps, DType::F32), {1}));
+  auto flags = ir::input(g, "flags", DType::Bool, {5, 9});
+  auto counts = ir::input(g, "counts", DType::I64, {5, 9});
+  g.add_output(ir::gather(flags, along_row, 1));
+  g.add_output(ir::gather(counts, along_row, 1));
+  auto w = ir::input(g, "w", DType::F32, {9, 8});
+  auto ids = ir::input(g, "ids", DType::I64, {4});
+  auto embedded = ir::gather(ir::broadcast(ir::reshape(x, {1, 5, 9}), {4, 5, 9}),
+                             ir::broadcast(ir::reshape(ids, {4, 1, 1}), {4, 1, 9}), 1);
+  g.add_output(ir::matmul(ir::reshape(embedded, {4, 9}), w));
+  std::mt19937_64 rng(29);
+  std::vector<HostTensor> inputs;
+  for (const ir::ValueId v : g.inputs()) inputs.push_back(ir::random_tensor(g.type(v), rng));
+  run_checked(g, inputs);
+  const kernel::KernelProgram fused = fusion::kernelize_program(g, std::vector<bool>(g.size(), false));
+  EXPECT_EQ(ir::compare_outputs(ir::interpret_with_error_scales(g, inputs), kernel::run_kernels(fused, inputs)), "");
+}
+
 }  // namespace
 }  // namespace smelt
