@@ -22,6 +22,8 @@ SymTensor encode_broadcast(EncodingState& s, const rules::Term& t, Side side, co
 SymTensor encode_reshape(EncodingState& s, const rules::Term& t, Side side, const SymTensor& x);
 SymTensor encode_permute(EncodingState& s, const rules::Term& t, Side side, const SymTensor& x);
 SymTensor encode_concat(EncodingState& s, const rules::Term& t, Side side, const Operands& x);
+SymTensor encode_gather(EncodingState& s, const rules::Term& t, Side side, const SymTensor& data,
+                        const SymTensor& indices);
 
 SymTensor encode_reduce(EncodingState& s, const rules::Term& t, Side side, const SymTensor& x);
 SymTensor encode_conv(EncodingState& s, const rules::Term& t, Side side, const SymTensor& x, const SymTensor& w);

@@ -88,7 +88,7 @@ SymTensor encode_term(EncodingState& s, const rules::Term& t, Side side) {
     case ir::OpClass::Contraction:
       if (t.op == ir::Op::Conv) return encode_conv(s, t, side, x[0], x[1]);
       return encode_matmul(s, t, side, x[0], x[1]);
-    case ir::OpClass::Indexed: throw Unsupported(std::string(ir::op_name(t.op)) + " in a rule");
+    case ir::OpClass::Indexed: return encode_gather(s, t, side, x[0], x[1]);
     case ir::OpClass::View: break;
   }
   switch (t.op) {

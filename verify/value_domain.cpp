@@ -91,6 +91,13 @@ z3::expr ValueDomain::from_int(const z3::expr& i) {
   return function("from_int", domain, sort_)(i);
 }
 
+z3::expr ValueDomain::to_int(const z3::expr& v) {
+  if (real_) return z3::expr(ctx_, Z3_mk_real2int(ctx_, v));  // the z3++ of 4.8 has no to_int
+  z3::sort_vector domain(ctx_);
+  domain.push_back(sort_);
+  return function("to_int", domain, ctx_.int_sort())(v);
+}
+
 z3::expr ValueDomain::apply(ir::Op op, const z3::expr& dtype, const std::vector<z3::expr>& a) {
   if (op == ir::Op::Where) {
     if (real_) return z3::ite(a[0] != literal(0), a[1], a[2]);

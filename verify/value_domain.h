@@ -48,6 +48,9 @@ class ValueDomain {
   static z3::expr int_like(const z3::expr& dtype);
   // An integer (an iota index, an integer attribute) as an element value.
   z3::expr from_int(const z3::expr& i);
+  // An integer element (a gather's index) as an integer: an uninterpreted
+  // function of the value that inverts from_int (the reals: to_int).
+  z3::expr to_int(const z3::expr& v);
 
   // An elementwise op of the table (not cast) on element values of dtype
   // `dtype` (a code; the operands' dtype, the branches' one for where).

@@ -190,3 +190,31 @@ SymTensor encode_concat(EncodingState& s, const rules::Term& t, Side side, const
 }
 
 }  // namespace smelt::verify
+
+namespace smelt::verify {
+
+// gather (docs/ops.md): the data read along `axis` at the index element there
+// (negative from the end), 0 where that is outside the axis.
+SymTensor encode_gather(EncodingState& s, const rules::Term& t, Side side, const SymTensor& data,
+                        const SymTensor& indices) {
+  TermAttrs attrs(s, t, side);
+  const size_t rank = data.shape.size();
+  s.require_static(side, rank >= 1 && indices.shape.size() == rank, attrs.where() + ": data and indices of one rank >= 1");
+  const auto axis = static_cast<size_t>(attrs.structural_int("axis", 0, static_cast<int64_t>(rank) - 1));
+  s.require(side,
+            indices.dtype == static_cast<int>(ir::DType::I32) || indices.dtype == static_cast<int>(ir::DType::I64),
+            attrs.where() + ": i32 or i64 indices");
+  for (size_t a = 0; a < rank; ++a)
+    if (a != axis) s.require(side, data.shape[a] == indices.shape[a], attrs.where() + ": data and indices agree off the axis");
+  ValueDomain& values = s.values;
+  const z3::expr zero = values.element(data.dtype, values.literal(0.0));
+  return {indices.shape, data.dtype, [data, indices, axis, zero, &values](const std::vector<z3::expr>& idx) {
+            const z3::expr loaded = values.to_int(indices.at(idx)), n = data.shape[axis];
+            const z3::expr at = z3::ite(loaded < 0, loaded + n, loaded);
+            std::vector<z3::expr> j = idx;
+            j[axis] = at;
+            return z3::ite(at >= 0 && at < n, data.at(j), zero);
+          }};
+}
+
+}  // namespace smelt::verify

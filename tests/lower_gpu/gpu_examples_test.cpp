@@ -1,5 +1,6 @@
-// Every example, unfused and fused: PTX for sm_80 and sm_90 that ptxas
-// accepts, and a gfx90a code object whose notes list every kernel.
+// Every example, unfused and fused, and every committed language model, fused:
+// PTX for sm_80 and sm_90 that ptxas accepts, and a gfx90a code object whose
+// notes list every kernel.
 #include <gtest/gtest.h>
 
 #include <future>
@@ -11,7 +12,6 @@
 
 namespace {
 
-using smelt::gpu_testing::example_programs;
 using smelt::gpu_testing::ExampleProgram;
 using smelt::gpu_testing::run_tool;
 using smelt::gpu_testing::ScratchDir;
@@ -32,7 +32,9 @@ TEST(GpuExamples, PtxOfEveryExamplePassesPtxasForSm80AndSm90) {
     std::future<smelt::gpu_testing::ToolResult> result;
   };
   std::vector<Check> checks;
-  for (const ExampleProgram& example : example_programs()) {
+  const std::vector<const ExampleProgram*> programs = smelt::gpu_testing::code_check_programs();
+  for (const ExampleProgram* checked : programs) {
+    const ExampleProgram& example = *checked;
     for (const std::string arch : {"sm_80", "sm_90"}) {
       const std::string ptx = ptx_of(example.program, arch);
       EXPECT_NE(ptx.find(".target " + arch), std::string::npos) << example.name;
@@ -51,7 +53,7 @@ TEST(GpuExamples, PtxOfEveryExamplePassesPtxasForSm80AndSm90) {
     }
   }
   if (ptxas.empty()) return;
-  ASSERT_EQ(checks.size(), example_programs().size() * 2);
+  ASSERT_EQ(checks.size(), programs.size() * 2);
   for (Check& check : checks) {
     const smelt::gpu_testing::ToolResult result = check.result.get();
     EXPECT_EQ(result.exit_code, 0) << check.label << ": ptxas said\n" << result.output;
@@ -64,7 +66,8 @@ TEST(GpuExamples, CodeObjectOfEveryExampleForGfx90aListsItsKernels) {
   const std::string readelf = smelt::gpu_testing::find_readelf();
   if (readelf.empty()) smelt::gpu_testing::skip_without("llvm-readelf-19", "the examples' gfx90a code objects");
   ScratchDir scratch;
-  for (const ExampleProgram& example : example_programs()) {
+  for (const ExampleProgram* checked : smelt::gpu_testing::code_check_programs()) {
+    const ExampleProgram& example = *checked;
     const std::vector<uint8_t> code = smelt::lower::emit_binary(example.program, {smelt::lower::Target::kHip, "gfx90a"});
     EXPECT_FALSE(code.empty()) << example.name;
     if (readelf.empty()) continue;

@@ -35,6 +35,28 @@ const std::vector<ExampleProgram>& example_programs() {
   return programs;
 }
 
+const std::vector<ExampleProgram>& exported_model_programs() {
+  static const std::vector<ExampleProgram> programs = [] {
+    std::vector<fs::path> files;
+    for (const auto& entry : fs::directory_iterator(std::string(SMELT_SOURCE_DIR) + "/examples/models"))
+      if (fs::exists(entry.path() / "model.onnx")) files.push_back(entry.path() / "model.onnx");
+    std::sort(files.begin(), files.end());
+    std::vector<ExampleProgram> result;
+    for (const fs::path& file : files)
+      result.push_back({file.parent_path().filename().string() + ".after",
+                        smelt::fuse(smelt::load_graph(file.string())).after});
+    return result;
+  }();
+  return programs;
+}
+
+std::vector<const ExampleProgram*> code_check_programs() {
+  std::vector<const ExampleProgram*> all;
+  for (const ExampleProgram& p : example_programs()) all.push_back(&p);
+  for (const ExampleProgram& p : exported_model_programs()) all.push_back(&p);
+  return all;
+}
+
 ToolResult run_tool(const std::string& command) {
   ToolResult result;
   FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");

@@ -34,5 +34,6 @@ std::span<const RuleCase> view_elementwise_cases();
 std::span<const RuleCase> gemm_split_cases();
 std::span<const RuleCase> batching_cases();
 std::span<const RuleCase> conv_cases();
+std::span<const RuleCase> gather_cases();
 
 }  // namespace smelt::rules::testing
