@@ -268,12 +268,31 @@ def write_tensor(path: str, array: np.ndarray, name: str) -> None:
         f.write(numpy_helper.from_array(array, name=name).SerializeToString())
 
 
-def export_one(name: str, build, seed: int, small: bool, out_dir: str, exporter: str, opset: int) -> None:
+def build_seeded(build, seed: int, small: bool):
+    """The module export_one exports (seeded, norms randomized, eval mode), its [(input name,
+    tensor)] and output names."""
     torch.manual_seed(seed)
     module, inputs, output_names, inner = build(small)
     if inner is not None:
         randomize_norms_(inner)
     module.eval()
+    return module, inputs, output_names
+
+
+def rebuild(folder: str):
+    """build_seeded for a folder name this script writes (gpt2, ..., vit_b_16, gpt2_small, ...):
+    the same weights and inputs as its model.onnx and test_data_set_0 (with the same versions of
+    torch / transformers / torchvision). KeyError for another name."""
+    for small in (False, True):
+        names = model_names(small)
+        if folder in names:
+            build, seed = names[folder]
+            return build_seeded(build, seed, small)
+    raise KeyError(folder)
+
+
+def export_one(name: str, build, seed: int, small: bool, out_dir: str, exporter: str, opset: int) -> None:
+    module, inputs, output_names = build_seeded(build, seed, small)
     args = tuple(t for _, t in inputs)
     with torch.no_grad():
         expected = module(*args)

@@ -33,10 +33,8 @@ max(bytes moved / copy bandwidth, flops / matmul peak), both measured at the sta
 """
 
 import argparse
-import csv
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -44,14 +42,9 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
-REGIMES = {
-    "default": {},
-    "reused": {"MALLOC_MMAP_MAX_": "0", "MALLOC_TRIM_THRESHOLD_": "100000000000"},
-}
-
-
-def log(*args):
-    print(*args, file=sys.stderr, flush=True)
+sys.path.insert(0, HERE)
+from harness import (REGIMES, check, error_text, load_average, log, pinned,  # noqa: E402
+                     safe_file_name, sample_stats, smelt_json, write_csv)
 
 
 # ---- the worker: one regime, one thread count ---------------------------------------------
@@ -160,7 +153,7 @@ def make_systems(w, work_dir, args):
 
 def failed(name, error):
     s = System(name)
-    s.error = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"[:200]
+    s.error = error_text(error)
     return s
 
 
@@ -169,38 +162,24 @@ def smelt_system(work_dir, args):
     import numpy as np
     s = System("smelt")
     model = os.path.join(work_dir, "model.onnx")
-    base = [args.smelt, "run", model, "--inputs", os.path.join(work_dir, "inputs"), "--threads", str(args.threads),
-            "--json"]
+    base = ["run", model, "--inputs", os.path.join(work_dir, "inputs"), "--threads", str(args.threads), "--json"]
     s.info = {}
 
     def run(extra):
-        r = subprocess.run(base + extra, capture_output=True, text=True)
-        if r.returncode != 0:
-            raise RuntimeError(f"smelt exit {r.returncode}: {r.stderr.strip()[:300]}")
-        return json.loads(r.stdout)
+        return smelt_json(args.smelt, base + extra)
 
     def output():
         with tempfile.TemporaryDirectory() as out:
             j = run(["--outputs", out])
             s.info = {"kernels": j["kernels"], "compile_s": j["compile_seconds"]}
             name = j["outputs"][0]["name"]
-            safe = "".join(c if c.isalnum() or c in "_-." else "_" for c in name)
-            return np.load(os.path.join(out, safe + ".npy"))
+            return np.load(os.path.join(out, safe_file_name(name) + ".npy"))
 
     s.output = output
     # Each round is a fresh process: its first runs fault in pages and pack weights, while the
     # peers' processes have run every earlier round. Five untimed runs bring it to steady state.
     s.timed = lambda n: [us * 1e-6 for us in run(["--reps", str(n), "--warmup", "5"])["samples_us"]]
     return s
-
-
-def check(reference, got):
-    import numpy as np
-    if got.shape != reference.shape:
-        return f"shape {got.shape} != {reference.shape}"
-    scale = max(1.0, float(np.max(np.abs(reference))))
-    err = float(np.max(np.abs(got.astype(np.float64) - reference.astype(np.float64))))
-    return "" if err <= 2e-3 * scale else f"max abs error {err:.3g} (scale {scale:.3g})"
 
 
 def run_worker(args):
@@ -233,7 +212,7 @@ def run_worker(args):
                     s.call()  # the second warm-up call
                 problem = check(reference, got)
             except Exception as e:  # noqa: BLE001
-                problem = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:200]
+                problem = error_text(e)
             if problem:
                 row["status"] = "wrong or failed: " + problem
                 results.append(row)
@@ -252,10 +231,7 @@ def run_worker(args):
                     s.call()
                     row["samples"].append(time.perf_counter() - t)
         for s, row in live:
-            xs = sorted(row.pop("samples"))
-            med = statistics.median(xs)
-            q1, q3 = xs[len(xs) // 4], xs[(3 * len(xs)) // 4]
-            row.update({"median_ms": med * 1e3, "spread": (q3 - q1) / med, "runs": len(xs)})
+            row.update(sample_stats(row.pop("samples")))
             row.update(getattr(s, "info", {}))
             results.append(row)
         done = ", ".join(f"{row['system']} {row['median_ms']:.3f}" for _, row in live)
@@ -311,11 +287,7 @@ def summarize(rows, out_csv, out_png):
         r["best_peer"] = best[key]["system"] if key in best else ""
     fields = ["workload", "threads", "regime", "system", "status", "median_ms", "spread", "runs", "limit_ms",
               "smelt_ratio", "best_peer", "smelt_vs_best_peer", "kernels", "compile_s", "note"]
-    with open(out_csv, "w", newline="") as f:
-        wr = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
-        wr.writeheader()
-        for r in rows:
-            wr.writerow({k: (f"{v:.4g}" if isinstance(v, float) else v) for k, v in r.items()})
+    write_csv(out_csv, fields, rows)
     print(f"\n{'workload':24} {'t':>2} {'best peer (default)':>28} {'best peer (reused)':>28} {'smelt':>9}"
           f" {'vs best, default':>16} {'vs best, reused':>15} {'smelt/limit':>11}")
     workloads = sorted({(r["workload"], r["threads"]) for r in rows}, key=lambda k: (k[1], k[0]))
@@ -386,7 +358,6 @@ def main():
     p.add_argument("--regime", default="default", help=argparse.SUPPRESS)
     p.add_argument("--json-out", help=argparse.SUPPRESS)
     args = p.parse_args()
-    sys.path.insert(0, HERE)
     if args.worker:
         args.threads = args.threads[0]
         run_worker(args)
@@ -398,8 +369,7 @@ def main():
     if max(args.threads) > cores:
         log(f"error: --threads {max(args.threads)} on a {cores}-core machine")
         return 1
-    with open("/proc/loadavg") as f:
-        log(f"load before: {f.read().split()[0]} ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})")
+    log(f"load before: {load_average()} ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})")
     if args.out is None:
         partial = bool(args.only) or args.small
         args.out = os.path.join(args.work if partial else HERE, "results.csv")
@@ -410,23 +380,19 @@ def main():
         for regime in args.regimes:
             for t in args.threads:
                 out = os.path.join(tmp, f"{regime}_{t}.json")
-                env = dict(os.environ, **REGIMES[regime])
-                for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-                    env[var] = str(t)
-                env["XLA_FLAGS"] = f"--xla_cpu_multi_thread_eigen={'true' if t > 1 else 'false'}"
-                cmd = ["taskset", "-c", f"0-{t - 1}", sys.executable, os.path.abspath(__file__), "--worker",
+                cmd = [sys.executable, os.path.abspath(__file__), "--worker",
                        "--regime", regime, "--threads", str(t), "--rounds", str(args.rounds), "--per-round",
                        str(args.per_round), "--smelt", args.smelt, "--work", args.work, "--json-out", out]
                 cmd += (["--only"] + args.only if args.only else []) + (["--small"] if args.small else [])
                 cmd += ["--max-autotune"] if args.max_autotune else []
+                cmd, env = pinned(cmd, t, regime)
                 r = subprocess.run(cmd, env=env)
                 if r.returncode != 0:
                     log(f"error: the worker for {regime}, {t} threads failed (exit {r.returncode})")
                     return 1
                 with open(out) as f:
                     rows += json.load(f)
-    with open("/proc/loadavg") as f:
-        log(f"load after: {f.read().split()[0]}")
+    log(f"load after: {load_average()}")
     summarize(rows, args.out, os.path.splitext(args.out)[0] + ".png")
     return 0
 
