@@ -98,6 +98,13 @@ void convert_gather(Context& ctx) {
       Tensor gathered = pieces.size() == 1 ? pieces[0] : ir::concat(pieces, axis);
       return ctx.set_output(0, ir::reshape(gathered, shape));
     }
+    // Indices computed from constants alone (T5's relative position buckets: a
+    // log, scaled, cast to an integer) are read as the reference computed them:
+    // compiled code rounding its own log next to a step could pick another
+    // bucket, which would leave every value after it unchecked.
+    const std::vector<double> values(at.begin(), at.end());
+    Tensor folded = ir::constant(ctx.graph(), values, ir::DType::I64, indices.type.shape);
+    return ctx.set_output(0, take(ctx, data, folded, axis, 0));
   }
   ctx.set_output(0, take(ctx, data, ctx.input(1), axis, 0));
 }

@@ -148,6 +148,34 @@ TEST(OnnxImport, GatherElementsWithDataIndicesKeepsValuesExactly) {
   EXPECT_TRUE(std::isnan(out[0].reals[2]));
 }
 
+// Indices computed from constants alone (T5's position buckets: a float
+// computation cast to integers) are folded at import: a gather from a constant
+// literal, whose values are exact (error scale 0), not a cast the compiled code
+// might round to another bucket.
+TEST(OnnxImport, GatherAtIndicesComputedFromConstantsReadsThemFolded) {
+  ModelBuilder m;
+  m.input("table", kF32, {8, 2}).output("y", kF32, {70, 2});
+  std::vector<float> positions;
+  for (int k = 0; k < 70; ++k) positions.push_back(static_cast<float>((k * 37) % 8) + 0.25f);
+  m.float_initializer("p", {70}, positions);
+  onnx::NodeProto& cast = m.node("Cast", {"p"}, {"i"});
+  onnx_testing::add_int_attr(cast, "to", kI64);
+  m.node("Gather", {"table", "i"}, {"y"});
+  importer::ImportResult r = import(m);
+  int gathers = 0, casts = 0;
+  for (const ir::Node& n : r.graph.nodes()) {
+    gathers += n.op == ir::Op::Gather;
+    casts += n.op == ir::Op::Cast;
+  }
+  EXPECT_EQ(gathers, 1);
+  EXPECT_EQ(casts, 0) << "the indices are a literal";
+  std::vector<double> table;
+  for (int k = 0; k < 16; ++k) table.push_back(k);
+  const ir::Reference want = ir::interpret_with_error_scales(r.graph, {f32({8, 2}, table)});
+  EXPECT_EQ(want.values[0].reals[2], 2.0 * ((37 % 8)));  // row 5's first column
+  for (double s : want.error_scales[0].reals) EXPECT_EQ(s, 0.0);
+}
+
 TEST(OnnxImport, ArgMaxTakesTheFirstMaximumAndTheFirstNaN) {
   ModelBuilder m;
   m.input("x", kF32, {2, 4}).output("y", kI64, {2});
