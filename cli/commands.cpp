@@ -124,8 +124,8 @@ int run_command(const RunOptions& options) {
 Registered register_check(CLI::App& app, SharedOptions& shared) {
   auto check = std::make_shared<CheckOptions>();
   CLI::App* check_cmd = app.add_subcommand(
-      "check", "Parse and shape-check a .sg graph; print a one-line summary");
-  check_cmd->add_option("file", check->file, "The graph (.sg)")->required();
+      "check", "Parse and shape-check a graph (.sg or .onnx); print a one-line summary");
+  check_cmd->add_option("file", check->file, "The graph (.sg or .onnx)")->required();
   check_cmd->add_flag("--json", check->json, "Print one JSON object instead of text");
   add_memory_limit_option(check_cmd, shared);
 

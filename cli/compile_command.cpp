@@ -118,7 +118,7 @@ Registered register_compile(CLI::App& app, SharedOptions& shared) {
   auto compile = std::make_shared<CompileCommandOptions>();
   CLI::App* compile_cmd = app.add_subcommand(
       "compile", "Fuse a .sg graph into kernels; print kernel counts and predicted times before and after");
-  compile_cmd->add_option("file", compile->file, "The graph (.sg)")->required();
+  compile_cmd->add_option("file", compile->file, "The graph (.sg or .onnx)")->required();
   CLI::Option* report_flag =
       compile_cmd->add_flag("--report", compile->report, "Print the fused kernels and each one's predicted time");
   compile_cmd->add_flag("--json", compile->json, "Print one JSON object instead of text")->excludes(report_flag);

@@ -602,6 +602,24 @@ TEST(ClassifyLoad, AReshapeOfAPermuteIsAGather) {
   EXPECT_EQ(kind_of_load(g2, y), AccessKind::kGather);
 }
 
+// A gather's table: read at one loaded id per row (an embedding lookup), a row
+// is read in order; read at an id loaded anew along the row, every element is
+// a gather.
+TEST(ClassifyLoad, AnEmbeddingRowIsReadInOrderAnIndexPerElementIsAGather) {
+  ir::Graph g("g");
+  ir::Tensor table = ir::input(g, "table", DType::F32, {50, 16});
+  ir::Tensor ids = ir::input(g, "ids", DType::I64, {8});
+  ir::Tensor rows = ir::gather(ir::broadcast(ir::reshape(table, {1, 50, 16}), {8, 50, 16}),
+                               ir::broadcast(ir::reshape(ids, {8, 1, 1}), {8, 1, 16}), 1);
+  g.add_output(ir::exp(rows));
+  EXPECT_EQ(kind_of_load(g, table), AccessKind::kMasked);  // the id's range is its mask
+  ir::Graph g2("g2");
+  ir::Tensor x = ir::input(g2, "x", DType::F32, {8, 16});
+  ir::Tensor at = ir::input(g2, "at", DType::I32, {8, 16});
+  g2.add_output(ir::exp(ir::gather(x, at, 1)));
+  EXPECT_EQ(kind_of_load(g2, x), AccessKind::kGather);
+}
+
 TEST(ClassifyLoad, ABroadcastColumnIsABroadcast) {
   ir::Graph g("g");
   ir::Tensor x = ir::input(g, "x", DType::F32, {8, 16});
