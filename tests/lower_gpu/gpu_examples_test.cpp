@@ -23,16 +23,15 @@ std::string ptx_of(const smelt::kernel::KernelProgram& program, const std::strin
 
 // Without ptxas the PTX text is still checked and the test is reported
 // skipped, naming ptxas (gpu_testing::skip_without).
-TEST(GpuExamples, PtxOfEveryExamplePassesPtxasForSm80AndSm90) {
+void check_ptx(const std::vector<const ExampleProgram*>& programs, const std::string& what) {
   const std::string ptxas = smelt::gpu_testing::find_ptxas();
-  if (ptxas.empty()) smelt::gpu_testing::skip_without("ptxas", "the examples' PTX");
+  if (ptxas.empty()) smelt::gpu_testing::skip_without("ptxas", what);
   ScratchDir scratch;
   struct Check {
     std::string label;
     std::future<smelt::gpu_testing::ToolResult> result;
   };
   std::vector<Check> checks;
-  const std::vector<const ExampleProgram*> programs = smelt::gpu_testing::code_check_programs();
   for (const ExampleProgram* checked : programs) {
     const ExampleProgram& example = *checked;
     for (const std::string arch : {"sm_80", "sm_90"}) {
@@ -62,11 +61,11 @@ TEST(GpuExamples, PtxOfEveryExamplePassesPtxasForSm80AndSm90) {
 
 // Without llvm-readelf-19 the code objects are still built (linked by
 // ld.lld-19) and the test is reported skipped, naming llvm-readelf-19.
-TEST(GpuExamples, CodeObjectOfEveryExampleForGfx90aListsItsKernels) {
+void check_code_objects(const std::vector<const ExampleProgram*>& programs, const std::string& what) {
   const std::string readelf = smelt::gpu_testing::find_readelf();
-  if (readelf.empty()) smelt::gpu_testing::skip_without("llvm-readelf-19", "the examples' gfx90a code objects");
+  if (readelf.empty()) smelt::gpu_testing::skip_without("llvm-readelf-19", what);
   ScratchDir scratch;
-  for (const ExampleProgram* checked : smelt::gpu_testing::code_check_programs()) {
+  for (const ExampleProgram* checked : programs) {
     const ExampleProgram& example = *checked;
     const std::vector<uint8_t> code = smelt::lower::emit_binary(example.program, {smelt::lower::Target::kHip, "gfx90a"});
     EXPECT_FALSE(code.empty()) << example.name;
@@ -83,6 +82,29 @@ TEST(GpuExamples, CodeObjectOfEveryExampleForGfx90aListsItsKernels) {
       EXPECT_NE(notes.output.find(".symbol:         " + symbol + ".kd"), std::string::npos) << example.name;
     }
   }
+}
+
+std::vector<const ExampleProgram*> all_of(const std::vector<ExampleProgram>& programs) {
+  std::vector<const ExampleProgram*> out;
+  for (const ExampleProgram& p : programs) out.push_back(&p);
+  return out;
+}
+
+TEST(GpuExamples, PtxOfEveryExamplePassesPtxasForSm80AndSm90) {
+  check_ptx(all_of(smelt::gpu_testing::example_programs()), "the examples' PTX");
+}
+
+TEST(GpuExamples, CodeObjectOfEveryExampleForGfx90aListsItsKernels) {
+  check_code_objects(all_of(smelt::gpu_testing::example_programs()), "the examples' gfx90a code objects");
+}
+
+// The committed language models (embedding gathers, attention, the LM head), fused.
+TEST(GpuExamples, PtxOfEveryExportedModelPassesPtxasForSm80AndSm90) {
+  check_ptx(all_of(smelt::gpu_testing::exported_model_programs()), "the exported models' PTX");
+}
+
+TEST(GpuExamples, CodeObjectOfEveryExportedModelForGfx90aListsItsKernels) {
+  check_code_objects(all_of(smelt::gpu_testing::exported_model_programs()), "the exported models' gfx90a code objects");
 }
 
 }  // namespace

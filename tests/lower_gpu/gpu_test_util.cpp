@@ -50,13 +50,6 @@ const std::vector<ExampleProgram>& exported_model_programs() {
   return programs;
 }
 
-std::vector<const ExampleProgram*> code_check_programs() {
-  std::vector<const ExampleProgram*> all;
-  for (const ExampleProgram& p : example_programs()) all.push_back(&p);
-  for (const ExampleProgram& p : exported_model_programs()) all.push_back(&p);
-  return all;
-}
-
 ToolResult run_tool(const std::string& command) {
   ToolResult result;
   FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");

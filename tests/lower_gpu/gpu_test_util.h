@@ -20,8 +20,6 @@ const std::vector<ExampleProgram>& example_programs();
 // The committed language models (examples/models/*/model.onnx: embedding
 // gathers, attention, the LM head), fused only: "gpt2_small.after", ...
 const std::vector<ExampleProgram>& exported_model_programs();
-// Both lists, for the checks of emitted code (PTX, code objects).
-std::vector<const ExampleProgram*> code_check_programs();
 
 struct ToolResult {
   int exit_code = -1;
