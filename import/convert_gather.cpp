@@ -6,7 +6,6 @@
 #include <string>
 
 #include "import/context.h"
-#include "import/dtype_checks.h"
 
 namespace smelt::importer {
 namespace {
