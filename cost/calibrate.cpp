@@ -678,6 +678,10 @@ kernel::KernelProgram single_kernel_program(const kernel::KernelProgram& program
   for (kernel::KernelOutput& out : copy.outputs) {
     use(out.buffer);
     out.buffer = remap[out.buffer];
+    if (out.is_scatter()) {
+      use(out.scatter_initial);
+      out.scatter_initial = remap[out.scatter_initial];
+    }
   }
   one.kernels.push_back(std::move(copy));
   return one;

@@ -341,7 +341,13 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
   }
   for (const kernel::KernelOutput& out : k.outputs) {
     const kernel::Buffer& buffer = program.buffers[out.buffer];
-    cost.bytes_written += static_cast<double>(ir::numel(buffer.type.shape)) * ir::dtype_bytes(buffer.type.dtype);
+    const double bytes = static_cast<double>(ir::numel(buffer.type.shape)) * ir::dtype_bytes(buffer.type.dtype);
+    cost.bytes_written += bytes;
+    if (out.is_scatter()) {  // the copy of its initial buffer, read in order
+      cost.bytes_read += bytes;
+      loads.push_back({bytes, AccessKind::kContiguous, 0, bytes / ir::dtype_bytes(buffer.type.dtype),
+                       ir::dtype_bytes(buffer.type.dtype) < 4, false});
+    }
   }
   cost.working_set_bytes = cost.bytes_read + cost.bytes_written;
 

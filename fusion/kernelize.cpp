@@ -54,6 +54,13 @@ int64_t bits_of(double v) {
 }
 
 bool is_anchor(Op op) { return is_anchor_class(op_class(op)); }
+bool is_scatter(Op op) { return op_class(op) == OpClass::Scatter; }
+
+// A kernel's iteration space: its root's shape; a scatter's, its updates'.
+Shape kernel_space(const Graph& g, ValueId root) {
+  const Node& n = g.node(root);
+  return is_scatter(n.op) ? g.type(n.operands[2]).shape : g.type(root).shape;
+}
 
 bool is_uniform(const std::vector<double>& values) {
   for (double v : values)
@@ -93,12 +100,17 @@ class KernelAssembler {
     Index identity;
     for (size_t i = 0; i < k_.space.size(); ++i) identity.push_back(pool_.var(static_cast<int>(i)));
     current_root_ = root;
+    if (is_scatter(node(root).op)) {
+      emit_scatter_root(root, identity);
+      current_root_ = -1;
+      return;
+    }
     const int e = value(root, identity, kNoIndex, 0);
     current_root_ = -1;
     for (int buffer : s_.stores[root]) k_.outputs.push_back({buffer, e});
   }
 
-  // Materialized values (not inputs) this kernel reads.
+  // Materialized values (not inputs) this kernel reads (a scatter: its data too).
   const std::vector<ValueId>& loaded() const { return loaded_; }
   // After the last root: a kernel of convolutions takes its contraction form
   // (no root can be emitted into it after that).
@@ -204,8 +216,9 @@ class KernelAssembler {
     // fresh index, so every walk of an index expression stays shallow.
     if (index_depth(r) > kMaxIndexDepth && !emitted_roots_.contains(v)) throw MustMaterialize{v};
     if (is_anchor(node(v).op) && v != current_root_ &&
-        (reduction_depth_ > 0 || !at_own_output_index(r.idx, shape(v))))
+        (reduction_depth_ > 0 || scatter_kernel_ || !at_own_output_index(r.idx, shape(v))))
       throw MustMaterialize{v};
+    if (is_scatter(node(v).op) && v != current_root_) throw std::logic_error("kernelize: a scatter was inlined");
     Words key{v, r.guard, bits_of(r.pad)};
     key.insert(key.end(), r.idx.begin(), r.idx.end());
     if (auto it = memo_.find(key); it != memo_.end()) return it->second;
@@ -355,6 +368,46 @@ class KernelAssembler {
     inner[axis] = at;
     f.wrap = !is_view_of_buffer(data) || f.at.pad != 0;
     return Request{data, std::move(inner), pool_.logical_and(f.at.guard, f.mask), 0};
+  }
+
+  // scatter(data, indices, updates) over the updates' space (kernel.h,
+  // KernelOutput): each element's index is an indirect variable, negative
+  // counting from the end; the position written is the row-major element with
+  // the scattered axis there, -1 where the index is out of range (nothing
+  // written). A combining scatter loads the element there from its own output
+  // and combines the update in. The data (materialized: legal_request) is the
+  // copy the output starts from. Anchors in the updates or indices are stored
+  // (the kernel runs in order, with no reduction domain).
+  void emit_scatter_root(ValueId root, const Index& idx) {
+    const Node& n = node(root);
+    const ValueId data = n.operands[0];
+    scatter_kernel_ = true;
+    const int index_node = value(n.operands[1], idx, kNoIndex, 0);
+    const int update = value(n.operands[2], idx, kNoIndex, 0);
+    const auto axis = static_cast<size_t>(n.attrs.axis);
+    const Shape& out_shape = shape(root);
+    const IndexRef extent = pool_.constant(out_shape[axis]);
+    const IndexRef loaded = indirect_var(index_node, root);
+    const IndexRef at_axis = pool_.select(pool_.lt(loaded, pool_.constant(0)), pool_.add(loaded, extent), loaded);
+    const IndexRef valid = pool_.logical_and(pool_.le(pool_.constant(0), at_axis), pool_.lt(at_axis, extent));
+    Index at = idx;
+    at[axis] = at_axis;
+    IndexRef linear = pool_.constant(0);
+    for (size_t k = 0; k < at.size(); ++k) linear = pool_.add(pool_.mul(linear, pool_.constant(out_shape[k])), at[k]);
+    const int position = index_value(pool_.select(valid, linear, pool_.constant(-1)), DType::I64);
+    if (node(data).op != Op::Input && loaded_position_.try_emplace(data, loaded_.size()).second) {
+      loaded_.push_back(data);
+      at_own_index_.push_back(false);
+    }
+    for (int buffer : s_.stores[root]) {
+      int e = update;
+      if (const std::optional<Op> combine = scatter_combine(n.op))
+        e = op(*combine, {load(buffer, at, dtype(root), valid, 0), update}, dtype(root));
+      KernelOutput out{buffer, e};
+      out.scatter_at = position;
+      out.scatter_initial = s_.buffer_of[data];
+      k_.outputs.push_back(out);
+    }
   }
 
   // The indirect variable whose value is node `node` (kernel.h), for gather
@@ -626,6 +679,7 @@ class KernelAssembler {
   ValueId current_root_ = -1;
   std::unordered_set<ValueId> emitted_roots_;  // so far
   int reduction_depth_ = 0;
+  bool scatter_kernel_ = false;  // the kernel's root is a scatter
   size_t loads_ = 0;  // load nodes of the kernel
   std::vector<ValueId> loaded_;
   std::vector<bool> at_own_index_;
@@ -650,6 +704,7 @@ struct GroupingFacts {
   // own output index (KernelAssembler::loaded_at_own_index).
   std::vector<bool> dep_at_own_index;
   int own_load = -1;  // the name in `loads` under which consumers load what this kernel stores (-1: none)
+  bool alone = false;  // a scatter: merged with no other kernel
 };
 
 std::string kernel_name(const Graph& g, const std::vector<ValueId>& roots) {
@@ -717,7 +772,8 @@ std::vector<std::vector<size_t>> horizontal_groups(const std::vector<GroupingFac
     size_t chosen = groups.size();
     for (size_t gr = 0; gr < groups.size() && chosen == groups.size(); ++gr) {
       const GroupingFacts& first = kernels[groups[gr].front()];
-      if (first.space != kj.space || reached[gr] == epoch || groups[gr].size() >= kMaxHorizontalGroup ||
+      if (first.space != kj.space || first.alone || kj.alone || reached[gr] == epoch ||
+          groups[gr].size() >= kMaxHorizontalGroup ||
           group_loads[gr] + kj.loads.size() > kMaxKernelLoads)
         continue;
       if (!group_domain[gr].empty() && !kj.reduction.empty() &&
@@ -833,6 +889,7 @@ MergedUnits merge_producers(const std::vector<GroupingFacts>& kernels, const Mer
       if (!kernels[j].dep_at_own_index[i]) continue;
       const size_t producer = unit_of[kernels[j].deps[i]], consumer = unit_of[j];
       if (producer == consumer || kernels[kernels[j].deps[i]].space != kernels[j].space) continue;
+      if (kernels[kernels[j].deps[i]].alone || kernels[j].alone) continue;
       if (!reduction[producer].empty() && !reduction[consumer].empty()) continue;
       if (members[producer].size() + members[consumer].size() > kMaxMergedKernels) continue;
       if (reaches_through_another(consumer, producer) || reaches_through_another(producer, consumer)) continue;
@@ -882,6 +939,7 @@ MergedUnits merge_producers(const std::vector<GroupingFacts>& kernels, const Mer
   for (const std::vector<size_t>& unit : result.units) {
     GroupingFacts f;
     f.space = kernels[unit.front()].space;
+    f.alone = kernels[unit.front()].alone;
     std::vector<int> own;
     for (size_t m : unit) {
       if (!kernels[m].reduction.empty()) f.reduction = kernels[m].reduction;
@@ -955,6 +1013,13 @@ std::vector<bool> legal_request(const Graph& g, const std::vector<bool>& materia
   for (size_t v = 0; v < g.size() && v < materialized.size(); ++v)
     mat[v] = materialized[v] && g.node(static_cast<ValueId>(v)).op != Op::Input;
   for (ValueId v : g.outputs()) mat[v] = g.node(v).op != Op::Input;
+  // A scatter is its own kernel, and starts from a copy of its data's buffer.
+  for (size_t v = 0; v < g.size(); ++v) {
+    const Node& n = g.node(static_cast<ValueId>(v));
+    if (!is_scatter(n.op)) continue;
+    mat[v] = true;
+    mat[n.operands[0]] = g.node(n.operands[0]).op != Op::Input;
+  }
   return mat;
 }
 
@@ -975,7 +1040,7 @@ Kernelization build(const Graph& g, const std::vector<bool>& materialized, const
     SingleKernel single;
     single.roots = {root};
     single.kernel.name = kernel_name(g, single.roots);
-    single.kernel.space = g.type(root).shape;
+    single.kernel.space = kernel_space(g, root);
     KernelAssembler emitter(s, single.kernel);
     emitter.emit_root(root);
     GroupingFacts f;
@@ -985,6 +1050,7 @@ Kernelization build(const Graph& g, const std::vector<bool>& materialized, const
     for (ValueId v : emitter.loaded()) f.deps.push_back(kernel_of[v]);
     f.dep_at_own_index = emitter.loaded_at_own_index();
     f.own_load = g.node(root).op == Op::Input ? -1 : s.buffer_of[root];
+    f.alone = is_scatter(g.node(root).op);
     emitter.finish();
     kernel_of[root] = kernels.size();
     kernels.push_back(std::move(single));
@@ -1139,7 +1205,7 @@ int region_number(const Region& region, ValueId v) {
 void emit_single(const IncrementalKernelization::KernelPrice& price, ProgramState& s, ValueId root, const Region& region,
                  CachedSingle& single) {
   Kernel kernel;
-  kernel.space = s.g.type(root).shape;
+  kernel.space = kernel_space(s.g, root);
   KernelAssembler emitter(s, kernel);
   try {
     emitter.emit_root(root);
@@ -1227,7 +1293,8 @@ IncrementalKernelization::Priced IncrementalKernelization::price(const Graph& g,
         break;
       }
       GroupingFacts f;
-      f.space = g.type(root).shape;
+      f.space = kernel_space(g, root);
+      f.alone = is_scatter(g.node(root).op);
       f.reduction = single.reduction;
       for (auto [number, literal] : single.loads)
         f.loads.push_back(static_cast<int>(2 * region.values[static_cast<size_t>(number)] + (literal ? 1 : 0)));
@@ -1255,7 +1322,7 @@ IncrementalKernelization::Priced IncrementalKernelization::price(const Graph& g,
       if (inserted) {
         ++c.emitted;
         Kernel kernel;
-        kernel.space = g.type(merged_roots.front()).shape;
+        kernel.space = kernel_space(g, merged_roots.front());
         KernelAssembler emitter(s, kernel);
         try {
           try {

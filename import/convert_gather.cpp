@@ -3,6 +3,8 @@
 // data and indices brought to one shape by views (which cost nothing: they
 // become index maps). Gather with few indices known at import time is slices
 // instead, and one with an arithmetic run of indices (position ids) one slice.
+// Scatters: Scatter, ScatterElements and ScatterND as smelt's scatter ops
+// (scatter, scatter_add, _mul, _max, _min by the 'reduction' attribute).
 #include <string>
 
 #include "import/context.h"
@@ -130,6 +132,31 @@ void convert_gather_elements(Context& ctx) {
   ctx.set_output(0, ir::gather(data, indices, axis));
 }
 
+// Index tuples [rows..., k] into axes of `extents` (k of them) as one linear
+// position each, [rows...]: each component counted from the end when
+// negative; a tuple with a component still out of range is -(positions + 1),
+// which no count from the end brings into range (a gather reads 0 there, a
+// scatter writes nothing).
+Tensor linear_positions(Context& ctx, Tensor indices, const ir::Shape& extents) {
+  const ir::Shape idx = indices.shape();
+  const ir::Shape rows(idx.begin(), idx.end() - 1);
+  const int64_t last = static_cast<int64_t>(idx.size()) - 1;
+  if (indices.dtype() != ir::DType::I64) indices = ir::cast(indices, ir::DType::I64);
+  Tensor linear = ctx.scalar_like(0, ir::DType::I64, rows);
+  Tensor inside = ctx.scalar_like(1, ir::DType::Bool, rows);
+  int64_t positions = 1;
+  for (size_t j = 0; j < extents.size(); ++j) {
+    positions *= extents[j];
+    Tensor c = ir::reshape(ir::slice_axis(indices, last, static_cast<int64_t>(j), static_cast<int64_t>(j) + 1), rows);
+    Tensor zero = ctx.scalar_like(0, c), n = ctx.scalar_like(static_cast<double>(extents[j]), c);
+    c = ir::where(ir::lt(c, zero), ir::add(c, n), c);
+    inside = ir::where(inside, ir::where(ir::le(zero, c), ir::lt(c, n), ctx.scalar_like(0, ir::DType::Bool, rows)),
+                       inside);
+    linear = ir::add(ir::mul(linear, n), c);
+  }
+  return ir::where(inside, linear, ctx.scalar_like(-static_cast<double>(positions) - 1, linear));
+}
+
 // GatherND: data [B..., D..., post...] at indices [B..., Q..., k] (b = batch_dims):
 // out[b, q, ...] = data[b, indices[b, q, 0], ..., indices[b, q, k-1], ...]. The k
 // indexed axes are one flattened axis of the data, read at one linear index;
@@ -156,24 +183,82 @@ void convert_gather_nd(Context& ctx) {
   for (size_t j = b; j < b + k; ++j) positions *= d[j];
   flat.push_back(positions);
   flat.insert(flat.end(), d.begin() + static_cast<std::ptrdiff_t>(b + k), d.end());
-  // The linear position, each component counted from the end when negative.
-  ir::Shape rows(idx.begin(), idx.end() - 1);  // [B..., Q...]
-  const int64_t last = static_cast<int64_t>(idx.size()) - 1;
-  if (indices.dtype() != ir::DType::I64) indices = ir::cast(indices, ir::DType::I64);
-  Tensor linear = ctx.scalar_like(0, ir::DType::I64, rows);
-  Tensor inside = ctx.scalar_like(1, ir::DType::Bool, rows);
-  for (size_t j = 0; j < k; ++j) {
-    const int64_t extent = d[b + j];
-    Tensor c = ir::reshape(ir::slice_axis(indices, last, static_cast<int64_t>(j), static_cast<int64_t>(j) + 1), rows);
-    Tensor zero = ctx.scalar_like(0, c), n = ctx.scalar_like(static_cast<double>(extent), c);
-    c = ir::where(ir::lt(c, zero), ir::add(c, n), c);
-    inside = ir::where(inside, ir::where(ir::le(zero, c), ir::lt(c, n), ctx.scalar_like(0, ir::DType::Bool, rows)),
-                       inside);
-    linear = ir::add(ir::mul(linear, n), c);
-  }
-  // Outside: -(positions + 1), which no count from the end brings into range.
-  linear = ir::where(inside, linear, ctx.scalar_like(-static_cast<double>(positions) - 1, linear));
+  const Tensor linear = linear_positions(ctx, indices, ir::Shape(d.begin() + static_cast<std::ptrdiff_t>(b),
+                                                                  d.begin() + static_cast<std::ptrdiff_t>(b + k)));
   ctx.set_output(0, take(ctx, ir::reshape(data, flat), linear, batch, batch));
+}
+
+// The scatter op of attribute 'reduction' (none, add, mul, max, min).
+ir::Op scatter_op(Context& ctx) {
+  const std::string reduction = ctx.attr_string("reduction", "none");
+  if (reduction == "none") return ir::Op::Scatter;
+  if (reduction == "add") return ir::Op::ScatterAdd;
+  if (reduction == "mul") return ir::Op::ScatterMul;
+  if (reduction == "max") return ir::Op::ScatterMax;
+  if (reduction == "min") return ir::Op::ScatterMin;
+  ctx.fail("attribute 'reduction' = '" + reduction + "' is none of none, add, mul, max, min");
+}
+
+void require_updates_like_data(Context& ctx, const Tensor& data, const Tensor& updates) {
+  if (updates.dtype() != data.dtype())
+    ctx.fail("the updates (" + std::string(ir::dtype_name(updates.dtype())) + ") and the data (" +
+             std::string(ir::dtype_name(data.dtype())) + ") must have one type");
+}
+
+// ScatterElements (and the older Scatter): the data with updates[p] written
+// at p with `axis` replaced by indices[p] (docs/ops.md: in order, so a
+// repeated index takes its last update, or its updates combined in order).
+void convert_scatter_elements(Context& ctx) {
+  ctx.require_inputs(3, 3);
+  require_integer_indices(ctx, 1);
+  Tensor data = ctx.input(0), indices = ctx.input(1), updates = ctx.input(2);
+  require_updates_like_data(ctx, data, updates);
+  if (data.rank() == 0) ctx.fail("the data must have rank >= 1");
+  if (indices.rank() != data.rank()) ctx.fail("data and indices must have the same rank");
+  if (indices.shape() != updates.shape())
+    ctx.fail("indices " + ir::shape_str(indices.shape()) + " and updates " + ir::shape_str(updates.shape()) +
+             " must have one shape");
+  const int64_t axis = ctx.normalize_axis(ctx.attr_int("axis", 0), data.rank(), "attribute 'axis'");
+  for (int64_t k = 0; k < data.rank(); ++k)
+    if (k != axis && indices.shape()[static_cast<size_t>(k)] > data.shape()[static_cast<size_t>(k)])
+      ctx.fail("the indices are larger than the data on axis " + std::to_string(k));
+  const ir::Op op = scatter_op(ctx);
+  if (op != ir::Op::Scatter && data.dtype() == ir::DType::Bool) ctx.fail("a reduction needs numbers, not bool data");
+  ctx.set_output(0, ir::scatter(data, indices, updates, axis, op));
+}
+
+// ScatterND: data [D...] with updates [Q..., D[k:]...] written at indices
+// [Q..., k]: each q writes the slice data[indices[q, 0], ..., indices[q, k-1], ...].
+// The k indexed axes are one flattened axis of the data and each q one linear
+// position on it (a component out of range: a position no count from the end
+// brings into range, so nothing is written), its slice one row of [P, R].
+void convert_scatter_nd(Context& ctx) {
+  ctx.require_inputs(3, 3);
+  require_integer_indices(ctx, 1);
+  Tensor data = ctx.input(0), indices = ctx.input(1), updates = ctx.input(2);
+  require_updates_like_data(ctx, data, updates);
+  const ir::Shape d = data.shape(), idx = indices.shape();
+  if (d.empty() || idx.empty()) ctx.fail("the data and the indices must have rank >= 1");
+  const int64_t depth = idx.back();
+  if (depth < 1 || depth > static_cast<int64_t>(d.size()))
+    ctx.fail("the indices' last extent (" + std::to_string(depth) + ") must be in [1, " + std::to_string(d.size()) + "]");
+  const auto k = static_cast<size_t>(depth);
+  ir::Shape want(idx.begin(), idx.end() - 1);  // [Q..., D[k:]...]
+  want.insert(want.end(), d.begin() + static_cast<std::ptrdiff_t>(k), d.end());
+  if (updates.shape() != want)
+    ctx.fail("the updates are " + ir::shape_str(updates.shape()) + "; indices " + ir::shape_str(idx) + " into data " +
+             ir::shape_str(d) + " need " + ir::shape_str(want));
+  const ir::Op op = scatter_op(ctx);
+  if (op != ir::Op::Scatter && data.dtype() == ir::DType::Bool) ctx.fail("a reduction needs numbers, not bool data");
+  int64_t positions = 1, row = 1, count = 1;
+  for (size_t j = 0; j < k; ++j) positions *= d[j];
+  for (size_t j = k; j < d.size(); ++j) row *= d[j];
+  for (size_t j = 0; j + 1 < idx.size(); ++j) count *= idx[j];
+  const Tensor linear = linear_positions(ctx, ir::reshape(indices, {count, depth}),
+                                        ir::Shape(d.begin(), d.begin() + static_cast<std::ptrdiff_t>(k)));
+  Tensor at = ir::broadcast(ir::reshape(linear, {count, 1}), {count, row});
+  Tensor written = ir::scatter(ir::reshape(data, {positions, row}), at, ir::reshape(updates, {count, row}), 0, op);
+  ctx.set_output(0, ir::reshape(written, d));
 }
 
 }  // namespace
@@ -182,6 +267,9 @@ void add_gather_converters(ConverterTable& t) {
   t["Gather"] = convert_gather;
   t["GatherElements"] = convert_gather_elements;
   t["GatherND"] = convert_gather_nd;
+  t["Scatter"] = convert_scatter_elements;
+  t["ScatterElements"] = convert_scatter_elements;
+  t["ScatterND"] = convert_scatter_nd;
 }
 
 }  // namespace smelt::importer

@@ -99,6 +99,9 @@ int min_opset_for(const std::string& op_type) {
       {"Shrink", 9},
       {"GatherElements", 11},
       {"GatherND", 11},
+      {"Scatter", 9},
+      {"ScatterElements", 11},
+      {"ScatterND", 11},
       // losses
       {"NegativeLogLikelihoodLoss", 13},
       {"SoftmaxCrossEntropyLoss", 13},

@@ -171,4 +171,11 @@ Tensor gather(Tensor data, Tensor indices, int64_t axis) {
   return apply(Op::Gather, {data, indices}, std::move(a));
 }
 
+Tensor scatter(Tensor data, Tensor indices, Tensor updates, int64_t axis, Op op) {
+  if (op_class(op) != OpClass::Scatter) throw ShapeError("scatter: " + std::string(op_name(op)) + " is not a scatter op");
+  Attrs a;
+  a.axis = axis;
+  return apply(op, {data, indices, updates}, std::move(a));
+}
+
 }  // namespace smelt::ir

@@ -97,5 +97,10 @@ Tensor conv(Tensor x, Tensor w, ConvParams params = {});
 // replaced by indices[p]]; a negative index counts from the end, one out of
 // range reads 0.
 Tensor gather(Tensor data, Tensor indices, int64_t axis);
+// data with updates[p] written at p with `axis` replaced by indices[p], in
+// row-major order of p; `op` (Scatter, ScatterAdd, ScatterMul, ScatterMax,
+// ScatterMin) says whether it replaces the element there or is combined with
+// it. A negative index counts from the end; one out of range writes nothing.
+Tensor scatter(Tensor data, Tensor indices, Tensor updates, int64_t axis, Op op = Op::Scatter);
 
 }  // namespace smelt::ir

@@ -190,30 +190,60 @@ HostTensor eval_broadcast(const Node& node, const HostTensor& x) {
   return out;
 }
 
-// gather: out[p] = x[p with axis replaced by indices[p]]; a negative index
-// counts from the end, and one outside [-extent, extent) reads 0 (docs/ops.md).
-HostTensor eval_gather(const Node& node, const HostTensor& x, const HostTensor& indices) {
-  HostTensor out = HostTensor::zeros(node.type);
-  const Shape& shape = node.type.shape;
-  const auto axis = static_cast<size_t>(node.attrs.axis);
-  const int64_t extent = x.type.shape[axis];
-  const std::vector<int64_t> in_strides = row_major_strides(x.type.shape);
+// For each row-major element i of `indices`' shape, p its position: calls
+// visit(i, offset) with the offset in a tensor of shape `target` of p with
+// `axis` replaced by indices[i] (a negative index counting from the end), for
+// the elements whose index lies in range (gather and scatter, docs/ops.md).
+template <class Visit>
+void for_each_indexed(const HostTensor& indices, const Shape& target, size_t axis, Visit visit) {
+  const Shape& shape = indices.type.shape;
+  const int64_t extent = target[axis];
+  const std::vector<int64_t> strides = row_major_strides(target);
   std::vector<int64_t> position(shape.size(), 0);
-  for (int64_t i = 0; i < out.numel(); ++i) {
+  for (int64_t i = 0; i < indices.numel(); ++i) {
     int64_t at = indices.ints[static_cast<size_t>(i)];
     if (at < 0) at += extent;
     if (at >= 0 && at < extent) {
-      int64_t offset = at * in_strides[axis];
+      int64_t offset = at * strides[axis];
       for (size_t k = 0; k < shape.size(); ++k)
-        if (k != axis) offset += position[k] * in_strides[k];
-      if (x.is_real()) out.reals[static_cast<size_t>(i)] = x.reals[static_cast<size_t>(offset)];
-      else out.ints[static_cast<size_t>(i)] = x.ints[static_cast<size_t>(offset)];
+        if (k != axis) offset += position[k] * strides[k];
+      visit(i, offset);
     }
     for (size_t k = shape.size(); k-- > 0;) {  // the next row-major position
       if (++position[k] < shape[k]) break;
       position[k] = 0;
     }
   }
+}
+
+// gather: out[p] = x[p with axis replaced by indices[p]]; one out of range reads 0.
+HostTensor eval_gather(const Node& node, const HostTensor& x, const HostTensor& indices) {
+  HostTensor out = HostTensor::zeros(node.type);
+  for_each_indexed(indices, x.type.shape, static_cast<size_t>(node.attrs.axis), [&](int64_t i, int64_t offset) {
+    if (x.is_real()) out.reals[static_cast<size_t>(i)] = x.reals[static_cast<size_t>(offset)];
+    else out.ints[static_cast<size_t>(i)] = x.ints[static_cast<size_t>(offset)];
+  });
+  return out;
+}
+
+// scatter ops: data, with updates[p] written at p with axis replaced by
+// indices[p], in row-major order of p, replacing the element there or combined
+// with it (ir::scatter_combine), each result rounded to the dtype; one out of
+// range writes nothing.
+HostTensor eval_scatter(const Node& node, const HostTensor& x, const HostTensor& indices, const HostTensor& updates) {
+  HostTensor out = x;
+  const std::optional<Op> combine = scatter_combine(node.op);
+  const OpInfo* how = combine ? &op_info(*combine) : nullptr;
+  for_each_indexed(indices, x.type.shape, static_cast<size_t>(node.attrs.axis), [&](int64_t i, int64_t offset) {
+    const auto o = static_cast<size_t>(offset), u = static_cast<size_t>(i);
+    if (out.is_real()) {
+      const double args[2] = {out.reals[o], updates.reals[u]};
+      out.set(offset, how ? how->eval_real(args) : args[1]);
+    } else {
+      const int64_t args[2] = {out.ints[o], updates.ints[u]};
+      out.set_int(offset, how ? how->eval_int(args) : args[1]);
+    }
+  });
   return out;
 }
 
@@ -413,6 +443,11 @@ HostTensor eval_node(const Node& node, const std::vector<const HostTensor*>& arg
     case Op::Matmul: return eval_matmul(node, *args[0], *args[1]);
     case Op::Conv: return eval_conv(node, *args[0], *args[1]);
     case Op::Gather: return eval_gather(node, *args[0], *args[1]);
+    case Op::Scatter:
+    case Op::ScatterAdd:
+    case Op::ScatterMul:
+    case Op::ScatterMax:
+    case Op::ScatterMin: return eval_scatter(node, *args[0], *args[1], *args[2]);
     default: break;
   }
   if (op_class(node.op) == OpClass::Elementwise) return eval_elementwise_node(node, args);
@@ -662,6 +697,32 @@ HostTensor eval_error_scale(const Node& node, const std::vector<const HostTensor
       for (int64_t i = 0; i < out.numel(); ++i)
         if (scales[1]->reals[static_cast<size_t>(i)] != 0) out.reals[static_cast<size_t>(i)] = std::numeric_limits<double>::infinity();
       return out;
+    }
+    // A scatter's element: the last value written carries its scale; a sum or
+    // product of the values that met there is judged by their magnitudes with
+    // their scales (Σ |x| + s, Π |x| + s); a max or min by the largest scale
+    // among them. Indices with a scale may put any value anywhere: unchecked.
+    case Op::Scatter:
+    case Op::ScatterAdd:
+    case Op::ScatterMul:
+    case Op::ScatterMax:
+    case Op::ScatterMin: {
+      for (double s : scales[1]->reals)
+        if (s != 0) {
+          HostTensor out = zero_scale(node);
+          for (double& v : out.reals) v = std::numeric_limits<double>::infinity();
+          return out;
+        }
+      if (!real) return zero_scale(node);
+      Node how = scaled;
+      HostTensor data = *scales[0], updates = *scales[2];
+      if (node.op == Op::ScatterAdd || node.op == Op::ScatterMul) {
+        for (int64_t i = 0; i < data.numel(); ++i) data.reals[static_cast<size_t>(i)] += std::fabs(args[0]->get(i));
+        for (int64_t i = 0; i < updates.numel(); ++i) updates.reals[static_cast<size_t>(i)] += std::fabs(args[2]->get(i));
+      } else if (node.op == Op::ScatterMin) {
+        how.op = Op::ScatterMax;
+      }
+      return eval_scatter(how, data, *args[1], updates);
     }
     default: break;
   }

@@ -321,6 +321,35 @@ Inferred infer_gather(Operands ops, Attrs& a) {
   return ok(ops[0].dtype, indices);
 }
 
+// scatter(data, indices, updates; axis) → data's type: data, with each
+// element p of updates written at p with axis replaced by indices[p], in
+// row-major order of p (ONNX ScatterElements). indices and updates have one
+// shape, of data's rank, no larger than data on the other axes.
+Inferred infer_scatter(Operands ops, Attrs& a) {
+  const Shape &data = ops[0].shape, &indices = ops[1].shape, &updates = ops[2].shape;
+  const int64_t rank = static_cast<int64_t>(data.size());
+  if (ops[1].dtype != DType::I32 && ops[1].dtype != DType::I64) return fail("the indices (second operand) must be i32 or i64");
+  if (ops[2].dtype != ops[0].dtype)
+    return fail("updates (" + std::string(dtype_name(ops[2].dtype)) + ") and data (" + std::string(dtype_name(ops[0].dtype)) +
+                ") must have one dtype");
+  if (indices != updates) return fail("indices " + shape_str(indices) + " and updates " + shape_str(updates) + " must have one shape");
+  if (indices.size() != data.size()) return fail("data and indices must have the same rank");
+  if (rank == 0) return fail("data must have rank >= 1");
+  if (a.axis < 0 || a.axis >= rank)
+    return fail("axis " + std::to_string(a.axis) + " out of range for rank " + std::to_string(rank));
+  for (int64_t k = 0; k < rank; ++k)
+    if (k != a.axis && indices[k] > data[k])
+      return fail("indices " + shape_str(indices) + " are longer than data " + shape_str(data) + " on axis " +
+                  std::to_string(k) + " (only the scattered axis " + std::to_string(a.axis) + " may be)");
+  return ok(ops[0].dtype, data);
+}
+
+// scatter_add / _mul / _max / _min: as scatter, on numbers.
+Inferred infer_scatter_combining(Operands ops, Attrs& a) {
+  if (ops[0].dtype == DType::Bool) return fail("data must be a number type, not bool (scatter replaces bools)");
+  return infer_scatter(ops, a);
+}
+
 // ---- scalar semantics --------------------------------------------------------
 
 // Integer arithmetic wraps (two's complement), done in uint64 to avoid UB.
@@ -383,6 +412,11 @@ const std::array<OpInfo, kNumOps> kTable = {{
   {Op::Conv, "conv", 2, OpClass::Contraction, kAttrStrides | kAttrDilations | kAttrLo | kAttrHi | kAttrGroups,
    infer_conv, nullptr, nullptr},
   {Op::Gather, "gather", 2, OpClass::Indexed, kAttrAxis, infer_gather, nullptr, nullptr},
+  {Op::Scatter, "scatter", 3, OpClass::Scatter, kAttrAxis, infer_scatter, nullptr, nullptr},
+  {Op::ScatterAdd, "scatter_add", 3, OpClass::Scatter, kAttrAxis, infer_scatter_combining, nullptr, nullptr},
+  {Op::ScatterMul, "scatter_mul", 3, OpClass::Scatter, kAttrAxis, infer_scatter_combining, nullptr, nullptr},
+  {Op::ScatterMax, "scatter_max", 3, OpClass::Scatter, kAttrAxis, infer_scatter_combining, nullptr, nullptr},
+  {Op::ScatterMin, "scatter_min", 3, OpClass::Scatter, kAttrAxis, infer_scatter_combining, nullptr, nullptr},
 }};
 
 #undef REAL
@@ -407,8 +441,19 @@ std::string_view op_class_name(OpClass c) {
     case OpClass::Reduction: return "reduction";
     case OpClass::Contraction: return "contraction";
     case OpClass::Indexed: return "indexed";
+    case OpClass::Scatter: return "scatter";
   }
   return "?";
+}
+
+std::optional<Op> scatter_combine(Op scatter) {
+  switch (scatter) {
+    case Op::ScatterAdd: return Op::Add;
+    case Op::ScatterMul: return Op::Mul;
+    case Op::ScatterMax: return Op::Max;
+    case Op::ScatterMin: return Op::Min;
+    default: return std::nullopt;
+  }
 }
 
 std::string_view attr_key_name(AttrKey k) {

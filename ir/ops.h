@@ -26,13 +26,18 @@ enum class Op : uint8_t {
   Reshape, Permute, Slice, Pad, Broadcast, Concat,
   // reductions and contraction
   ReduceSum, ReduceMax, Matmul, Conv,
-  // data-dependent addressing
-  Gather,
+  // data-dependent addressing: reads at loaded positions; writes there (the
+  // value written replaces the element, or is added, multiplied, max'ed, min'ed in)
+  Gather, Scatter, ScatterAdd, ScatterMul, ScatterMax, ScatterMin,
 };
-inline constexpr int kNumOps = static_cast<int>(Op::Gather) + 1;
+inline constexpr int kNumOps = static_cast<int>(Op::ScatterMin) + 1;
 
 // Indexed: an op that reads at positions loaded from another tensor (gather).
-enum class OpClass : uint8_t { Source, Factory, Elementwise, View, Reduction, Contraction, Indexed };
+// Scatter: an op that writes at positions loaded from another tensor.
+enum class OpClass : uint8_t { Source, Factory, Elementwise, View, Reduction, Contraction, Indexed, Scatter };
+// For a scatter op, the elementwise op that combines the value written with the
+// element there (Add, Mul, Max, Min); nullopt for scatter, which replaces it.
+std::optional<Op> scatter_combine(Op scatter);
 // Reductions and contractions: ops whose kernel has a reduction domain (an anchor).
 inline bool is_anchor_class(OpClass c) { return c == OpClass::Reduction || c == OpClass::Contraction; }
 std::string_view op_class_name(OpClass c);
@@ -43,7 +48,7 @@ enum AttrKey : uint32_t {
   kAttrShape = 1u << 0,     // reshape, broadcast: target shape
   kAttrTo = 1u << 1,        // cast: target dtype
   kAttrValue = 1u << 2,     // constant: literal; full, pad: scalar value
-  kAttrAxis = 1u << 3,      // iota, concat, gather
+  kAttrAxis = 1u << 3,      // iota, concat, gather, scatter
   kAttrPerm = 1u << 4,      // permute
   kAttrAxes = 1u << 5,      // reductions
   kAttrKeepdims = 1u << 6,  // reductions
@@ -77,7 +82,7 @@ struct Attrs {
   Shape shape;                    // reshape, broadcast
   DType to = DType::F32;          // cast
   std::vector<double> values;     // constant: row-major literal; full, pad: one value
-  int64_t axis = 0;               // iota, concat, gather
+  int64_t axis = 0;               // iota, concat, gather, scatter
   std::vector<int64_t> perm;      // permute
   std::vector<int64_t> axes;      // reductions
   bool keepdims = false;          // reductions

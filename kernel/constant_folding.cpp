@@ -17,7 +17,9 @@ bool folds_at_compile_time(const KernelProgram& program, const Kernel& kernel) {
     if (program.buffers.at(static_cast<size_t>(e.buffer)).kind != BufferKind::kConstant) return false;
     reads_constant = true;
   }
-  if (!reads_constant || kernel.outputs.empty()) return false;
+  // A scatter starts from a buffer no load names: never folded (its data is
+  // large where it pays to keep it out of the program).
+  if (!reads_constant || kernel.outputs.empty() || is_scatter_kernel(kernel)) return false;
   int64_t elements = 0;
   for (const KernelOutput& out : kernel.outputs) {
     const Buffer& buffer = program.buffers.at(static_cast<size_t>(out.buffer));
@@ -60,8 +62,7 @@ std::vector<HostTensor> evaluate(const KernelProgram& program, const Kernel& ker
 void drop_unread_constants(KernelProgram& program) {
   std::vector<bool> read(program.buffers.size(), false);
   for (const Kernel& k : program.kernels)
-    for (const KernelExpr& e : k.exprs)
-      if (e.kind == KernelExpr::Kind::kLoad) read.at(static_cast<size_t>(e.buffer)) = true;
+    for (int b : read_buffers(k)) read.at(static_cast<size_t>(b)) = true;
   std::vector<int> renumber(program.buffers.size(), -1);
   std::vector<Buffer> kept;
   for (size_t b = 0; b < program.buffers.size(); ++b) {
@@ -73,7 +74,10 @@ void drop_unread_constants(KernelProgram& program) {
   for (Kernel& k : program.kernels) {
     for (KernelExpr& e : k.exprs)
       if (e.kind == KernelExpr::Kind::kLoad) e.buffer = renumber.at(static_cast<size_t>(e.buffer));
-    for (KernelOutput& out : k.outputs) out.buffer = renumber.at(static_cast<size_t>(out.buffer));
+    for (KernelOutput& out : k.outputs) {
+      out.buffer = renumber.at(static_cast<size_t>(out.buffer));
+      if (out.is_scatter()) out.scatter_initial = renumber.at(static_cast<size_t>(out.scatter_initial));
+    }
   }
 }
 

@@ -54,6 +54,11 @@ std::optional<DType> tensor_core_dtype(const Kernel& kernel) {
 GpuPlan plan_gpu_kernel(const Kernel& kernel, GpuMatrixUnits units) {
   GpuPlan plan;
   const int64_t elements = numel(kernel.space);
+  if (is_scatter_kernel(kernel)) {  // its elements in order: one thread
+    plan.block_threads = 1;
+    plan.work_items = 1;
+    return plan;
+  }
   if (!has_reduce(kernel)) {
     plan.shape = GpuShape::kElementwise;
     plan.block_threads = kGpuElementwiseThreads;

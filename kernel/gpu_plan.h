@@ -13,7 +13,8 @@
 namespace smelt::kernel {
 
 enum class GpuShape {
-  kElementwise,  // no reduce: one thread per run of elements_per_thread output elements, a grid-stride loop
+  kElementwise,  // no reduce: one thread per run of elements_per_thread output elements, a grid-stride loop;
+                 // a scatter: one thread in all, its elements in order
   kBlockReduce,  // any reduce the tiled matmul does not take: one block per output element
   kTiledMatmul,  // a contraction group (kernel/contraction_group.h): 64x64 output tiles per block
   // One contraction of two f16 / bf16 sides on tensor cores (NVIDIA, sm_80 and

@@ -44,7 +44,7 @@ int64_t host_column_blocks(const Kernel& kernel) {
 
 int64_t host_parallel_units(const Kernel& kernel) {
   const Shape& space = kernel.space;
-  if (space.empty()) return 1;
+  if (space.empty() || is_scatter_kernel(kernel)) return 1;
   if (space.size() == 1) return (space[0] + kHostRank1Chunk - 1) / kHostRank1Chunk;
   // Rows: every axis but the columns (the innermost, or a contraction's
   // several column axes).

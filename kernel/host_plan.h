@@ -38,7 +38,7 @@ int64_t host_column_blocks(const Kernel& kernel);
 // The parallel units of `kernel`: the rows of its space (all axes but the
 // innermost, or but a contraction group's column axes) times its column blocks, column block major (unit u is row
 // u mod rows of column block u div rows); ceil(n / kHostRank1Chunk) blocks
-// for a rank-1 space, 1 for rank 0.
+// for a rank-1 space, 1 for rank 0 and for a scatter (its elements in order).
 int64_t host_parallel_units(const Kernel& kernel);
 
 // Units one chunk takes at least: about kHostMinWorkPerChunk evaluations, and

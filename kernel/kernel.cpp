@@ -74,10 +74,24 @@ void validate_kernel(const KernelProgram& program, const Kernel& k) {
   for (const KernelOutput& out : k.outputs) {
     if (out.buffer < 0 || out.buffer >= num_buffers) invalid(k, "output to an unknown buffer");
     if (out.expr < 0 || out.expr >= static_cast<int>(k.exprs.size())) invalid(k, "output of an unknown expr");
-    if (numel(program.buffers[out.buffer].type.shape) != numel(k.space))
+    if (out.is_scatter()) {
+      if (!is_scatter_kernel(k)) invalid(k, "a kernel's outputs all scatter or none does");
+      if (!k.reduction.empty()) invalid(k, "a scatter kernel has no reduction domain");
+      if (out.scatter_at >= static_cast<int>(k.exprs.size()) || k.exprs[out.scatter_at].dtype != DType::I64)
+        invalid(k, "a scatter's position is not an i64 node");
+      if (out.scatter_initial < 0 || out.scatter_initial >= num_buffers || out.scatter_initial == out.buffer ||
+          program.buffers[out.scatter_initial].type != program.buffers[out.buffer].type)
+        invalid(k, "a scatter starts from another buffer of its output's type");
+    } else if (is_scatter_kernel(k)) {
+      invalid(k, "a kernel's outputs all scatter or none does");
+    } else if (numel(program.buffers[out.buffer].type.shape) != numel(k.space)) {
       invalid(k, "output buffer " + program.buffers[out.buffer].name + " does not match the iteration space");
+    }
     if (program.buffers[out.buffer].kind == BufferKind::kInput) invalid(k, "writes an input buffer");
     if (program.buffers[out.buffer].kind == BufferKind::kConstant) invalid(k, "writes a constant buffer");
+    for (const KernelExpr& e : k.exprs)
+      if (e.kind == KernelExpr::Kind::kLoad && e.buffer == out.buffer && !out.is_scatter())
+        invalid(k, "loads its own output " + program.buffers[out.buffer].name + " (only a scatter reads what it wrote)");
   }
 }
 
@@ -102,6 +116,17 @@ std::vector<int> indirect_operands(const Kernel& k, const std::vector<IndexRef>&
   std::sort(nodes.begin(), nodes.end());
   nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
   return nodes;
+}
+
+std::vector<int> read_buffers(const Kernel& k) {
+  std::vector<int> buffers;
+  for (const KernelExpr& e : k.exprs)
+    if (e.kind == KernelExpr::Kind::kLoad) buffers.push_back(e.buffer);
+  for (const KernelOutput& out : k.outputs)
+    if (out.is_scatter()) buffers.push_back(out.scatter_initial);
+  std::sort(buffers.begin(), buffers.end());
+  buffers.erase(std::unique(buffers.begin(), buffers.end()), buffers.end());
+  return buffers;
 }
 
 std::vector<std::string> kernel_var_names(const Kernel& k) {
@@ -218,7 +243,11 @@ std::string print_program(const KernelProgram& program) {
       out += "\n";
     }
     for (const KernelOutput& o : k.outputs)
-      out += "  store " + program.buffers[o.buffer].name + " = %" + std::to_string(o.expr) + "\n";
+      out += "  store " + program.buffers[o.buffer].name +
+             (o.is_scatter() ? "[at %" + std::to_string(o.scatter_at) + ", in order; first a copy of " +
+                                   program.buffers[o.scatter_initial].name + "]"
+                             : "") +
+             " = %" + std::to_string(o.expr) + "\n";
   }
   return out;
 }
@@ -261,7 +290,10 @@ std::vector<bool> reduction_loop_nodes(const Kernel& k) {
   // (and read an empty buffer). Walk back from the outputs without entering
   // reduce bodies; whatever is not reached runs inside.
   std::vector<bool> needed_outside(k.exprs.size(), false);
-  for (const KernelOutput& out : k.outputs) needed_outside[out.expr] = true;
+  for (const KernelOutput& out : k.outputs) {
+    needed_outside[out.expr] = true;
+    if (out.is_scatter()) needed_outside[out.scatter_at] = true;
+  }
   for (size_t i = k.exprs.size(); i-- > 0;) {
     if (!needed_outside[i] || k.exprs[i].kind == KernelExpr::Kind::kReduce) continue;
     for (int operand : k.exprs[i].operands) needed_outside[operand] = true;

@@ -78,6 +78,17 @@ inline bool is_indirect_var(int64_t number) { return number >= kIndirectVarBase;
 struct KernelOutput {
   int buffer = -1;  // written row-major over the iteration space
   int expr = -1;
+  // A scatter (ir op scatter...): the buffer starts as a copy of buffer
+  // `scatter_initial`; then the space's elements, in row-major order one after
+  // another, write their value `expr` at the buffer's row-major element
+  // `scatter_at` (an i64 node; negative: nothing written). A scatter that
+  // combines reads the element there itself: `expr` loads this buffer at that
+  // element (the value written so far) and adds, multiplies, ... its value in.
+  // A kernel with a scatter output has only scatter outputs (the same value
+  // stored twice), and runs in order.
+  int scatter_at = -1;
+  int scatter_initial = -1;
+  bool is_scatter() const { return scatter_at >= 0; }
 };
 
 struct Kernel {
@@ -108,13 +119,21 @@ std::vector<int> indirect_operands(const Kernel& k, const std::vector<IndexRef>&
 // for the space, r0.. for the reduction, g0.. for the indirect variables.
 std::vector<std::string> kernel_var_names(const Kernel& k);
 
+// Whether the kernel scatters (its outputs are scatters): it runs its
+// elements in row-major order, on one thread.
+inline bool is_scatter_kernel(const Kernel& k) { return !k.outputs.empty() && k.outputs.front().is_scatter(); }
+
+// The buffers a kernel reads (ascending, each once): its loads', and a
+// scatter's initial buffer.
+std::vector<int> read_buffers(const Kernel& k);
+
 struct KernelProgram {
   std::vector<Buffer> buffers;
   std::vector<Kernel> kernels;
 };
 
 // Checks the structural rules (operands earlier, buffers exist, index arity,
-// outputs cover their buffer, Reduce only where there is a reduction domain,
+// outputs cover their buffer or scatter into it alone, Reduce only where there is a reduction domain,
 // no Reduce inside another); throws std::invalid_argument naming the problem.
 void validate(const KernelProgram& program);
 

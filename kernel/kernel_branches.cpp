@@ -135,7 +135,10 @@ IndexRef where_index_condition(const Kernel& kernel, int node) {
 
 std::vector<bool> live_nodes(const Kernel& kernel, const std::vector<std::pair<IndexRef, bool>>& assumed) {
   std::vector<bool> live(kernel.exprs.size(), false);
-  for (const KernelOutput& out : kernel.outputs) live[static_cast<size_t>(out.expr)] = true;
+  for (const KernelOutput& out : kernel.outputs) {
+    live[static_cast<size_t>(out.expr)] = true;
+    if (out.is_scatter()) live[static_cast<size_t>(out.scatter_at)] = true;
+  }
   for (size_t i = kernel.exprs.size(); i-- > 0;) {
     if (!live[i]) continue;
     const KernelExpr& e = kernel.exprs[i];

@@ -37,6 +37,8 @@ class KernelRunner {
   }
 
   void run() {
+    for (const KernelOutput& out : k_.outputs)
+      if (out.is_scatter()) buffers_[out.buffer] = buffers_[out.scatter_initial];
     const int64_t elements = numel(k_.space);
     for (int64_t linear = 0; linear < elements; ++linear) {
       set_vars(k_.space, linear, 0);
@@ -44,9 +46,17 @@ class KernelRunner {
         if (!inner_[i]) evaluate(i);
       for (const KernelOutput& out : k_.outputs) {
         HostTensor& target = buffers_[out.buffer];
+        int64_t at = linear;
+        if (out.is_scatter()) {
+          at = values_[out.scatter_at].integer;
+          if (at < 0) continue;  // out of range: nothing written
+          if (at >= target.numel())
+            throw std::out_of_range("kernel " + k_.name + ": scatter position " + std::to_string(at) + " outside " +
+                                    std::to_string(target.numel()) + " elements");
+        }
         const Scalar& v = values_[out.expr];
-        if (is_float(k_.exprs[out.expr].dtype)) target.set(linear, v.real);
-        else target.set_int(linear, v.integer);
+        if (is_float(k_.exprs[out.expr].dtype)) target.set(at, v.real);
+        else target.set_int(at, v.integer);
       }
     }
   }

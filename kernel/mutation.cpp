@@ -16,8 +16,12 @@ int insert_before(Kernel& k, int at, KernelExpr e) {
   for (KernelExpr& x : k.exprs)
     for (int& o : x.operands)
       if (o >= at) ++o;
-  for (KernelOutput& out : k.outputs)
+  for (KernelOutput& out : k.outputs) {
     if (out.expr >= at) ++out.expr;
+    if (out.scatter_at >= at) ++out.scatter_at;
+  }
+  for (int& node : k.indirect)
+    if (node >= at) ++node;
   k.exprs.insert(k.exprs.begin() + at, std::move(e));
   return at;
 }

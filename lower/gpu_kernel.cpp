@@ -405,7 +405,10 @@ llvm::Function* emit_gpu_kernel(llvm::Module& module, const kernel::KernelProgra
                                             target == Target::kHost ? 1 : kGpuBufferAlignment));
   emitter.set_versions(kernel::gpu_branch_plan(kernel, plan));
   GpuBuilder gpu(builder, target, plan.block_threads);
-  if (ir::numel(kernel.space) > 0) {
+  if (kernel::is_scatter_kernel(kernel)) {  // one thread of one block (kernel/gpu_plan.h)
+    gpu.if_then(builder.CreateICmpEQ(builder.CreateOr(gpu.thread_index(), gpu.block_index()), builder.getInt64(0)),
+                [&] { emitter.emit_scatter(); }, "serial");
+  } else if (ir::numel(kernel.space) > 0) {
     switch (plan.shape) {
       case GpuShape::kElementwise: emit_elementwise(gpu, emitter, plan.elements_per_thread); break;
       case GpuShape::kBlockReduce: emit_block_reduce(gpu, emitter); break;

@@ -116,7 +116,10 @@ llvm::Function* emit_host_kernel(llvm::Module& module, const kernel::KernelProgr
   HostFunction host = begin_host_function(module, builder, program, kernel);
   static const HostMathHooks math;
   KernelEmitter emitter(builder, program, kernel, math, host.buffers);
-  if (has_contraction(program.kernels[kernel])) emit_host_contraction(builder, host, emitter);
+  if (kernel::is_scatter_kernel(program.kernels[kernel])) {  // one unit (kernel/host_plan.h): the whole kernel
+    emitter.emit_scatter();
+    builder.CreateRetVoid();
+  } else if (has_contraction(program.kernels[kernel])) emit_host_contraction(builder, host, emitter);
   else emit_host_rows(builder, host, emitter);
   return host.function;
 }

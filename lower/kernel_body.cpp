@@ -28,8 +28,7 @@ KernelBody kernel_body(const kernel::KernelProgram& program, size_t kernel) {
   const kernel::Kernel& k = program.kernels[kernel];
   // The touched buffers in program order (a kernel's few, not the program's many).
   KernelBody body;
-  for (const kernel::KernelExpr& e : k.exprs)
-    if (e.kind == kernel::KernelExpr::Kind::kLoad) body.buffers.push_back(e.buffer);
+  body.buffers = kernel::read_buffers(k);
   for (const kernel::KernelOutput& out : k.outputs) body.buffers.push_back(out.buffer);
   std::sort(body.buffers.begin(), body.buffers.end());
   body.buffers.erase(std::unique(body.buffers.begin(), body.buffers.end()), body.buffers.end());
@@ -44,7 +43,10 @@ KernelBody kernel_body(const kernel::KernelProgram& program, size_t kernel) {
   kernel::Kernel copy = k;
   for (kernel::KernelExpr& e : copy.exprs)
     if (e.kind == kernel::KernelExpr::Kind::kLoad) e.buffer = local(e.buffer);
-  for (kernel::KernelOutput& out : copy.outputs) out.buffer = local(out.buffer);
+  for (kernel::KernelOutput& out : copy.outputs) {
+    out.buffer = local(out.buffer);
+    if (out.is_scatter()) out.scatter_initial = local(out.scatter_initial);
+  }
   body.program.kernels.push_back(std::move(copy));
 
   BodyKeyWriter key;
@@ -72,6 +74,8 @@ KernelBody kernel_body(const kernel::KernelProgram& program, size_t kernel) {
   for (const kernel::KernelOutput& out : c.outputs) {
     key.word(out.buffer);
     key.word(out.expr);
+    key.word(out.scatter_at);
+    key.word(out.scatter_initial);
   }
   for (size_t b = 0; b < body.buffers.size(); ++b) {
     const kernel::Buffer& buffer = body.program.buffers[b];

@@ -111,8 +111,7 @@ std::vector<llvm::Value*> load_kernel_buffers(llvm::IRBuilder<>& builder, const 
                                               size_t kernel, llvm::Value* buffer_array, uint64_t alignment) {
   const kernel::Kernel& k = program.kernels.at(kernel);
   std::vector<bool> used(program.buffers.size(), false);
-  for (const kernel::KernelExpr& e : k.exprs)
-    if (e.kind == kernel::KernelExpr::Kind::kLoad) used.at(static_cast<size_t>(e.buffer)) = true;
+  for (int b : kernel::read_buffers(k)) used.at(static_cast<size_t>(b)) = true;
   for (const kernel::KernelOutput& out : k.outputs) used.at(static_cast<size_t>(out.buffer)) = true;
   llvm::Type* pointer = buffer_array->getType();
   std::vector<llvm::Value*> buffers(program.buffers.size(), nullptr);
@@ -142,8 +141,7 @@ KernelEmitter::KernelEmitter(llvm::IRBuilder<>& builder, const kernel::KernelPro
   // kernels' buffers are distinct). Only those: a list of every other buffer
   // of the program per access was quadratic (a 3,000-input concat, 16 GB).
   std::vector<bool> touched(program_.buffers.size(), false);
-  for (const kernel::KernelExpr& e : kernel_.exprs)
-    if (e.kind == kernel::KernelExpr::Kind::kLoad) touched.at(static_cast<size_t>(e.buffer)) = true;
+  for (int b : kernel::read_buffers(kernel_)) touched.at(static_cast<size_t>(b)) = true;
   for (const kernel::KernelOutput& out : kernel_.outputs) touched.at(static_cast<size_t>(out.buffer)) = true;
   llvm::MDBuilder md(builder_.getContext());
   llvm::MDNode* domain = md.createAnonymousAliasScopeDomain("smelt.buffers");
@@ -686,8 +684,48 @@ llvm::Value* KernelEmitter::emit_node(int node, NodeValues& at) {
 void KernelEmitter::store_outputs(NodeValues& at, llvm::Value* linear) {
   for (const kernel::KernelOutput& out : kernel_.outputs) {
     llvm::Value* v = emit_node(out.expr, at);
-    store_element(out.buffer, linear, convert(v, kernel_.exprs[out.expr].dtype, program_.buffers[out.buffer].type.dtype));
+    v = convert(v, kernel_.exprs[out.expr].dtype, program_.buffers[out.buffer].type.dtype);
+    if (!out.is_scatter()) {
+      store_element(out.buffer, linear, v);
+      continue;
+    }
+    // Negative (an index out of range): nothing written; the unsigned
+    // comparison also keeps a position past the end from writing.
+    llvm::Value* position = emit_node(out.scatter_at, at);
+    const int64_t elements = ir::numel(program_.buffers[out.buffer].type.shape);
+    llvm::Function* function = builder_.GetInsertBlock()->getParent();
+    auto* write = llvm::BasicBlock::Create(builder_.getContext(), "scatter.write", function);
+    auto* done = llvm::BasicBlock::Create(builder_.getContext(), "scatter.done", function);
+    builder_.CreateCondBr(builder_.CreateICmpULT(position, builder_.getInt64(static_cast<uint64_t>(elements))), write, done);
+    builder_.SetInsertPoint(write);
+    store_element(out.buffer, position, v);
+    builder_.CreateBr(done);
+    builder_.SetInsertPoint(done);
   }
+}
+
+void KernelEmitter::emit_scatter() {
+  llvm::IRBuilder<>& b = builder_;
+  for (const kernel::KernelOutput& out : kernel_.outputs) {
+    const int64_t elements = ir::numel(program_.buffers[out.buffer].type.shape);
+    emit_loop(b, b.getInt64(0), b.getInt64(static_cast<uint64_t>(elements)), [&](llvm::Value* i) {
+      store_element(out.buffer, i, load_element(out.scatter_initial, i));
+    }, "copy");
+  }
+  std::vector<llvm::Value*> vars(kernel_.space.size(), nullptr);
+  // One loop per axis, so no element's variables need a division.
+  std::function<void(size_t)> nest = [&](size_t axis) {
+    if (axis == vars.size()) {
+      NodeValues at(kernel_, vars);
+      store_outputs(at, nullptr);
+      return;
+    }
+    emit_loop(b, b.getInt64(0), b.getInt64(static_cast<uint64_t>(kernel_.space[axis])), [&](llvm::Value* i) {
+      vars[axis] = i;
+      nest(axis + 1);
+    }, "scatter", /*unroll=*/false);
+  };
+  nest(0);
 }
 
 // ---- reductions --------------------------------------------------------------------

@@ -145,8 +145,13 @@ class KernelEmitter {
   // hold yet (memoized in `at`). A kReduce without a value is emitted as a
   // sequential loop over the reduction domain (see the top of this file).
   llvm::Value* emit_node(int node, NodeValues& at);
-  // Stores every kernel output at row-major element `linear` of the space.
+  // Stores every kernel output at row-major element `linear` of the space (a
+  // scatter output: at its position node, where that lies in the buffer).
   void store_outputs(NodeValues& at, llvm::Value* linear);
+  // A scatter kernel (kernel::is_scatter_kernel) whole, on one thread of every
+  // target: the copy of its initial buffer, then its elements in row-major
+  // order, one after another (each may read what an earlier one wrote).
+  void emit_scatter();
 
   // Reduce accumulation for node `reduce` (a kReduce): accumulators are f32 for
   // float dtypes, else the integer register type; sums wrap, max propagates NaN.

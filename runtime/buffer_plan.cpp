@@ -24,8 +24,7 @@ void find_lifetimes(const kernel::KernelProgram& program, std::vector<BufferSlot
   };
   for (size_t k = 0; k < program.kernels.size(); ++k) {
     for (const kernel::KernelOutput& out : program.kernels[k].outputs) touch(out.buffer, k);
-    for (const kernel::KernelExpr& e : program.kernels[k].exprs)
-      if (e.kind == kernel::KernelExpr::Kind::kLoad) touch(e.buffer, k);
+    for (int buffer : kernel::read_buffers(program.kernels[k])) touch(buffer, k);
   }
 }
 

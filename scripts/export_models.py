@@ -20,6 +20,10 @@ Full size (default; into build/models, outside git; the files are large):
   llama_kv     the same model, one decode step with a KV cache: inputs input_ids i64[1,1] and
                past_key_<l>, past_value_<l> f32[1,2,127,64] per layer; outputs logits and
                present_key_<l>, present_value_<l> f32[1,2,128,64]
+  llama_static the same model, one decode step with transformers' StaticCache (written in place,
+               ScatterND): inputs input_ids i64[1,1], cache_position i64[1] (126) and
+               cache_key_<l>, cache_value_<l> f32[1,2,128,64]; outputs logits and
+               written_key_<l>, written_value_<l> f32[1,2,128,64]
   t5           T5EncoderModel, t5-small config (6 layers, 512, 8 heads, relative position
                buckets, ReLU FF 2048, vocab 32128), 128 tokens; output last_hidden_state
   resnet50, mobilenet_v2, efficientnet_b0, vit_b_16
@@ -28,8 +32,8 @@ Full size (default; into build/models, outside git; the files are large):
 
 --small writes the small variants of the language models instead (committed under
 examples/models/, each folder < 1.5 MB): gpt2_small, bert_small, llama_small, llama_small_kv,
-t5_small: 2 layers, 64 wide, 4 heads (llama: 2 kv heads), vocab 1000, 16 tokens (llama_small_kv:
-1 new token after 15 cached).
+llama_small_static, t5_small: 2 layers, 64 wide, 4 heads (llama: 2 kv heads), vocab 1000, 16 tokens
+(llama_small_kv: 1 new token after 15 cached; llama_small_static: a 16-row cache, written at 14).
 
 How to run (from the repository root; the virtual environment lives outside git):
 
@@ -126,6 +130,33 @@ class LlamaStep(nn.Module):
         return (out.logits, *flat)
 
 
+class LlamaStaticStep(nn.Module):
+    """One decode step of LlamaForCausalLM with transformers' StaticCache (a fixed-length cache
+    written in place, StaticLayer.update's index_copy_: ScatterND in the export): inputs input_ids
+    [1,1], cache_position i64[1] (where the new token goes) then key, value per layer at their
+    full length; outputs logits then the written key, value per layer."""
+
+    def __init__(self, model: nn.Module, layers: int, max_len: int):
+        super().__init__()
+        self.model = model
+        self.layers = layers
+        self.max_len = max_len
+
+    def forward(self, input_ids, cache_position, *past):
+        from transformers import StaticCache
+        cache = StaticCache(config=self.model.config, max_cache_len=self.max_len)
+        for i, layer in enumerate(cache.layers):
+            layer.lazy_initialization(past[2 * i][:, :, :1], past[2 * i + 1][:, :, :1])
+            layer.keys, layer.values = past[2 * i].clone(), past[2 * i + 1].clone()
+            layer.cumulative_length = cache_position.clone()
+        out = self.model(input_ids=input_ids, cache=cache, cache_position=cache_position,
+                         position_ids=cache_position.unsqueeze(0), use_cache=True)
+        flat = []
+        for layer in out.cache.layers:
+            flat += [layer.keys, layer.values]
+        return (out.logits, *flat)
+
+
 # ---------------------------------------------------------------------------------------------
 # Builders: each returns (module returning a tuple, [(input name, tensor)], [output names]).
 
@@ -208,6 +239,24 @@ def build_llama_kv(small: bool):
     return LlamaStep(model, cfg.num_hidden_layers), inputs, outputs, model
 
 
+def build_llama_static(small: bool):
+    from transformers import LlamaForCausalLM
+    cfg = llama_config(small)
+    model = LlamaForCausalLM(cfg)  # the same seed, so the same weights, as llama / llama_small
+    total = SMALL["tokens"] if small else FULL_TOKENS
+    ids = token_ids(total, cfg.vocab_size, SEED + 3)
+    head_dim = cfg.hidden_size // cfg.num_attention_heads
+    gen = torch.Generator().manual_seed(SEED + 4)
+    # The new token at position total - 2: the cache's last row stays as it came in.
+    inputs = [("input_ids", ids[:, total - 2:total - 1]), ("cache_position", torch.tensor([total - 2]))]
+    outputs = ["logits"]
+    for i in range(cfg.num_hidden_layers):
+        for kind in ("key", "value"):
+            inputs.append((f"cache_{kind}_{i}", torch.randn(1, cfg.num_key_value_heads, total, head_dim, generator=gen)))
+            outputs.append(f"written_{kind}_{i}")
+    return LlamaStaticStep(model, cfg.num_hidden_layers, total), inputs, outputs, model
+
+
 def build_t5(small: bool):
     from transformers import T5Config, T5EncoderModel
     if small:
@@ -242,11 +291,11 @@ def vision(ctor_name: str):
 
 
 LANGUAGE = {"gpt2": build_gpt2, "bert": build_bert, "llama": build_llama, "llama_kv": build_llama_kv,
-            "t5": build_t5}
+            "llama_static": build_llama_static, "t5": build_t5}
 VISION = {name: vision(name) for name in ("resnet50", "mobilenet_v2", "efficientnet_b0", "vit_b_16")}
 
 
-SEEDS = {"gpt2": 1, "bert": 2, "llama": 3, "llama_kv": 3, "t5": 5, "resnet50": 6, "mobilenet_v2": 7,
+SEEDS = {"gpt2": 1, "bert": 2, "llama": 3, "llama_kv": 3, "llama_static": 3, "t5": 5, "resnet50": 6, "mobilenet_v2": 7,
          "efficientnet_b0": 8, "vit_b_16": 9}
 
 
@@ -254,7 +303,7 @@ def model_names(small: bool) -> dict:
     """Folder name -> (builder, seed); llama and llama_kv share a seed, so their weights."""
     names = {}
     for name, build in LANGUAGE.items():
-        folder = name.replace("_kv", "_small_kv") if small and name.endswith("_kv") else \
+        folder = name.replace("llama_", "llama_small_") if small and name.startswith("llama_") else \
             (name + "_small" if small else name)
         names[folder] = (build, SEED + SEEDS[name])
     if not small:

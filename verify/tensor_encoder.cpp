@@ -89,6 +89,7 @@ SymTensor encode_term(EncodingState& s, const rules::Term& t, Side side) {
       if (t.op == ir::Op::Conv) return encode_conv(s, t, side, x[0], x[1]);
       return encode_matmul(s, t, side, x[0], x[1]);
     case ir::OpClass::Indexed: return encode_gather(s, t, side, x[0], x[1]);
+    case ir::OpClass::Scatter: throw Unsupported("a scatter in a rule (no rule rewrites scatters)");
     case ir::OpClass::View: break;
   }
   switch (t.op) {

@@ -409,6 +409,32 @@ class GraphBuilder {
     return remember(ir::gather(x, indices, static_cast<int64_t>(axis)));
   }
 
+  // updates written into x along one axis: as many as 0-4 along it, no more
+  // than x on the others; the indices as a gather's; replaced or combined.
+  std::optional<Tensor> scatter_of(Tensor x, Choices& c) {
+    x = at_least_rank(x, 1);
+    const Shape xs = x.shape();
+    const auto axis = static_cast<size_t>(c.pick(static_cast<int>(xs.size())));
+    Shape shape = xs;
+    for (size_t k = 0; k < shape.size(); ++k)
+      if (k != axis && c.coin()) shape[k] = c.pick(static_cast<int>(std::min<int64_t>(xs[k], 1 << 10)) + 1);
+    shape[axis] = c.pick(5);
+    if (!fits(shape)) return std::nullopt;
+    const DType index_type = c.coin() ? DType::I64 : DType::I32;
+    Tensor indices = x;
+    if (c.coin()) {
+      indices = new_input({index_type, shape});
+    } else {
+      Shape rows(shape.size(), 1);
+      rows[axis] = shape[axis];
+      indices = remember(ir::broadcast(new_input({index_type, rows}), shape));
+    }
+    Tensor updates = c.coin() ? new_input({x.dtype(), shape}) : fit(operand(c.pick(1 << 10)), {x.dtype(), shape}, c);
+    static constexpr Op kScatters[] = {Op::Scatter, Op::ScatterAdd, Op::ScatterMul, Op::ScatterMax, Op::ScatterMin};
+    const Op op = x.dtype() == DType::Bool ? Op::Scatter : c.among(kScatters);
+    return remember(ir::scatter(x, indices, updates, static_cast<int64_t>(axis), op));
+  }
+
   Tensor factory(Choices& c) {
     switch (c.pick(4)) {
       case 0: {
@@ -503,6 +529,7 @@ class GraphBuilder {
       case StepKind::kChunk: chunk_of(x, c); return;
       case StepKind::kConv: conv_of(x, c); return;
       case StepKind::kGather: gather_of(x, c); return;
+      case StepKind::kScatter: scatter_of(x, c); return;
       case StepKind::kOutput:
         if (g_.node(x.id).op != Op::Input) marked_outputs_.push_back(x.id);
         return;

@@ -36,8 +36,9 @@ enum class StepKind : uint8_t {
   kChunk,   // PyTorch's chunk: reshape an axis into [parts, n / parts], take one part
   kConv,    // a convolution over the value's trailing axes (1 to 3 spatial)
   kGather,  // the value read at loaded indices along one axis (some negative, some out of range)
+  kScatter,  // values written into the value at loaded indices (repeated, negative, out of range), combined or not
 };
-inline constexpr int kNumStepKinds = static_cast<int>(StepKind::kGather) + 1;
+inline constexpr int kNumStepKinds = static_cast<int>(StepKind::kScatter) + 1;
 
 struct GraphStep {
   StepKind kind = StepKind::kUnary;

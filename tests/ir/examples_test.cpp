@@ -49,6 +49,7 @@ const std::map<std::string, std::vector<std::string>>& seed_examples() {
       {"llama_mlp_swiglu", {"f32[128,512]"}},
       {"llama_attention_rope", {"f32[128,512]"}},
       {"gpt2_embedding", {"f32[2,16,64]"}},
+      {"kv_cache_scatter", {"f32[2,4,32,16]", "f32[2,4,3,32]", "f32[6]", "f32[6]", "f32[6]"}},
   };
   return kExamples;
 }

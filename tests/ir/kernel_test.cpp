@@ -223,6 +223,32 @@ TEST(KernelValidation, RejectsMalformedKernelsWithAReason) {
   bad = p;
   KernelBuilder(bad.kernels[0]).reduce(Op::ReduceSum, x, DType::F32);
   expect_invalid(bad, "reduction domain");
+  bad = p;
+  bad.kernels[0].exprs.push_back(make_load(by, {bad.kernels[0].indices.var(0)}, DType::F32));
+  expect_invalid(bad, "loads its own output y");
+
+  // A scatter: y starts as a copy of z, x[i] written at element 3 - i.
+  KernelProgram s = p;
+  const int bz = add_buffer(s, "z", {DType::F32, {4}}, BufferKind::kInput, 1);
+  {
+    KernelBuilder sb(s.kernels[0]);
+    IndexPool& pool = s.kernels[0].indices;
+    s.kernels[0].outputs[0].scatter_at = sb.index_value(pool.sub(pool.constant(3), pool.var(0)), DType::I64);
+    s.kernels[0].outputs[0].scatter_initial = bz;
+  }
+  EXPECT_NO_THROW(validate(s));
+  HostTensor z = HostTensor::from_values({DType::F32, {4}}, {9, 9, 9, 9});
+  EXPECT_EQ(run_kernels(s, {HostTensor::from_values({DType::F32, {4}}, {1, 2, 3, 4}), z})[0].reals,
+            (std::vector<double>{4, 3, 2, 1}));
+  bad = s;
+  bad.kernels[0].outputs[0].scatter_initial = by;
+  expect_invalid(bad, "starts from another buffer");
+  bad = s;
+  bad.kernels[0].exprs[bad.kernels[0].outputs[0].scatter_at].dtype = DType::I32;
+  expect_invalid(bad, "not an i64 node");
+  bad = s;
+  bad.kernels[0].outputs.push_back({add_buffer(bad, "w", {DType::F32, {4}}, BufferKind::kOutput, 1), x});
+  expect_invalid(bad, "all scatter or none");
 }
 
 TEST(KernelInterpreter, OutOfBoundsLoadIsAnErrorNotGarbage) {

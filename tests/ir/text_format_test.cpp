@@ -90,6 +90,8 @@ Graph every_op() {
   outs.push_back(matmul(h, permute(reshape(cast(x, DType::BF16), {1, 2, 3}), {0, 2, 1})));
   outs.push_back(conv(reshape(x, {1, 2, 3}), reshape(y, {2, 1, 3}), {{2}, {1}, {1}, {0}, 2}));
   outs.push_back(gather(x, cast(ramp, DType::I32), 1));
+  for (Op op : {Op::Scatter, Op::ScatterAdd, Op::ScatterMul, Op::ScatterMax, Op::ScatterMin})
+    outs.push_back(scatter(x, ramp, y, 1, op));
   for (Tensor t : outs) g.add_output(t);
   return g;
 }

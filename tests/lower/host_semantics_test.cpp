@@ -546,5 +546,73 @@ TEST(HostSemantics, GathersFuseAsLoadsEverywhereAKernelReads) {
   EXPECT_EQ(ir::compare_outputs(ir::interpret_with_error_scales(g, inputs), kernel::run_kernels(fused, inputs)), "");
 }
 
+// scatter (docs/ops.md): the updates are written in order, so of two at one
+// position the last wins and combining ones meet in order; an index counts
+// from the end when negative and writes nothing out of range.
+TEST(HostSemantics, ScattersWriteInOrderFromTheEndAndNothingOutOfRange) {
+  const std::vector<std::pair<ir::Op, std::vector<double>>> expected = {
+      {ir::Op::Scatter, {60, 2, 3, 4, 30}},      {ir::Op::ScatterAdd, {71, 2, 3, 4, 55}},
+      {ir::Op::ScatterMul, {600, 2, 3, 4, 3000}}, {ir::Op::ScatterMax, {60, 2, 3, 4, 30}},
+      {ir::Op::ScatterMin, {1, 2, 3, 4, 5}},
+  };
+  for (DType index_type : {DType::I32, DType::I64})
+    for (const auto& [op, want] : expected) {
+      ir::Graph g("scatter");
+      auto data = ir::input(g, "data", DType::F32, {5});
+      auto ids = ir::input(g, "ids", index_type, {6});
+      auto updates = ir::input(g, "updates", DType::F32, {6});
+      g.add_output(ir::scatter(data, ids, updates, 0, op));
+      const HostTensor d = tensor(DType::F32, {5}, {1, 2, 3, 4, 5});
+      const HostTensor i = tensor(index_type, {6}, {0, 4, -1, 5, -6, 0});
+      const HostTensor u = tensor(DType::F32, {6}, {10, 20, 30, 40, 50, 60});
+      auto out = run_checked(g, {d, i, u});
+      EXPECT_EQ(values_of(out[0]), want) << ir::op_name(op);
+      const kernel::KernelProgram fused = fusion::kernelize_program(g, std::vector<bool>(g.size(), false));
+      EXPECT_EQ(values_of(kernel::run_kernels(fused, {d, i, u})[0]), want) << ir::op_name(op);
+    }
+}
+
+// The shapes a scatter takes in programs: computed updates and indices (an
+// exp, a gather) evaluated inside its kernel, a reduction feeding it (stored
+// first), a scatter of a scatter (a cache written twice), integer sums that
+// wrap, bools, f16 sums rounded per step, no updates at all (a copy), one
+// value stored as two outputs, and a consumer reading the result in place.
+TEST(HostSemantics, ScattersTakeComputedOperandsAndFeedTheirReaders) {
+  ir::Graph g("scatters");
+  auto cache = ir::input(g, "cache", DType::F32, {3, 8, 4});
+  auto k = ir::input(g, "k", DType::F32, {3, 2, 4});
+  auto pos = ir::input(g, "pos", DType::I64, {2});
+  auto at = ir::broadcast(ir::reshape(pos, {1, 2, 1}), {3, 2, 4});
+  auto which = ir::input(g, "which", DType::I64, {3, 2, 4});
+  auto once = ir::scatter(cache, at, ir::exp(k), 1);
+  auto twice = ir::scatter(once, ir::gather(at, which, 1), k, 1, ir::Op::ScatterAdd);
+  g.add_output(ir::reduce_sum(twice, {2}));
+  g.add_output(twice);
+  g.add_output(twice);
+  auto rows = ir::reduce_sum(k, {2}, true);  // [3, 2, 1]: an anchor, stored before the scatter
+  g.add_output(ir::scatter(ir::slice_axis(cache, 2, 0, 1), ir::slice_axis(at, 2, 0, 1), rows, 1, ir::Op::ScatterMax));
+  auto counts = ir::input(g, "counts", DType::I32, {5});
+  auto ids = ir::input(g, "ids", DType::I32, {7});
+  auto big = ir::input(g, "big", DType::I32, {7});
+  g.add_output(ir::scatter(counts, ids, big, 0, ir::Op::ScatterAdd));
+  auto flags = ir::input(g, "flags", DType::Bool, {5});
+  auto set = ir::input(g, "set", DType::Bool, {7});
+  g.add_output(ir::scatter(flags, ids, set, 0));
+  auto h = ir::input(g, "h", DType::F16, {5});
+  auto hu = ir::input(g, "hu", DType::F16, {7});
+  g.add_output(ir::scatter(h, ids, hu, 0, ir::Op::ScatterAdd));
+  auto none = ir::input(g, "none", DType::I64, {0, 4});
+  g.add_output(ir::scatter(cache, ir::reshape(none, {1, 0, 4}), ir::reshape(ir::cast(none, DType::F32), {1, 0, 4}), 1) +
+               cache);
+  std::mt19937_64 rng(31);
+  std::vector<HostTensor> inputs;
+  for (const ir::ValueId v : g.inputs()) inputs.push_back(ir::random_tensor(g.type(v), rng));
+  inputs[6].ints = {2147483647, 2147483647, 5, -3, 1, 0, 4};  // big: sums that wrap
+  inputs[5].ints = {1, 1, -4, 9, 1, 0, -1};                    // ids: repeats, from the end, out of range
+  run_checked(g, inputs);
+  const kernel::KernelProgram fused = fusion::kernelize_program(g, std::vector<bool>(g.size(), false));
+  EXPECT_EQ(ir::compare_outputs(ir::interpret_with_error_scales(g, inputs), kernel::run_kernels(fused, inputs)), "");
+}
+
 }  // namespace
 }  // namespace smelt
