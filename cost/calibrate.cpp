@@ -69,6 +69,14 @@ struct Calibrator {
     if (gpu) return time_programs({&program}, gpu, budget)[0];
     return time_host_program(program, threads, budget);
   }
+  // On given inputs (a gather's indices spread over its table).
+  Timing time(const kernel::KernelProgram& program, unsigned threads, std::vector<ir::HostTensor> inputs) {
+    const double budget = options.quick ? 0.08 : 0.25;
+    const std::vector<std::vector<ir::HostTensor>> given{std::move(inputs)};
+    std::shared_ptr<runtime::Device> device = gpu;
+    if (!device) device = std::make_shared<runtime::HostDevice>(threads);
+    return time_programs({&program}, device, budget, &given)[0];
+  }
   // The time a measurement's work took: on a GPU less the launch and the
   // program's own cost (fixed_costs, measured first), which the model charges
   // apart and which are most of a small kernel there (about 6 of a 4 MB copy's 7 us on an H200).
@@ -198,6 +206,27 @@ struct Calibrator {
         ir::Tensor x = ir::input(g, "x", DType::F32, {rows, cols});
         g.add_output(ir::neg(ir::reshape(ir::permute(x, {1, 0}), {rows * cols})));
         other(AccessKind::kGather, g, 4.0 * rows * cols, 4.0 * rows * cols);
+      }
+      {
+        // An indirect read (a gather along the row, kernel.h indirect
+        // variables): x[i[k]] at positions spread uniformly over x, less the
+        // write and the indices' own read in order, per byte of x read.
+        ir::Graph g("indirect");
+        const int64_t n = std::max<int64_t>(1024, static_cast<int64_t>(n1) / 2);
+        ir::Tensor x = ir::input(g, "x", DType::F32, {n});
+        ir::Tensor at = ir::input(g, "at", DType::I64, {n});
+        g.add_output(ir::neg(ir::gather(x, at, 0)));
+        const kernel::KernelProgram program = fused(g);
+        std::vector<ir::HostTensor> inputs = timing_inputs(program);
+        std::mt19937_64 rng(7);
+        std::uniform_int_distribution<int64_t> anywhere(0, n - 1);
+        for (int64_t& i : inputs.at(1).ints) i = anywhere(rng);
+        const Timing t = time(program, r.threads, std::move(inputs));
+        const double elements = static_cast<double>(n);
+        double v = (work_us(t, r) * 1e3 - 4 * elements * write - 8 * elements * read) / (4 * elements);
+        v = std::clamp(v, 0.2 * read, 200 * read);
+        r.read[static_cast<int>(AccessKind::kIndirect)].push_back({bytes, v});
+        record("read indirect " + std::to_string(static_cast<long>(bytes)) + " B", r.threads, t, v, "ns/B");
       }
       {
         ir::Graph g("masked");
@@ -698,13 +727,14 @@ std::vector<Timing> time_host_programs(const std::vector<const kernel::KernelPro
 }
 
 std::vector<Timing> time_programs(const std::vector<const kernel::KernelProgram*>& programs,
-                                  const std::shared_ptr<runtime::Device>& device, double budget_s) {
+                                  const std::shared_ptr<runtime::Device>& device, double budget_s,
+                                  const std::vector<std::vector<ir::HostTensor>>* given) {
   std::vector<std::unique_ptr<runtime::Executable>> exes;
   std::vector<std::vector<ir::HostTensor>> inputs(programs.size());
   std::vector<RunFn> runs;
   for (size_t i = 0; i < programs.size(); ++i) {
     exes.push_back(std::make_unique<runtime::Executable>(*programs[i], device));
-    inputs[i] = timing_inputs(*programs[i]);
+    inputs[i] = given ? given->at(i) : timing_inputs(*programs[i]);
     runs.push_back([&exes, &inputs, i](int reps) { return exes[i]->benchmark(inputs[i], reps); });
   }
   return measure_until_stable(runs, budget_s);

@@ -86,9 +86,11 @@ kernel::KernelProgram single_kernel_program(const kernel::KernelProgram& program
 Timing time_host_program(const kernel::KernelProgram& program, unsigned threads, double budget_s = 0.25);
 
 // Times several programs side by side on `device` (the host's pool or a GPU:
-// events around the launches), as time_host_programs does.
+// events around the launches), as time_host_programs does; on `inputs` (one
+// list per program) where given, else on timing_inputs.
 std::vector<Timing> time_programs(const std::vector<const kernel::KernelProgram*>& programs,
-                                  const std::shared_ptr<runtime::Device>& device, double budget_s = 0.25);
+                                  const std::shared_ptr<runtime::Device>& device, double budget_s = 0.25,
+                                  const std::vector<std::vector<ir::HostTensor>>* inputs = nullptr);
 
 // Times several programs side by side on one host device: all are loaded
 // first, then run in interleaved rounds until every median is stable

@@ -16,7 +16,7 @@ namespace smelt::cost {
 
 namespace {
 
-constexpr const char* kAccessNames[kNumAccessKinds] = {"contiguous", "strided", "gather", "broadcast", "masked"};
+constexpr const char* kAccessNames[kNumAccessKinds] = {"contiguous", "strided", "gather", "broadcast", "masked", "indirect"};
 
 }  // namespace
 
@@ -169,8 +169,14 @@ ThreadRates thread_rates(const json& j, const std::string& path, const std::stri
   r.dispatch_us = number(j, "dispatch_us", path, source, false);
   const json& read = member(j, "read", path, source);
   if (!read.is_object()) bad(source, path + "read", "must be an object");
-  for (int a = 0; a < kNumAccessKinds; ++a)
-    r.read[a] = curve(member(read, kAccessNames[a], path + "read.", source), path + "read." + kAccessNames[a], source);
+  for (int a = 0; a < kNumAccessKinds; ++a) {
+    // A profile measured before indirect loads existed (issue 32): the
+    // gather's curve (a random access per element) stands in.
+    const char* name = a == static_cast<int>(AccessKind::kIndirect) && !read.contains(kAccessNames[a])
+                           ? access_kind_name(AccessKind::kGather)
+                           : kAccessNames[a];
+    r.read[a] = curve(member(read, name, path + "read.", source), path + "read." + name, source);
+  }
   r.write = curve(member(j, "write", path, source), path + "write", source);
   r.read_masked_narrow_ns = number(j, "read_masked_narrow_ns", path, source, false);
   r.read_aliasing_stride =

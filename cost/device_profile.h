@@ -15,8 +15,11 @@ enum class AccessKind {
   kGather,      // an index map with floor-div / mod of the innermost variable (reshape of a view)
   kBroadcast,   // does not move with the innermost variable
   kMasked,      // unit stride behind a valid mask (pad, concat)
+  // An address loaded anew along the row (a gather whose index varies with the
+  // innermost variable, kernel.h indirect variables): each element a random access.
+  kIndirect,
 };
-inline constexpr int kNumAccessKinds = 5;
+inline constexpr int kNumAccessKinds = 6;
 const char* access_kind_name(AccessKind kind);
 
 // A measured curve: nanoseconds (per byte, per element) at a size x (a

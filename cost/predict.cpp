@@ -230,13 +230,13 @@ AccessKind classify_load(const kernel::Kernel& kernel, const kernel::KernelExpr&
   VarMask used = 0;
   for (kernel::IndexRef r : load.index) used |= index_vars(kernel.indices, r);
   // A gather's load (kernel.h, indirect variables): an address loaded anew
-  // along the row is a gather per element (priced as the measured gathers of
-  // reshaped views); a row read at a loaded address (an embedding row, one id
-  // per row) is read like any row.
+  // along the row is an indirect access per element (its own measured curve,
+  // smelt calibrate's "read indirect"); a row read at a loaded address (an
+  // embedding row, one id per row) is read like any row.
   if (!load.operands.empty()) {
     const std::vector<VarMask> vars = node_vars(kernel);
     for (int operand : load.operands)
-      if (vars[static_cast<size_t>(operand)] >> innermost & 1) return AccessKind::kGather;
+      if (vars[static_cast<size_t>(operand)] >> innermost & 1) return AccessKind::kIndirect;
   }
   if (!(used >> innermost & 1)) return AccessKind::kBroadcast;
   // The buffer's row-major strides are its extents' suffix products; the load

@@ -336,6 +336,23 @@ std::vector<Corruption> corruptions() {
   return c;
 }
 
+// A profile measured before indirect reads existed (issue 32) has no curve for
+// them: its gathers' curve prices them.
+TEST(DeviceProfile, AProfileWithoutAnIndirectCurvePricesIndirectReadsAsGathers) {
+  json j = shipped_json();
+  for (json& rates : j["rates"]) rates["read"].erase("indirect");
+  const DeviceProfile p = parse_profile(j.dump(), "old.json", "host");
+  for (const ThreadRates& r : p.rates) {
+    const Curve& indirect = r.read[static_cast<int>(AccessKind::kIndirect)];
+    const Curve& gather = r.read[static_cast<int>(AccessKind::kGather)];
+    ASSERT_EQ(indirect.size(), gather.size());
+    for (size_t k = 0; k < gather.size(); ++k) EXPECT_EQ(indirect[k].ns, gather[k].ns);
+  }
+  j["rates"][0]["read"]["indirect"] = json::array({json::array({4096, 0.5}), json::array({8192, 0.25})});
+  const DeviceProfile measured = parse_profile(j.dump(), "new.json", "host");
+  EXPECT_EQ(measured.rates[0].read[static_cast<int>(AccessKind::kIndirect)].back().ns, 0.25);
+}
+
 TEST(DeviceProfile, EveryCorruptionIsRejectedNamingItsField) {
   const json good = shipped_json();
   ASSERT_GE(good["rates"].size(), 2u) << "the table edits rates[0] and rates[1]";
@@ -509,6 +526,8 @@ TEST(DeviceProfile, EveryNumberAndEveryFieldIsValidated) {
   }
   for (const Leaf& field : fields) {
     SCOPED_TRACE(field.path);
+    // The one optional field (AProfileWithoutAnIndirectCurvePricesIndirectReadsAsGathers).
+    if (field.path.ends_with("read.indirect")) continue;
     json j = good;
     j[field.pointer.parent_pointer()].erase(field.pointer.back());
     const std::string error = rejection(j.dump());
@@ -604,8 +623,8 @@ TEST(ClassifyLoad, AReshapeOfAPermuteIsAGather) {
 
 // A gather's table: read at one loaded id per row (an embedding lookup), a row
 // is read in order; read at an id loaded anew along the row, every element is
-// a gather.
-TEST(ClassifyLoad, AnEmbeddingRowIsReadInOrderAnIndexPerElementIsAGather) {
+// an indirect read.
+TEST(ClassifyLoad, AnEmbeddingRowIsReadInOrderAnIndexPerElementIsAnIndirectRead) {
   ir::Graph g("g");
   ir::Tensor table = ir::input(g, "table", DType::F32, {50, 16});
   ir::Tensor ids = ir::input(g, "ids", DType::I64, {8});
@@ -617,7 +636,7 @@ TEST(ClassifyLoad, AnEmbeddingRowIsReadInOrderAnIndexPerElementIsAGather) {
   ir::Tensor x = ir::input(g2, "x", DType::F32, {8, 16});
   ir::Tensor at = ir::input(g2, "at", DType::I32, {8, 16});
   g2.add_output(ir::exp(ir::gather(x, at, 1)));
-  EXPECT_EQ(kind_of_load(g2, x), AccessKind::kGather);
+  EXPECT_EQ(kind_of_load(g2, x), AccessKind::kIndirect);
 }
 
 TEST(ClassifyLoad, ABroadcastColumnIsABroadcast) {
