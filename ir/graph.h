@@ -2,6 +2,7 @@
 // smelt::ir::Graph: an SSA list of tensor ops with static shapes and dtypes, checked as
 // they are added (ShapeError names the op, its operands' types and what was expected).
 #include <cstdint>
+#include <deque>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -38,9 +39,13 @@ class Graph {
   ValueId add(Op op, std::vector<ValueId> operands, Attrs attrs = {}, std::string name = {});
   void add_output(ValueId v);
 
+  // References to nodes (and their types and shapes) stay valid while nodes
+  // are added: builder code passes `x.shape()` beside an argument that adds
+  // the node it is broadcast to (broadcast(reduce_max(x), x.shape())), and
+  // either may be evaluated first.
   const Node& node(ValueId v) const { return nodes_.at(static_cast<size_t>(v)); }
   const TensorType& type(ValueId v) const { return node(v).type; }
-  const std::vector<Node>& nodes() const { return nodes_; }
+  const std::deque<Node>& nodes() const { return nodes_; }
   size_t size() const { return nodes_.size(); }
   const std::vector<ValueId>& outputs() const { return outputs_; }
   // The input nodes, in the order they were added.
@@ -53,7 +58,7 @@ class Graph {
 
  private:
   std::string name_;
-  std::vector<Node> nodes_;
+  std::deque<Node> nodes_;
   std::vector<ValueId> outputs_;
   std::unordered_map<std::string, ValueId> by_name_;
 };

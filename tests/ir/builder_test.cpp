@@ -182,5 +182,22 @@ TEST(Builder, CanonicalizesAttributes) {
   EXPECT_EQ(g.node(m).attrs.axes, (std::vector<int64_t>{0, 1}));
 }
 
+// A shape read from one value stays valid while others are added: builder
+// code passes `x.shape()` beside an argument that adds nodes (ONNX Clip's
+// max(x, broadcast(bound, x.shape())) read freed memory on MobileNetV2 exported
+// by TorchScript, where the graph's storage happened to grow there).
+TEST(Builder, AShapeReadStaysValidWhileNodesAreAdded) {
+  Graph g;
+  Tensor x = input(g, "x", DType::F32, {1, 192, 28, 28});
+  const Shape& shape = x.shape();
+  const TensorType& type = x.type();
+  for (int i = 0; i < 5000; ++i) full(g, {1}, i, DType::F32);
+  EXPECT_EQ(shape, (Shape{1, 192, 28, 28}));
+  EXPECT_EQ(type.dtype, DType::F32);
+  Tensor bound = full(g, {}, 6, DType::F32);
+  for (int i = 0; i < 64; ++i) x = min(x, broadcast(neg(bound), x.shape()));
+  EXPECT_EQ(x.shape(), (Shape{1, 192, 28, 28}));
+}
+
 }  // namespace
 }  // namespace smelt::ir
