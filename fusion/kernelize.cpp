@@ -716,15 +716,6 @@ std::string kernel_name(const Graph& g, const std::vector<ValueId>& roots) {
 // Groups of kernels over one iteration space with at most one reduction
 // domain among them that do not depend on each other, even through other
 // groups; returned in dependency order.
-std::vector<int> loaded_buffers(const Kernel& k) {
-  std::vector<int> buffers;
-  for (const KernelExpr& e : k.exprs)
-    if (e.kind == KernelExpr::Kind::kLoad) buffers.push_back(e.buffer);
-  std::sort(buffers.begin(), buffers.end());
-  buffers.erase(std::unique(buffers.begin(), buffers.end()), buffers.end());
-  return buffers;
-}
-
 bool share_a_buffer(const std::vector<int>& a, const std::vector<int>& b) {
   for (int x : a)
     if (std::binary_search(b.begin(), b.end(), x)) return true;
@@ -1046,7 +1037,7 @@ Kernelization build(const Graph& g, const std::vector<bool>& materialized, const
     GroupingFacts f;
     f.space = single.kernel.space;
     f.reduction = single.kernel.reduction;
-    f.loads = loaded_buffers(single.kernel);
+    f.loads = read_buffers(single.kernel);
     for (ValueId v : emitter.loaded()) f.deps.push_back(kernel_of[v]);
     f.dep_at_own_index = emitter.loaded_at_own_index();
     f.own_load = g.node(root).op == Op::Input ? -1 : s.buffer_of[root];
@@ -1214,7 +1205,7 @@ void emit_single(const IncrementalKernelization::KernelPrice& price, ProgramStat
     return;
   }
   single.reduction = kernel.reduction;
-  for (int buffer : loaded_buffers(kernel)) {
+  for (int buffer : read_buffers(kernel)) {
     const int64_t name = buffer_name(s, buffer, region.values);
     single.loads.emplace_back(region_number(region, static_cast<ValueId>(name / 2)), name % 2 == 1);
   }
