@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ir/dtype.h"
+#include "ir/literal.h"
 #include "ir/shape.h"
 
 namespace smelt::ir {
@@ -81,7 +82,7 @@ struct Attrs {
   TensorType result;              // input, constant, full, iota
   Shape shape;                    // reshape, broadcast
   DType to = DType::F32;          // cast
-  std::vector<double> values;     // constant: row-major literal; full, pad: one value
+  Literal values;                 // constant: row-major literal; full, pad: one value
   int64_t axis = 0;               // iota, concat, gather, scatter
   std::vector<int64_t> perm;      // permute
   std::vector<int64_t> axes;      // reductions

@@ -97,9 +97,9 @@ KernelProgram fold_constant_kernels(KernelProgram program) {
       b.kind = BufferKind::kConstant;
       b.io_index = -1;
       const HostTensor& t = values[o];
-      b.values.clear();
-      b.values.reserve(static_cast<size_t>(t.numel()));
-      for (int64_t i = 0; i < t.numel(); ++i) b.values.push_back(t.get(i));
+      std::vector<double> folded_values(static_cast<size_t>(t.numel()));
+      for (int64_t i = 0; i < t.numel(); ++i) folded_values[static_cast<size_t>(i)] = t.get(i);
+      b.values = std::move(folded_values);
     }
     folded = true;
   }

@@ -31,7 +31,7 @@ struct Buffer {
   TensorType type;
   BufferKind kind = BufferKind::kIntermediate;
   int io_index = -1;           // position among the graph's inputs or outputs
-  std::vector<double> values;  // kConstant only
+  ir::Literal values;          // kConstant only (shared with the graph's constant)
 };
 
 // One node of a kernel's per-element expression DAG. Nodes only refer to

@@ -35,7 +35,7 @@ int add_buffer(KernelProgram& program, std::string name, TensorType type, Buffer
   return static_cast<int>(program.buffers.size() - 1);
 }
 
-int add_constant_buffer(KernelProgram& program, std::string name, TensorType type, std::vector<double> values) {
+int add_constant_buffer(KernelProgram& program, std::string name, TensorType type, ir::Literal values) {
   const int b = add_buffer(program, std::move(name), std::move(type), BufferKind::kConstant);
   program.buffers[b].values = std::move(values);
   return b;

@@ -32,6 +32,6 @@ class KernelBuilder {
 // Adds a buffer to the program and returns its number.
 int add_buffer(KernelProgram& program, std::string name, TensorType type, BufferKind kind, int io_index = -1);
 // Adds a kConstant buffer holding `values` (row-major, one per element).
-int add_constant_buffer(KernelProgram& program, std::string name, TensorType type, std::vector<double> values);
+int add_constant_buffer(KernelProgram& program, std::string name, TensorType type, ir::Literal values);
 
 }  // namespace smelt::kernel

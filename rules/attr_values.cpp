@@ -87,8 +87,9 @@ void set_attr(ir::Op op, ir::Attrs& a, std::string_view key, const Value& v) {
       return;
     case ir::kAttrValue:
       if (v.is_list()) {
-        a.values.clear();
-        for (const Value& item : v.items) a.values.push_back(as_double(item));
+        std::vector<double> values;
+        for (const Value& item : v.items) values.push_back(as_double(item));
+        a.values = std::move(values);
       } else {
         a.values = {as_double(v)};
       }

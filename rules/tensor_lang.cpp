@@ -1,7 +1,9 @@
 #include "rules/tensor_lang.h"
 
 #include <cstring>
+#include <functional>
 #include <stdexcept>
+#include <string_view>
 
 #include "rules/attr_values.h"
 
@@ -30,7 +32,28 @@ class KeyWriter {
   std::string out_;
 };
 
-std::string record_key(const AttrRecord& r) {
+// Literals up to this many values are in the key bit by bit; longer ones by a
+// hash of their bits: a key holding GPT-2's 38 M-value embedding table would
+// copy 300 MB for each look-up.
+constexpr size_t kLiteralInKey = 64;
+
+// Equal bits (a key compares floats by their bits too).
+bool same_literal_bits(const ir::Literal& a, const ir::Literal& b) {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
+}
+
+// Every value the same bits (a splat: lowered as an immediate).
+bool uniform_bits(const ir::Literal& a) {
+  for (size_t i = 1; i < a.size(); ++i)
+    if (std::memcmp(a.data(), a.data() + i, sizeof(double)) != 0) return false;
+  return true;
+}
+
+enum class LiteralInKey : uint8_t { kIdentity, kShape };
+
+// kIdentity: a literal's values (a long one's hash); kShape: only a splat's
+// value, or that the literal is not a splat (what lowering and costing see).
+std::string record_key(const AttrRecord& r, LiteralInKey literal = LiteralInKey::kIdentity) {
   KeyWriter w;
   const ir::Attrs& a = r.attrs;
   w.byte(static_cast<uint8_t>(r.op));
@@ -39,7 +62,16 @@ std::string record_key(const AttrRecord& r) {
   w.ints(a.shape);
   w.byte(static_cast<uint8_t>(a.to));
   w.i64(static_cast<int64_t>(a.values.size()));
-  for (double v : a.values) w.f64(v);
+  if (literal == LiteralInKey::kShape) {
+    const bool splat = uniform_bits(a.values);
+    w.byte(splat ? 1 : 0);
+    if (splat && !a.values.empty()) w.f64(a.values[0]);
+  } else if (a.values.size() <= kLiteralInKey) {
+    for (double v : a.values) w.f64(v);
+  } else {  // a weight: its bits' hash (same_literal_bits decides between equal hashes)
+    w.i64(static_cast<int64_t>(std::hash<std::string_view>{}(
+        std::string_view(reinterpret_cast<const char*>(a.values.data()), a.values.size() * sizeof(double)))));
+  }
   w.i64(a.axis);
   w.ints(a.perm);
   w.ints(a.axes);
@@ -78,16 +110,24 @@ std::optional<ir::Op> TensorLang::op_of(smelt::egraph::Op symbol) const {
 std::optional<uint64_t> TensorLang::find_payload(ir::Op op, const ir::Attrs& attrs,
                                                  const std::string& input_name) const {
   const AttrRecord record{op, relevant_attrs(op, attrs), op == ir::Op::Input ? input_name : std::string()};
-  auto it = index_.find(record_key(record));
-  if (it == index_.end()) return std::nullopt;
-  return it->second;
+  return find(record_key(record), record);
+}
+
+std::string TensorLang::shape_key(uint64_t payload) const {
+  return record_key(record(payload), LiteralInKey::kShape);
+}
+
+std::optional<uint64_t> TensorLang::find(const std::string& key, const AttrRecord& record) const {
+  auto [first, last] = index_.equal_range(key);
+  for (auto it = first; it != last; ++it)
+    if (same_literal_bits(records_[it->second].attrs.values, record.attrs.values)) return it->second;
+  return std::nullopt;
 }
 
 uint64_t TensorLang::payload(ir::Op op, const ir::Attrs& attrs, const std::string& input_name) {
   AttrRecord record{op, relevant_attrs(op, attrs), op == ir::Op::Input ? input_name : std::string()};
   std::string key = record_key(record);
-  auto it = index_.find(key);
-  if (it != index_.end()) return it->second;
+  if (const std::optional<uint64_t> found = find(key, record)) return *found;
   const uint64_t id = records_.size();
   records_.push_back(std::move(record));
   index_.emplace(std::move(key), id);

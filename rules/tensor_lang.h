@@ -36,6 +36,10 @@ class TensorLang {
   // The payload of (op, attrs) if it was interned already; interns nothing.
   std::optional<uint64_t> find_payload(ir::Op op, const ir::Attrs& attrs, const std::string& input_name = {}) const;
   const AttrRecord& record(uint64_t payload) const { return records_.at(payload); }
+  // A payload's op and attributes as a byte string, a literal only by its
+  // length and whether it is a splat (with its value): equal for two layers'
+  // nodes that differ only in their weights and biases.
+  std::string shape_key(uint64_t payload) const;
   // Payloads of the inputs, in the order they were first seen: the inputs of
   // every graph read back from the e-graph.
   const std::vector<uint64_t>& inputs() const { return inputs_; }
@@ -44,7 +48,10 @@ class TensorLang {
   std::vector<smelt::egraph::Op> symbols_;
   std::unordered_map<smelt::egraph::Op, ir::Op> ops_;
   std::deque<AttrRecord> records_;                   // a deque: references stay valid while it grows
-  std::unordered_map<std::string, uint64_t> index_;  // serialized record -> payload
+  // Serialized record -> payload; a long literal is keyed by its hash, so a
+  // key may have more than one record.
+  std::unordered_multimap<std::string, uint64_t> index_;
+  std::optional<uint64_t> find(const std::string& key, const AttrRecord& record) const;
   std::vector<uint64_t> inputs_;
 };
 

@@ -174,7 +174,9 @@ TEST(LowerToKernels, AConstantBufferIsReadOnlyAndHoldsEveryElement) {
   writes.kernels[0].outputs = {{table, 0}};
   EXPECT_THROW(kernel::validate(writes), std::invalid_argument);
   kernel::KernelProgram short_literal = p;
-  short_literal.buffers[table].values.pop_back();
+  std::vector<double> shorter = short_literal.buffers[table].values;
+  shorter.pop_back();
+  short_literal.buffers[table].values = std::move(shorter);
   EXPECT_THROW(kernel::validate(short_literal), std::invalid_argument);
 }
 
