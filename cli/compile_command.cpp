@@ -79,6 +79,7 @@ int compile_command(const CompileCommandOptions& options) {
   fuse.unsafe_fp = options.unsafe_fp;
   fuse.exact = options.exact;
   fuse.limits.extraction_s = options.time_limit_s;
+  fuse.limits.extraction_evaluations = options.search_budget;
   fuse.measure = options.measure;
   const smelt::FusionResult r = smelt::fuse(g, fuse);
   if (options.picture.any()) {
@@ -103,9 +104,15 @@ int compile_command(const CompileCommandOptions& options) {
               << " predicted (unfused: " << kernels(r.kernels_before) << ", " << microseconds(r.predicted_us_before)
               << ")\n";
     // The limits that cut work short, where nobody asked for the report.
-    if (r.extractor != "none" && !r.search_finished)
-      std::cerr << "note: the extraction stopped at its time limit (" << formatted("%g", options.time_limit_s)
-                << " s); a longer --time-limit may find a faster program\n";
+    if (r.extractor != "none" && !r.search_finished) {
+      if (r.extraction_stop == "work limit")
+        std::cerr << "note: the extraction stopped at its work limit (" << options.search_budget
+                  << " programs costed); a larger --search-budget may find a faster program\n";
+      else
+        std::cerr << "note: the extraction stopped at its time limit (" << formatted("%g", options.time_limit_s)
+                  << " s) before its work limit; a longer --time-limit may find a faster program, and the "
+                     "program found depends on how busy the machine was\n";
+    }
     if (r.index_validation.stopped_at_time_limit)
       std::cerr << "note: the index proofs stopped at their time limit; the kernels not proved keep their composed "
                    "index maps\n";
@@ -134,7 +141,15 @@ Registered register_compile(CLI::App& app, SharedOptions& shared) {
                    "the unfused one, on the host with --threads threads; keep the fastest measured (host only)")
       ->check(CLI::Range(size_t{0}, size_t{1000}))
       ->default_val(0);
-  compile_cmd->add_option("--time-limit", compile->time_limit_s, "Seconds the extraction may search")
+  compile_cmd
+      ->add_option("--search-budget", compile->search_budget,
+                   "Programs the extraction may cost, all parts together: where the search stops, the same on a busy "
+                   "machine (0: no limit)")
+      ->default_val(smelt::Limits{}.extraction_evaluations);
+  compile_cmd
+      ->add_option("--time-limit", compile->time_limit_s,
+                   "Seconds the extraction may search: a safety net behind --search-budget (the report says when it "
+                   "fired)")
       ->check(CLI::PositiveNumber)
       ->default_val(2);
   compile_cmd->add_option("--target", compile->target, "Target of --emit: host, cuda or hip")

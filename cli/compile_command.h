@@ -22,6 +22,7 @@ struct CompileCommandOptions {
   bool unsafe_fp = false;  // also the rules exact only in real arithmetic (FuseOptions::unsafe_fp)
   bool exact = false;
   double time_limit_s = Limits{}.extraction_s;
+  size_t search_budget = Limits{}.extraction_evaluations;
   unsigned threads = 0;   // host threads the program is costed for (0: every core)
   size_t measure = 0;     // time the K best costed programs and the unfused one on the host; keep the fastest
   // --emit (cli/emit_command.h): the fused program as code for a target.

@@ -17,12 +17,35 @@ namespace smelt::fusion {
 
 using namespace ir;      // graphs in
 using namespace kernel;  // kernels out
-using extract::Deadline;
 
 using egraph::Id;
 using egraph::kNoId;
 
 namespace {
+
+// Where the local search stops: after a number of programs priced (the
+// budget, the same on a busy machine) or at the wall clock (a safety net);
+// it remembers which fired.
+class SearchLimit {
+ public:
+  SearchLimit(const FusionEvaluator& evaluator, size_t max_evaluations, double seconds)
+      : evaluator_(evaluator), first_(evaluator.evaluations()), max_(max_evaluations), deadline_(seconds) {}
+  bool passed() const {
+    if (stopped_by_.empty()) {
+      if (max_ > 0 && evaluator_.evaluations() - first_ >= max_) stopped_by_ = "work limit";
+      else if (deadline_.passed()) stopped_by_ = "time limit";
+    }
+    return !stopped_by_.empty();
+  }
+  const std::string& stopped_by() const { return stopped_by_; }
+  std::chrono::steady_clock::time_point end() const { return deadline_.end(); }
+
+ private:
+  const FusionEvaluator& evaluator_;
+  size_t first_, max_;
+  extract::Deadline deadline_;
+  mutable std::string stopped_by_;
+};
 
 constexpr double kFreeNs = 1e-6;  // views, factories, inputs: index maps and immediates
 
@@ -72,7 +95,7 @@ std::vector<bool> shared_and_anchors(const FusionTerm& term, size_t num_classes)
 // anchors behind it free to inline again (SwiGLU: storing h instead of gate
 // and up), so that is tried too: the value stored, every anchor released, the
 // lowering re-forcing those still needed.
-bool improve_materialization(FusionEvaluator& evaluator, Incumbent& best, const Deadline& deadline,
+bool improve_materialization(FusionEvaluator& evaluator, Incumbent& best, const SearchLimit& limit,
                              size_t& improvements) {
   const std::optional<FusionTerm> term = evaluator.read(best.candidate.choice);
   if (!term) return false;
@@ -88,7 +111,7 @@ bool improve_materialization(FusionEvaluator& evaluator, Incumbent& best, const 
   };
   for (size_t v = term->graph.size(); v-- > 0;) {
     const Id cls = term->value_class[v];
-    if (deadline.passed()) break;
+    if (limit.passed()) break;
     if (term->graph.node(static_cast<ir::ValueId>(v)).op == ir::Op::Input || is_output_class(evaluator, cls)) continue;
     std::vector<bool> flipped = best.candidate.materialized;
     flipped[cls] = !flipped[cls];
@@ -119,16 +142,16 @@ bool keep_if_better(FusionEvaluator& evaluator, Incumbent& best, FusionCandidate
 // Another node for one class at a time; classes the new node reaches for the
 // first time keep their previous choice (complete from the starting terms)
 // and start inlined.
-bool improve_choice(FusionEvaluator& evaluator, Incumbent& best, const Deadline& deadline, size_t& improvements) {
+bool improve_choice(FusionEvaluator& evaluator, Incumbent& best, const SearchLimit& limit, size_t& improvements) {
   const std::optional<FusionTerm> term = evaluator.read(best.candidate.choice);
   if (!term) return false;
   const egraph::EGraph& graph = evaluator.egraph();
   bool improved = false;
   for (Id cls : term_classes(*term)) {
-    if (deadline.passed()) break;
+    if (limit.passed()) break;
     const Id current = best.candidate.choice[cls];
     for (Id node : graph.class_nodes(cls)) {
-      if (node == current || deadline.passed()) continue;
+      if (node == current || limit.passed()) continue;
       FusionCandidate trial = best.candidate;
       trial.choice[cls] = node;
       if (!keep_if_better(evaluator, best, std::move(trial), improvements)) continue;
@@ -185,7 +208,7 @@ std::optional<ViewPath> view_path(const egraph::EGraph& graph, Id cls, Id node) 
 // each change costs a whole batched gemm for one consumer and is refused; so
 // every group of term classes that can read one contraction through views
 // switches together.
-bool improve_shared_anchors(FusionEvaluator& evaluator, Incumbent& best, const Deadline& deadline,
+bool improve_shared_anchors(FusionEvaluator& evaluator, Incumbent& best, const SearchLimit& limit,
                             size_t& improvements) {
   const std::optional<FusionTerm> term = evaluator.read(best.candidate.choice);
   if (!term) return false;
@@ -206,7 +229,7 @@ bool improve_shared_anchors(FusionEvaluator& evaluator, Incumbent& best, const D
     }
   bool improved = false;
   for (const auto& [anchor, paths] : by_anchor) {
-    if (paths.size() < 2 || deadline.passed()) continue;
+    if (paths.size() < 2 || limit.passed()) continue;
     FusionCandidate trial = best.candidate;
     for (const ViewPath& p : paths)
       for (const auto& [cls, node] : p.choices) trial.choice[cls] = node;
@@ -246,17 +269,25 @@ double node_work_ns(const egraph::EGraph& graph, Id node_id, const cost::DeviceP
   }
 }
 
+StartingChoices starting_choices(const egraph::EGraph& graph, const cost::DeviceProfile& profile) {
+  return {rules::cheapest_terms(graph, [&](Id node) { return node_work_ns(graph, node, profile); }),
+          rules::smallest_terms(graph)};
+}
+
 FusionExtraction extract_fusion(FusionEvaluator& evaluator, const FusionOptions& options) {
   const auto started = std::chrono::steady_clock::now();
-  const Deadline deadline(options.time_limit_s);
   const egraph::EGraph& graph = evaluator.egraph();
   const size_t evaluations_before = evaluator.evaluations();
 
   // Complete choices (a node for every class with an acyclic term): what a
   // re-chosen node's new classes fall back to.
-  const rules::TermChoice work =
-      rules::cheapest_terms(graph, [&](Id node) { return node_work_ns(graph, node, evaluator.profile()); });
-  const rules::TermChoice smallest = rules::smallest_terms(graph);
+  std::optional<StartingChoices> made;
+  if (!options.starts) made = starting_choices(graph, evaluator.profile());
+  const StartingChoices& starts = options.starts ? *options.starts : *made;
+  const rules::TermChoice& work = starts.work;
+  const rules::TermChoice& smallest = starts.smallest;
+  // The starting points below count in the budget but are priced whatever it says.
+  const SearchLimit limit(evaluator, options.max_evaluations, options.time_limit_s);
   auto overlay = [&](const rules::TermChoice& preferred) {
     rules::TermChoice choice = work;
     for (size_t c = 0; c < preferred.size() && c < choice.size(); ++c)
@@ -279,7 +310,7 @@ FusionExtraction extract_fusion(FusionEvaluator& evaluator, const FusionOptions&
   // (a deep chain of softmaxes), so they get only the time left.
   if (const std::optional<FusionTerm> term = evaluator.read(work))
     consider_flags(work, shared_and_anchors(*term, graph.num_ids()), "least work, shared values stored");
-  evaluator.stop_pricing_at(deadline.end());
+  evaluator.stop_pricing_at(limit.end());
   if (!options.original.empty()) consider(overlay(options.original), false, "original");
   consider(work, false, "least work");
   consider(overlay(smallest), false, "smallest");
@@ -290,10 +321,10 @@ FusionExtraction extract_fusion(FusionEvaluator& evaluator, const FusionOptions&
   bool local_optimum = !options.local_search;
   if (options.local_search) {
     for (;;) {
-      bool improved = improve_materialization(evaluator, best, deadline, result.improvements);
-      improved = improve_choice(evaluator, best, deadline, result.improvements) || improved;
-      improved = improve_shared_anchors(evaluator, best, deadline, result.improvements) || improved;
-      if (deadline.passed()) break;
+      bool improved = improve_materialization(evaluator, best, limit, result.improvements);
+      improved = improve_choice(evaluator, best, limit, result.improvements) || improved;
+      improved = improve_shared_anchors(evaluator, best, limit, result.improvements) || improved;
+      if (limit.passed()) break;
       if (!improved) {
         local_optimum = true;
         break;
@@ -302,7 +333,7 @@ FusionExtraction extract_fusion(FusionEvaluator& evaluator, const FusionOptions&
   }
   // Never worse than the unfused program of the graph as given (where time is
   // left: smelt::fuse compares with the unmerged unfused program anyway).
-  if (!options.original.empty() && !deadline.passed())
+  if (!options.original.empty() && !limit.passed())
     consider(overlay(options.original), true, "original, every value materialized");
   evaluator.stop_pricing_at(std::chrono::steady_clock::time_point::max());
 
@@ -311,6 +342,7 @@ FusionExtraction extract_fusion(FusionEvaluator& evaluator, const FusionOptions&
   result.cost = evaluator.cost(result.term, evaluator.value_flags(result.term, best.candidate.materialized));
   result.start = best.start;
   result.finished = local_optimum;
+  if (!local_optimum) result.stopped_by = limit.stopped_by().empty() ? "time limit" : limit.stopped_by();
   result.evaluations = evaluator.evaluations() - evaluations_before;
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return result;

@@ -25,12 +25,27 @@
 
 namespace smelt::fusion {
 
+// The complete choices the search starts from and falls back to, made once
+// for the whole e-graph (a program searched in parts shares them).
+struct StartingChoices {
+  rules::TermChoice work;      // the term of least compute work (node_work_ns)
+  rules::TermChoice smallest;  // the smallest term
+};
+StartingChoices starting_choices(const egraph::EGraph& graph, const cost::DeviceProfile& profile);
+
 struct FusionOptions {
-  double time_limit_s = 2;   // for the local search
+  // The work budget: programs the local search may price (0: no limit). The
+  // search stops at the first of it and the time limit; the budget decides
+  // where the machine is not slower than expected, so the answer is the same
+  // whatever the load. The time limit is a safety net (FusionExtraction::stopped_by).
+  size_t max_evaluations = 0;
+  double time_limit_s = 2;
   bool local_search = true;  // off: the best starting point
   // The term the graph was added as (original_choice), a starting point and
   // the guarantee of step 3; empty when unknown.
   rules::TermChoice original;
+  // Made by extract_fusion when not given.
+  const StartingChoices* starts = nullptr;
 };
 
 struct FusionExtraction {
@@ -43,6 +58,9 @@ struct FusionExtraction {
   // Heuristic: the local search reached a local optimum within the time limit.
   // Exact: the search space was exhausted, so the answer is optimal.
   bool finished = false;
+  // Why the search stopped before a local optimum: "work limit" (max_evaluations)
+  // or "time limit"; empty when it finished.
+  std::string stopped_by;
   double seconds = 0;
 };
 

@@ -19,6 +19,10 @@ using egraph::kNoId;
 
 FusionEvaluator::FusionEvaluator(const egraph::EGraph& graph, std::span<const Id> roots,
                                  const cost::DeviceProfile& profile)
+    : FusionEvaluator(graph, roots, std::vector<ClassBoundary>(), profile) {}
+
+FusionEvaluator::FusionEvaluator(const egraph::EGraph& graph, std::span<const Id> roots,
+                                 std::vector<ClassBoundary> boundary, const cost::DeviceProfile& profile)
     : graph_(graph),
       profile_(profile),
       lowering_{.price = [&profile](const kernel::KernelProgram& program, const kernel::Kernel& kernel) {
@@ -26,6 +30,7 @@ FusionEvaluator::FusionEvaluator(const egraph::EGraph& graph, std::span<const Id
       }},
       incremental_(lowering_.price, lowering_) {
   for (Id root : roots) roots_.push_back(graph.find(root));
+  boundary_ = std::move(boundary);
   empty_program_us_ = cost::predict_program_us(kernel::KernelProgram{}, profile_);
 }
 
@@ -41,6 +46,17 @@ std::optional<FusionTerm> FusionEvaluator::read(const rules::TermChoice& choice)
     term.value_class.push_back(cls ? graph_.find(*cls) : kNoId);
     term.value_key.push_back(uint64_t{1} << 63 | payload);
     if (cls) built[graph_.find(*cls)] = v;
+  }
+  const rules::TensorAnalysis& analysis = rules::tensor_analysis(graph_);
+  for (size_t c = 0; c < boundary_.size(); ++c) {
+    const Id leaf = static_cast<Id>(c);
+    if (boundary_[c] != ClassBoundary::kLeaf || built[leaf] >= 0) continue;
+    ir::Attrs attrs;
+    attrs.result = analysis.type(graph_, leaf);
+    const ir::ValueId v = term.graph.add(ir::Op::Input, {}, std::move(attrs), "part_input_" + std::to_string(leaf));
+    term.value_class.push_back(leaf);
+    term.value_key.push_back(uint64_t{3} << 62 | leaf);
+    built[leaf] = v;
   }
   // Iterative post-order from each root; `open` marks the current path, so a
   // cyclic choice is rejected instead of recursed into.
@@ -62,6 +78,7 @@ std::optional<FusionTerm> FusionEvaluator::read(const rules::TermChoice& choice)
       if (next_child < node.children.size()) {
         const Id child = graph_.find(node.children[next_child++]);
         if (open[child]) return std::nullopt;
+        if (child < boundary_.size() && boundary_[child] == ClassBoundary::kOutside) return std::nullopt;
         if (built[child] < 0) stack.push_back({child, 0});
         continue;
       }

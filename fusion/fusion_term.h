@@ -23,6 +23,9 @@ namespace smelt::fusion {
 // Choices over a tensor e-graph (rules::make_tensor_egraph), indexed by
 // e-graph id: `choice[c]` the node of class c (kNoId: none), `materialized[c]`
 // whether a kernel writes class c's value. Outputs are always materialized.
+// Where a part of the program ends, class by class (extract_by_parts).
+enum class ClassBoundary : uint8_t { kInside, kLeaf, kOutside };
+
 struct FusionCandidate {
   rules::TermChoice choice;
   std::vector<bool> materialized;
@@ -32,8 +35,9 @@ struct FusionCandidate {
 struct FusionTerm {
   ir::Graph graph;                       // outputs: the roots, in order
   std::vector<egraph::Id> value_class;   // by ValueId (inputs: their class)
-  // By ValueId: the e-node it was read from (inputs: 2^63 + their payload),
-  // which fixes its op, attributes and type: the key of incremental pricing.
+  // By ValueId: the e-node it was read from (inputs: 2^63 + their payload;
+  // a part's leaves: 2^63 + 2^62 + their class), which fixes its op,
+  // attributes and type: the key of incremental pricing.
   std::vector<uint64_t> value_key;
 };
 
@@ -60,6 +64,11 @@ struct KeptProgram {
 class FusionEvaluator {
  public:
   FusionEvaluator(const egraph::EGraph& graph, std::span<const egraph::Id> roots, const cost::DeviceProfile& profile);
+  // A part of the program (smelt::fusion::extract_by_parts): by class id,
+  // kLeaf classes (values other parts compute and store) are read as
+  // inputs, and a term that reaches a kOutside class is rejected.
+  FusionEvaluator(const egraph::EGraph& graph, std::span<const egraph::Id> roots,
+                  std::vector<ClassBoundary> boundary, const cost::DeviceProfile& profile);
 
   const egraph::EGraph& egraph() const { return graph_; }
   std::span<const egraph::Id> roots() const { return roots_; }
@@ -104,6 +113,7 @@ class FusionEvaluator {
  private:
   const egraph::EGraph& graph_;
   std::vector<egraph::Id> roots_;
+  std::vector<ClassBoundary> boundary_;  // empty: the whole program
   const cost::DeviceProfile& profile_;
   size_t evaluations_ = 0;
   fusion::KernelizeOptions lowering_;  // merges priced by the profile, as the search prices them

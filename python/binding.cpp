@@ -820,7 +820,10 @@ void define_module(nb::module_& m) {
       .def_rw("iterations", &smelt::Limits::iterations, "Saturation iterations.")
       .def_rw("nodes", &smelt::Limits::nodes, "E-nodes in the e-graph.")
       .def_rw("saturation_s", &smelt::Limits::saturation_s, "Seconds of saturation.")
-      .def_rw("extraction_s", &smelt::Limits::extraction_s, "Seconds the extraction may search.")
+      .def_rw("extraction_evaluations", &smelt::Limits::extraction_evaluations,
+              "Programs the extraction may cost, all parts together (its work budget; 0: no limit).")
+      .def_rw("extraction_s", &smelt::Limits::extraction_s,
+              "Seconds the extraction may search: a safety net behind extraction_evaluations.")
       .def_rw("index_proofs_s", &smelt::Limits::index_proofs_s, "Seconds of Z3 proofs of simplified index maps.");
 
   nb::class_<PyProgram>(m, "Program",

@@ -7,6 +7,7 @@
 #include "cost/calibrate.h"
 #include "cost/predict.h"
 #include "fusion/fusion_search.h"
+#include "fusion/part_search.h"
 #include "fusion/exact_search.h"
 #include "fusion/concat_tree.h"
 #include "kernel/constant_folding.h"
@@ -138,9 +139,12 @@ FusionResult fuse(const ir::Graph& input, const FuseOptions& options) {
   evaluator.name_classes(g, sat.classes);
   evaluator.keep_best(options.measure);
   fusion::FusionOptions heuristic_options;
+  heuristic_options.max_evaluations = options.limits.extraction_evaluations;
   heuristic_options.time_limit_s = options.limits.extraction_s;
   heuristic_options.original = fusion::original_choice(sat.egraph, g, sat.classes);
-  fusion::FusionExtraction chosen = fusion::extract_fusion(evaluator, heuristic_options);
+  fusion::PartsExtraction by_parts = fusion::extract_by_parts(evaluator, g, sat.classes, heuristic_options);
+  fusion::FusionExtraction chosen = std::move(by_parts.program);
+  r.parts = std::move(by_parts.parts);
   r.extractor = "heuristic";
   if (options.exact && sat.egraph.num_classes() <= fusion::FusionExactOptions{}.max_classes) {
     // The heuristic's answer stands where the exhaustive search runs out of time first.
@@ -148,8 +152,12 @@ FusionResult fuse(const ir::Graph& input, const FuseOptions& options) {
       fusion::FusionExtraction exact =
           fusion::extract_fusion_exact(evaluator, {.time_limit_s = options.limits.extraction_s});
       exact.seconds += chosen.seconds;
+      exact.evaluations += chosen.evaluations;
       if (exact.finished || exact.cost.predicted_us < chosen.cost.predicted_us) {
-        if (!exact.finished) exact.start = "exhaustive (unfinished)";
+        if (!exact.finished) {
+          exact.start = "exhaustive (unfinished)";
+          exact.stopped_by = "time limit";
+        }
         chosen = std::move(exact);
         r.extractor = "exact";
       }
@@ -158,8 +166,9 @@ FusionResult fuse(const ir::Graph& input, const FuseOptions& options) {
     }
   }
   r.start = chosen.start;
-  r.evaluations = evaluator.evaluations();
+  r.evaluations = chosen.evaluations;
   r.search_finished = chosen.finished;
+  r.extraction_stop = chosen.stopped_by;
   r.extraction_s = chosen.seconds;
   if (options.measure > 0) {
     // The model's pick, the other kept programs by predicted time, and the

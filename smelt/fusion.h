@@ -9,6 +9,7 @@
 
 #include "cost/measure.h"
 #include "cost/predict.h"
+#include "fusion/part_report.h"
 #include "ir/graph.h"
 #include "kernel/kernel.h"
 #include "smelt/options.h"
@@ -48,8 +49,12 @@ struct FusionResult {
   std::string extractor;         // "heuristic", "exact" or "none"
   std::string start;             // the starting term the answer came from
   size_t evaluations = 0;        // programs lowered and predicted
-  bool search_finished = false;  // heuristic: a local optimum; exact: the space exhausted (optimal)
+  bool search_finished = false;  // heuristic: a local optimum in every part; exact: the space exhausted (optimal)
+  std::string extraction_stop;   // unfinished: the limit that stopped it ("work limit", "time limit")
   double extraction_s = 0;
+  // The program split where few values cross, each part searched or looked
+  // up (an identical part's answer); one part when it has no such cut.
+  std::vector<fusion::PartReport> parts;
   // Translation validation of `after`'s index simplification (empty when off).
   verify::ValidationReport index_validation;
   // FuseOptions::measure: the candidates timed, by predicted time ascending

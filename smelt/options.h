@@ -16,6 +16,10 @@ struct Limits {
   size_t iterations = egraph::RunnerLimits{}.iterations;  // saturation iterations
   size_t nodes = egraph::RunnerLimits{}.nodes;            // e-nodes in the e-graph
   double saturation_s = egraph::RunnerLimits{}.seconds;   // seconds of saturation
+  // The extraction's work budget: programs it may price, all parts together
+  // (0: no limit). It decides where the search stops, so a busy machine gets
+  // the same program; extraction_s is the safety net (FusionResult::extraction_stop).
+  size_t extraction_evaluations = 20000;
   double extraction_s = 2;    // seconds the extraction may search
   // Seconds of Z3 proofs of simplified index maps, all kernels together; slots
   // not proved by then keep the composed form (FusionResult::index_validation says so).

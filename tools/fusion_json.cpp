@@ -15,6 +15,7 @@ std::string fusion_json(const FusionResult& r, const FusionSource& source) {
   out["graph"] = source.graph;
   out["extractor"] = r.extractor;
   out["search_finished"] = r.search_finished;
+  if (!r.search_finished && !r.extraction_stop.empty()) out["extraction_stop"] = r.extraction_stop;
   out["egraph_nodes"] = r.egraph_nodes;
   out["egraph_classes"] = r.egraph_classes;
   out["saturation_stop"] = r.stop_reason;
@@ -27,6 +28,21 @@ std::string fusion_json(const FusionResult& r, const FusionSource& source) {
   nlohmann::ordered_json fired = nlohmann::ordered_json::object();
   for (const auto& [name, unions] : r.rules_fired) fired[name] = unions;
   out["rules_fired"] = std::move(fired);
+  if (!r.parts.empty()) {
+    nlohmann::ordered_json parts = nlohmann::ordered_json::array();
+    for (const fusion::PartReport& p : r.parts) {
+      nlohmann::ordered_json part = {{"values", {p.first_value, p.last_value}},
+                                     {"ops", p.ops},
+                                     {"classes", p.classes},
+                                     {"decided", p.decided}};
+      if (p.decided == "looked up") part["same_as"] = p.same_as;
+      part["evaluations"] = p.evaluations;
+      part["predicted_us"] = p.predicted_us;
+      part["seconds"] = p.seconds;
+      parts.push_back(std::move(part));
+    }
+    out["parts"] = std::move(parts);
+  }
   if (!r.measured.empty()) {
     nlohmann::ordered_json measured = nlohmann::ordered_json::array();
     for (const MeasuredCandidate& m : r.measured)

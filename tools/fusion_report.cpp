@@ -26,8 +26,20 @@ std::string fusion_report(const FusionResult& r, const std::string& source) {
     out << "e-graph: " << r.egraph_nodes << " nodes, " << r.egraph_classes << " classes (" << r.stop_reason
         << " after " << r.iterations << " iterations, " << seconds(r.saturation_s) << ")\n"
         << "extraction: " << r.extractor << " from \"" << r.start << "\", " << r.evaluations
-        << " programs costed, " << (r.search_finished ? "finished" : "stopped at the time limit") << ", "
+        << " programs costed, "
+        << (r.search_finished ? std::string("finished") : "stopped at the " + r.extraction_stop) << ", "
         << seconds(r.extraction_s) << "\n";
+    if (r.parts.size() > 1) {
+      out << "parts (the program split where few values cross; identical parts searched once):\n";
+      for (size_t i = 0; i < r.parts.size(); ++i) {
+        const fusion::PartReport& p = r.parts[i];
+        out << "  part " << i << ": values " << p.first_value << ".." << p.last_value << ", " << p.ops << " ops, "
+            << p.classes << " classes: " << p.decided;
+        if (p.decided == "looked up") out << " (part " << p.same_as << ")";
+        else out << ", " << p.evaluations << " programs costed";
+        out << ", " << microseconds(p.predicted_us) << " predicted, " << seconds(p.seconds) << "\n";
+      }
+    }
     out << "rules that changed the e-graph:";
     if (r.rules_fired.empty()) out << " none";
     for (size_t i = 0; i < r.rules_fired.size(); ++i)

@@ -311,8 +311,19 @@ class Limits:
     def saturation_s(self, arg: float, /) -> None: ...
 
     @property
+    def extraction_evaluations(self) -> int:
+        """
+        Programs the extraction may cost, all parts together (its work budget; 0: no limit).
+        """
+
+    @extraction_evaluations.setter
+    def extraction_evaluations(self, arg: int, /) -> None: ...
+
+    @property
     def extraction_s(self) -> float:
-        """Seconds the extraction may search."""
+        """
+        Seconds the extraction may search: a safety net behind extraction_evaluations.
+        """
 
     @extraction_s.setter
     def extraction_s(self, arg: float, /) -> None: ...
