@@ -23,4 +23,19 @@ void add_memory_limit_option(CLI::App* command, SharedOptions& shared) {
           ""));
 }
 
+// --work-limit, on the commands that run graphs.
+void add_work_limit_option(CLI::App* command, SharedOptions& shared) {
+  command
+      ->add_option("--work-limit", shared.work_limit,
+                   "Most element visits one run may make (each element an op or kernel reads or writes, a "
+                   "reduction's or product's terms; --check adds the reference interpreter's): a run that needs "
+                   "more is an error before it starts (default: 1e12)")
+      ->type_name("VISITS")
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            return smelt::parse_visit_count(text) ? std::string() : "'" + text + "' is not a count (e.g. 1e12, 5000000)";
+          },
+          ""));
+}
+
 }  // namespace smelt::cli

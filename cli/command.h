@@ -16,10 +16,13 @@ struct Registered {
 // What several subcommands share.
 struct SharedOptions {
   std::string memory_limit;  // --memory-limit as given ("" = the default)
+  std::string work_limit;    // --work-limit as given ("" = the default)
 };
 
 // --memory-limit, on the commands that read graphs and allocate tensors.
 void add_memory_limit_option(CLI::App* command, SharedOptions& shared);
+// --work-limit, on the commands that run graphs (run, test).
+void add_work_limit_option(CLI::App* command, SharedOptions& shared);
 // The help text of --unsafe-fp (run, compile).
 extern const char* const kUnsafeFpHelp;
 

@@ -29,6 +29,7 @@ int report_error(const Error& e) {
   } else {
     std::cerr << "error: " << e.what();
     if (e.kind() == ErrorKind::kMemoryLimit) std::cerr << " (--memory-limit sets the limit)";
+    if (e.kind() == ErrorKind::kWorkLimit) std::cerr << " (--work-limit sets the limit)";
     std::cerr << "\n";
   }
   return kBadInput;

@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
   }
 
   if (!shared.memory_limit.empty()) smelt::set_memory_limit(*smelt::parse_byte_count(shared.memory_limit));
+  if (!shared.work_limit.empty()) smelt::set_work_limit(*smelt::parse_visit_count(shared.work_limit));
 
   try {
     for (const Registered& command : commands)

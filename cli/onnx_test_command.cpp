@@ -63,6 +63,7 @@ Registered register_onnx_test(CLI::App& app, SharedOptions& shared) {
       ->check(CLI::NonNegativeNumber)
       ->default_val(0);
   add_memory_limit_option(test_cmd, shared);
+  add_work_limit_option(test_cmd, shared);
 
   return {test_cmd, [onnx_test] { return onnx_test_command(*onnx_test); }};
 }

@@ -18,6 +18,7 @@
 #include "cli/command.h"
 #include "cli/format.h"
 #include "cli/npy.h"
+#include "ir/interpreter.h"
 #include "tools/check_json.h"
 #include "smelt/compile.h"
 #include "smelt/smelt.h"
@@ -146,6 +147,9 @@ std::vector<ir::HostTensor> run_inputs(const ir::Graph& g, const RunOptions& opt
 int run_compiled_command(const RunOptions& options, const RunTimingOptions& timing) {
   const ir::Graph g = smelt::load_graph(options.file);
   const std::vector<ir::HostTensor> inputs = run_inputs(g, options);
+  // --check runs the reference after the compiled program: its work is refused
+  // before anything runs (the compiled program's own is checked as it starts).
+  if (options.check) ir::check_interpreter_work(g, /*error_scales=*/true);
 
   smelt::CompileOptions compile_options;
   if (!timing.profile.empty()) {
@@ -358,6 +362,7 @@ Registered register_run(CLI::App& app, SharedOptions& shared) {
                       "Device profile (JSON) to cost kernels with, as in `smelt compile --profile` "
                       "(default: the shipped host profile)");
   add_memory_limit_option(run_cmd, shared);
+  add_work_limit_option(run_cmd, shared);
 
   return {run_cmd, [run, run_timing, reps_option, warmup_option] {
     run_timing->reps_given = reps_option->count() > 0;

@@ -23,6 +23,7 @@ enum class ErrorKind : std::uint8_t {
   kInput,              // run inputs of the wrong number, dtype or shape
   kInputFile,          // a file that cannot be read (missing, too large, not .npy)
   kMemoryLimit,        // work that would pass the memory limit
+  kWorkLimit,          // a run whose element visits would pass the work limit
   kInterpret,          // the reference interpreter cannot evaluate the graph
   kLower,              // code generation failed
   kDevice,             // a device failed while loading or running
@@ -42,6 +43,7 @@ constexpr std::string_view error_kind_name(ErrorKind kind) {
     case ErrorKind::kInput: return "input";
     case ErrorKind::kInputFile: return "input_file";
     case ErrorKind::kMemoryLimit: return "memory_limit";
+    case ErrorKind::kWorkLimit: return "work_limit";
     case ErrorKind::kInterpret: return "interpret";
     case ErrorKind::kLower: return "lower";
     case ErrorKind::kDevice: return "device";

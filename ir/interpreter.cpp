@@ -741,6 +741,7 @@ std::vector<HostTensor> evaluate(const Graph& g, const std::vector<HostTensor>& 
                          " takes " + std::to_string(input_ids.size()) + " input(s), got " +
                          std::to_string(inputs.size()));
 
+  check_interpreter_work(g, scales != nullptr);
   const size_t count = g.size();
   std::vector<size_t> last_use(count, 0);
   std::vector<bool> is_output(count, false);
@@ -825,6 +826,37 @@ Reference interpret_with_error_scales(const Graph& g, const std::vector<HostTens
 
 std::vector<HostTensor> interpret_all(const Graph& g, const std::vector<HostTensor>& inputs) {
   return evaluate(g, inputs, /*keep_all=*/true);
+}
+
+uint64_t interpreter_work(const Graph& g, bool error_scales) {
+  auto count = [](const Shape& shape) {
+    uint64_t n = 1;
+    for (int64_t extent : shape) n = mul_counts(n, static_cast<uint64_t>(std::max<int64_t>(extent, 0)));
+    return n;
+  };
+  uint64_t work = 0;
+  for (const Node& node : g.nodes()) {
+    const uint64_t out = count(node.type.shape);
+    uint64_t visits = out;
+    for (ValueId operand : node.operands) visits = add_counts(visits, count(g.type(operand).shape));
+    if (node.op == Op::Matmul) {
+      // Each output element sums K products.
+      const Shape& a = g.type(node.operands[0]).shape;
+      visits = add_counts(visits, mul_counts(out, count({a.back()})));
+    } else if (node.op == Op::Conv) {
+      // Each output element sums C_in / groups x kernel products: a weight map's elements.
+      const Shape& w = g.type(node.operands[1]).shape;
+      visits = add_counts(visits, mul_counts(out, count(Shape(w.begin() + 1, w.end()))));
+    }
+    work = add_counts(work, visits);
+  }
+  return error_scales ? mul_counts(work, 2) : work;
+}
+
+void check_interpreter_work(const Graph& g, bool error_scales) {
+  check_work(interpreter_work(g, error_scales),
+             "the reference interpreter, on graph " + (g.name().empty() ? std::string("<unnamed>") : g.name()) + " (" +
+                 std::to_string(g.size()) + " ops" + (error_scales ? ", with error scales" : "") + "),");
 }
 
 }  // namespace smelt::ir

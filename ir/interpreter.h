@@ -34,4 +34,14 @@ Reference interpret_with_error_scales(const Graph& g, const std::vector<HostTens
 // intermediate values.
 std::vector<HostTensor> interpret_all(const Graph& g, const std::vector<HostTensor>& inputs);
 
+// The element visits of interpreting `g` (saturating at UINT64_MAX): per op the
+// elements it writes and reads, a reduction every element of its operand, a
+// matmul or convolution each of its products; twice that with error scales.
+// The interpreter checks it against the work limit (error/memory_limit.h)
+// before evaluating anything; check_interpreter_work is that check, for a
+// caller that runs other work first (`smelt run --check` runs the compiled
+// program before the reference).
+uint64_t interpreter_work(const Graph& g, bool error_scales);
+void check_interpreter_work(const Graph& g, bool error_scales);
+
 }  // namespace smelt::ir

@@ -1,5 +1,7 @@
 #include "kernel/kernel.h"
 
+#include "error/memory_limit.h"
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -116,6 +118,19 @@ std::vector<int> indirect_operands(const Kernel& k, const std::vector<IndexRef>&
   std::sort(nodes.begin(), nodes.end());
   nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
   return nodes;
+}
+
+uint64_t kernel_iterations(const Kernel& k) {
+  uint64_t n = 1;
+  for (const Shape* domain : {&k.space, &k.reduction})
+    for (int64_t extent : *domain) n = mul_counts(n, static_cast<uint64_t>(std::max<int64_t>(extent, 0)));
+  return n;
+}
+
+uint64_t program_iterations(const KernelProgram& program) {
+  uint64_t n = 0;
+  for (const Kernel& k : program.kernels) n = add_counts(n, kernel_iterations(k));
+  return n;
 }
 
 std::vector<int> read_buffers(const Kernel& k) {

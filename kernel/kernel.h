@@ -132,6 +132,12 @@ struct KernelProgram {
   std::vector<Kernel> kernels;
 };
 
+// The loop iterations of a kernel (its space times its reduction domain), and
+// of a program's kernels together, saturating at UINT64_MAX: the element
+// visits of a run that the work limit bounds (error/memory_limit.h).
+uint64_t kernel_iterations(const Kernel& k);
+uint64_t program_iterations(const KernelProgram& program);
+
 // Checks the structural rules (operands earlier, buffers exist, index arity,
 // outputs cover their buffer or scatter into it alone, Reduce only where there is a reduction domain,
 // no Reduce inside another); throws std::invalid_argument naming the problem.

@@ -347,6 +347,23 @@ Value eval(const CExpr& e, const ExprEnv& env) {
       for (const Value& index : list_of(q)) items.push_back(list_of(p)[index_into(p, index)]);
       return Value::list(std::move(items));
     }
+    case Fn::kReduceShape: {
+      // The shape of a reduction of shape L over AXES (distinct axes of L),
+      // as ir's reduction ops infer it: reduced entries dropped, or 1 with keepdims.
+      const Value shape = arg(0), axes = arg(1);
+      const bool keepdims = as_bool(arg(2));
+      std::vector<bool> reduced(list_of(shape).size(), false);
+      for (const Value& axis : list_of(axes)) {
+        const size_t a = index_into(shape, axis);
+        if (reduced[a]) throw Undefined{};
+        reduced[a] = true;
+      }
+      std::vector<Value> items;
+      for (size_t k = 0; k < reduced.size(); ++k)
+        if (!reduced[k]) items.push_back(list_of(shape)[k]);
+        else if (keepdims) items.push_back(Value::integer(1));
+      return Value::list(std::move(items));
+    }
     case Fn::kInversePerm: {
       const std::vector<int64_t> p = as_ints(arg(0));
       std::vector<Value> inverse(p.size());

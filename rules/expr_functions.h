@@ -40,6 +40,7 @@ enum class Fn : uint8_t {
   kProduct,
   kComposePerm,
   kInversePerm,
+  kReduceShape,
   kShape,
   kRank,
   kDim,

@@ -30,6 +30,13 @@ std::vector<int> buffers_by_io_index(const kernel::KernelProgram& program, kerne
 
 }  // namespace
 
+void Executable::check_run_work(int runs) const {
+  const size_t kernels = program_.kernels.size();
+  check_work(mul_counts(program_iterations(program_), static_cast<uint64_t>(std::max(runs, 1))),
+             (runs > 1 ? std::to_string(runs) + " runs of " : std::string("running ")) + "the program's " +
+                 std::to_string(kernels) + (kernels == 1 ? " kernel" : " kernels") + " (loop iterations)");
+}
+
 Executable::Executable(kernel::KernelProgram program, std::shared_ptr<Device> device)
     : program_(std::move(program)), device_(std::move(device)) {
   kernel::validate(program_);
@@ -73,6 +80,7 @@ void Executable::write_inputs(const std::vector<ir::HostTensor>& inputs) {
 }
 
 std::vector<ir::HostTensor> Executable::run(const std::vector<ir::HostTensor>& inputs) {
+  check_run_work(1);
   std::lock_guard lock(run_mutex_);
   write_inputs(inputs);
   loaded_->run_kernels({});
@@ -122,6 +130,7 @@ double Executable::run_into(const std::vector<std::span<const uint8_t>>& inputs,
       if (ranges[o].begin < ranges[r].begin + ranges[r].bytes && ranges[r].begin < ranges[o].begin + ranges[o].bytes)
         throw InputError(ranges[o].what + " overlaps " + ranges[r].what);
     }
+  check_run_work(1);
   std::lock_guard lock(run_mutex_);
   return loaded_->run_kernels_with(bound);
 }
@@ -129,6 +138,7 @@ double Executable::run_into(const std::vector<std::span<const uint8_t>>& inputs,
 void Executable::prepare_benchmark(const std::vector<ir::HostTensor>& inputs, int reps, int warmup) {
   if (reps < 1) throw std::invalid_argument("benchmark: reps must be at least 1");
   if (warmup < 0) throw std::invalid_argument("benchmark: warmup must not be negative");
+  check_run_work(reps + warmup);
   write_inputs(inputs);
   for (int w = 0; w < warmup; ++w) loaded_->run_kernels({});
 }

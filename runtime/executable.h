@@ -37,7 +37,8 @@ class Executable {
   Executable(kernel::KernelProgram program, std::shared_ptr<Device> device);
 
   // Runs the program; inputs in the order of the program's inputs (io_index),
-  // outputs likewise. Throws InputError for inputs that do not fit.
+  // outputs likewise. Throws InputError for inputs that do not fit, and
+  // WorkLimitError before running kernels whose iterations pass the work limit.
   std::vector<ir::HostTensor> run(const std::vector<ir::HostTensor>& inputs);
   // Copies the inputs in once, runs `warmup` times to warm up (first-touch
   // pages, caches, packed weights, lazy driver work), then `reps` times; the
@@ -64,6 +65,9 @@ class Executable {
 
  private:
   void write_inputs(const std::vector<ir::HostTensor>& inputs);
+  // WorkLimitError (error/memory_limit.h) when `runs` runs of the kernels pass
+  // the work limit: checked before the first of them starts.
+  void check_run_work(int runs) const;
   // benchmark's set-up: checks reps and warmup, copies the inputs in, warms up.
   void prepare_benchmark(const std::vector<ir::HostTensor>& inputs, int reps, int warmup);
 

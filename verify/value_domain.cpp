@@ -349,6 +349,36 @@ std::vector<Axiom> ValueDomain::laws() {
     z3::expr whole = reduce_function("matmul", n)(all);
     law(vars, whole, z3::implies(extents[static_cast<int>(n - 1)] == 1, whole == reduce_function("matmul", n - 1)(fewer)));
   }
+  // The maximum over a nonempty box is one of its terms (max returns one of
+  // its operands, a NaN where there is one): it is the body at a witness index
+  // inside the box, argmax (an uninterpreted function of the body and the box).
+  for (size_t n = 1; n <= 4; ++n) {
+    const std::string name = "reduce_max" + std::to_string(n);
+    if (!used(name)) continue;
+    z3::sort_vector index(ctx_);
+    for (size_t i = 0; i < n; ++i) index.push_back(ctx_.int_sort());
+    z3::expr f = ctx_.constant("f!", n == 1 ? ctx_.array_sort(ctx_.int_sort(), sort_) : ctx_.array_sort(index, sort_));
+    std::vector<z3::expr> vars{f};
+    z3::expr_vector all(ctx_), at(ctx_);
+    all.push_back(f);
+    z3::sort_vector witness_domain(ctx_);
+    witness_domain.push_back(f.get_sort());
+    for (size_t i = 0; i < n; ++i) {
+      vars.push_back(ctx_.int_const(("n!" + std::to_string(i)).c_str()));
+      all.push_back(vars.back());
+      witness_domain.push_back(ctx_.int_sort());
+    }
+    z3::expr nonempty = ctx_.bool_val(true), inside = ctx_.bool_val(true);
+    for (size_t i = 0; i < n; ++i) {
+      const z3::expr& extent = vars[i + 1];
+      z3::expr w = function(name + ".argmax" + std::to_string(i), witness_domain, ctx_.int_sort())(all);
+      nonempty = nonempty && extent >= 1;
+      inside = inside && w >= 0 && w < extent;
+      at.push_back(w);
+    }
+    z3::expr whole = reduce_function("reduce_max", n)(all);
+    law(vars, whole, z3::implies(nonempty, inside && whole == z3::select(f, at)));
+  }
   return out;
 }
 

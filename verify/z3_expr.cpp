@@ -285,6 +285,28 @@ class Evaluator {
       for (const z3::expr& qk : q.items) out.items.push_back(select(p, qk));
       return out;
     }
+    if (fn == "reduce-shape") {
+      // Axes are structural (enumerated): concrete here, as keepdims.
+      AttrValue shape = as_list(arg(0)), axes = as_list(arg(1));
+      AttrValue keep = arg(2);
+      if (keep.is_list || keep.kind != AttrKind::kBool) throw Unsupported("(reduce-shape L AXES K) with a non-bool K");
+      const z3::expr kept = keep.items[0].simplify();
+      if (!kept.is_true() && !kept.is_false()) throw Unsupported("(reduce-shape L AXES K) with a symbolic K");
+      std::vector<bool> reduced(shape.items.size(), false);
+      for (const z3::expr& axis : axes.items) {
+        int64_t a = concrete(scalar(AttrKind::kInt, axis), "an axis of (reduce-shape L AXES K)");
+        if (a < 0 || a >= static_cast<int64_t>(reduced.size()) || reduced[static_cast<size_t>(a)]) {
+          defined_.push_back(ctx_.bool_val(false));
+          return AttrValue{AttrKind::kInt, true, {}};
+        }
+        reduced[static_cast<size_t>(a)] = true;
+      }
+      AttrValue out{AttrKind::kInt, true, {}};
+      for (size_t k = 0; k < reduced.size(); ++k)
+        if (!reduced[k]) out.items.push_back(shape.items[k]);
+        else if (kept.is_true()) out.items.push_back(ctx_.int_val(1));
+      return out;
+    }
     if (fn == "inverse-perm") {
       AttrValue p = as_list(arg(0));
       int n = static_cast<int>(p.items.size());

@@ -11,7 +11,7 @@ class Error(Exception):
         kind: what went wrong, one word: the C++ smelt::Error's kind (error/error.h):
             'parse' (a .sg file), 'import' / 'unsupported' (an ONNX model), 'rule',
             'rule_application', 'shape', 'input' (arrays given to a program),
-            'device_unavailable', 'device', 'lower', 'memory_limit', 'input_file',
+            'device_unavailable', 'device', 'lower', 'memory_limit', 'work_limit', 'input_file',
             'interpret', 'extract_input'; or 'invalid_argument' / 'error' for other
             failures (an unknown option value, an unreadable profile).
         message: the message without the position.

@@ -1,6 +1,7 @@
 // Hostile input files and graphs too large for the machine, run as a user
 // would: each is exit 1 with a clear message and nothing on stdout, before
 // anything large is read or allocated.
+#include <cstdint>
 #include <filesystem>
 #include <string>
 
@@ -61,8 +62,9 @@ TEST_F(HostileInputTest, TensorsAboveTheMemoryLimitAreAnErrorNotBadAlloc) {
                                    "y = exp(x)\n"
                                    "output y\n");
   expect_bad_input(smelt("run " + no_inputs.string()), "allocating the program's", "compiled");
-  expect_bad_input(smelt("run --target reference " + no_inputs.string()), "the reference interpreter, at node 0",
-                   "reference");
+  // (3 * 2^50 element visits: past the work limit too, which is raised here)
+  expect_bad_input(smelt("run --target reference --work-limit 1e18 " + no_inputs.string()),
+                   "the reference interpreter, at node 0", "reference");
 }
 
 TEST_F(HostileInputTest, MemoryLimitFlagSetsTheLimit) {
@@ -82,6 +84,60 @@ TEST_F(HostileInputTest, MemoryLimitFlagSetsTheLimit) {
   EXPECT_EQ(bogus.exit_code, 2);
   EXPECT_NE(bogus.err.find("not a byte count"), std::string::npos) << bogus.err;
   EXPECT_NE(smelt("run --help").out.find("--memory-limit"), std::string::npos);
+}
+
+// A sum over 2^48 elements that nothing folds (sin of an iota): the compiled
+// kernel and the reference interpreter would visit each of them. Every run is
+// refused before it starts, naming the visits it needs; a small graph runs
+// under a small limit and is refused under a smaller one.
+TEST_F(HostileInputTest, RunAboveTheWorkLimitIsRefusedBeforeItStarts) {
+  const fs::path g = write("sum.sg",
+                           "x = iota(axis=0) : f32[65536,65536,65536]\n"
+                           "s = sin(x)\n"
+                           "y = reduce_sum(s, axes=[0,1,2]) : f32[]\n"
+                           "output y\n");
+  const uint64_t n = uint64_t{1} << 48;
+  // One kernel: the sum's 2^48 iterations.
+  expect_bad_input(smelt("run " + g.string()),
+                   "running the program's 1 kernel (loop iterations) needs 2.81e+14 element visits (" +
+                       std::to_string(n) + "), more than the work limit of 1e+12 element visits (1000000000000) "
+                       "(--work-limit sets the limit)",
+                   "compiled");
+  // The interpreter: iota writes n, sin reads and writes n, the sum reads n and writes 1; twice with error scales.
+  expect_bad_input(smelt("run --check " + g.string()),
+                   "the reference interpreter, on graph <unnamed> (3 ops, with error scales), needs 2.25e+15 element "
+                   "visits (" + std::to_string(2 * (4 * n + 1)) + ")",
+                   "--check");
+  expect_bad_input(smelt("run --target reference " + g.string()),
+                   "(3 ops), needs 1.13e+15 element visits (" + std::to_string(4 * n + 1) + ")", "reference");
+  // The limit is the user's: raised past the need, the refusal is not a work limit's.
+  const fs::path small = write("small.sg", "x = input() : f32[1000]\ny = reduce_sum(x, axes=[0])\noutput y\n");
+  for (const char* target : {"host", "reference"}) {
+    const std::string run = "run --target " + std::string(target) + " " + small.string();
+    EXPECT_EQ(smelt(run + " --work-limit 1e4").exit_code, 0) << run;
+    expect_bad_input(smelt(run + " --work-limit 500"), "more than the work limit of 500 element visits (--work-limit",
+                     run);
+  }
+  expect_bad_input(smelt("run --check --work-limit 3000 " + small.string()), "the reference interpreter", "--check");
+  const CliResult bogus = smelt("run " + small.string() + " --work-limit lots");
+  EXPECT_EQ(bogus.exit_code, 2);
+  EXPECT_NE(bogus.err.find("not a count"), std::string::npos) << bogus.err;
+  EXPECT_NE(smelt("run --help").out.find("--work-limit"), std::string::npos);
+}
+
+// A maximum over 2^48 copies of one value folds (rules/reductions.rules): the
+// compiled program runs no reduction and finishes at once. The reference
+// interpreter does not fold, so --check is refused before anything runs.
+TEST_F(HostileInputTest, MaxOfAFullFoldsAndItsCheckIsRefusedUpFront) {
+  const fs::path g = write("max.sg",
+                           "x = full(value=1) : f32[65536,65536,65536]\n"
+                           "y = reduce_max(x, axes=[0,1,2]) : f32[]\n"
+                           "output y\n");
+  const CliResult r = smelt("run " + g.string());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("y: f32[] checksum=1\n"), std::string::npos) << r.out;
+  expect_bad_input(smelt("run --check " + g.string()), "the reference interpreter, on graph <unnamed> (2 ops",
+                   "--check");
 }
 
 TEST_F(HostileInputTest, IntegerLiteralBeyond2To53IsRejectedNotRounded) {

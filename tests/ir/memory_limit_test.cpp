@@ -13,12 +13,14 @@
 #include "ir/host_tensor.h"
 #include "error/input_file.h"
 #include "ir/interpreter.h"
+#include "ir/text_format.h"
 #include "tests/support/scoped_memory_limit.h"
 
 namespace smelt::ir {
 namespace {
 
 using smelt::smelt_testing::ScopedMemoryLimit;
+using smelt::smelt_testing::ScopedWorkLimit;
 
 constexpr int64_t kHuge = int64_t{1} << 50;  // 8 PiB as a host tensor: above any machine's limit
 
@@ -70,6 +72,7 @@ TEST(MemoryLimit, HostTensorAboveTheLimitIsRefusedBeforeAllocating) {
 }
 
 TEST(MemoryLimit, InterpreterRefusesANodeAboveTheLimit) {
+  ScopedWorkLimit work(UINT64_MAX);  // 3 * 2^50 visits: the work limit would refuse first
   Graph g;
   Tensor x = full(g, {kHuge}, 1.0, DType::F32);
   g.add_output(exp(x));
@@ -105,6 +108,53 @@ TEST(MemoryLimit, InterpreterCountsTheValuesLiveAtOnce) {
     EXPECT_EQ(error.needed_bytes(), 24u << 10);
     EXPECT_NE(std::string(error.what()).find("at node 2 (sin f32[1024]"), std::string::npos) << error.what();
   }
+}
+
+TEST(WorkLimit, VisitCountsParse) {
+  EXPECT_EQ(parse_visit_count("1000000"), 1000000u);
+  EXPECT_EQ(parse_visit_count("1e12"), 1000000000000u);
+  EXPECT_EQ(parse_visit_count(" 2.5e3 "), 2500u);
+  for (const char* bad : {"", "0", "-5", "1G", "lots", "1e30", "0.5"}) EXPECT_FALSE(parse_visit_count(bad)) << bad;
+  EXPECT_EQ(work_limit(), kDefaultWorkLimit);
+  EXPECT_EQ(mul_counts(uint64_t{1} << 40, uint64_t{1} << 40), UINT64_MAX);
+}
+
+TEST(WorkLimit, InterpreterWorkCountsElementsReadAndWrittenAndProducts) {
+  const Graph g = parse_graph(
+      "a = input() : f32[4,8]\n"             // 32
+      "b = input() : f32[8,3]\n"             // 24
+      "m = matmul(a, b) : f32[4,3]\n"        // 12 written + 32 + 24 read + 12 x 8 products
+      "s = reduce_sum(m, axes=[1]) : f32[4]\n"  // 4 + 12
+      "output s\n");
+  const uint64_t want = 32 + 24 + (12 + 32 + 24 + 96) + (4 + 12);
+  EXPECT_EQ(interpreter_work(g, /*error_scales=*/false), want);
+  EXPECT_EQ(interpreter_work(g, /*error_scales=*/true), 2 * want);
+  const Graph huge = parse_graph("x = full(value=1) : f32[65536,65536,65536]\n"
+                                 "y = reduce_sum(x, axes=[0,1,2]) : f32[]\noutput y\n");
+  EXPECT_EQ(interpreter_work(huge, false), (uint64_t{1} << 49) + 1);
+}
+
+TEST(WorkLimit, InterpreterRefusesAGraphAboveTheLimitBeforeEvaluating) {
+  const Graph g = parse_graph("x = input() : f32[100]\ny = exp(x)\noutput y\n");  // 100 + 200 visits
+  const HostTensor in = HostTensor::zeros({DType::F32, {100}});
+  {
+    ScopedWorkLimit limit(300);
+    EXPECT_EQ(interpret(g, {in}).size(), 1u);
+  }
+  ScopedWorkLimit limit(299);
+  try {
+    interpret(g, {in});
+    FAIL() << "expected a WorkLimitError";
+  } catch (const WorkLimitError& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kWorkLimit);
+    EXPECT_EQ(e.needed(), 300u);
+    EXPECT_EQ(e.limit_amount(), 299u);
+    EXPECT_NE(std::string(e.what()).find("needs 300 element visits, more than the work limit of 299 element visits"),
+              std::string::npos)
+        << e.what();
+  }
+  // With error scales, twice.
+  EXPECT_THROW(interpret_with_error_scales(g, {in}), WorkLimitError);
 }
 
 TEST(InputFile, ReadsARegularFile) {

@@ -29,6 +29,7 @@ std::string case_name(const RuleCase& c, size_t k);
 // The case tables of the rule families (one per test file).
 std::span<const RuleCase> elementwise_cases();
 std::span<const RuleCase> factory_cases();
+std::span<const RuleCase> reduction_cases();
 std::span<const RuleCase> view_cases();
 std::span<const RuleCase> view_elementwise_cases();
 std::span<const RuleCase> gemm_split_cases();

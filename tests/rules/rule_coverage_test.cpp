@@ -12,7 +12,7 @@ namespace {
 
 TEST(RuleCoverage, EveryShippedRuleHasAFiringCase) {
   std::set<std::string> covered;
-  for (auto cases : {elementwise_cases(), factory_cases(), view_cases(), view_elementwise_cases(), gemm_split_cases(),
+  for (auto cases : {elementwise_cases(), factory_cases(), reduction_cases(), view_cases(), view_elementwise_cases(), gemm_split_cases(),
                      batching_cases(), conv_cases(), gather_cases()})
     for (const RuleCase& c : cases)
       if (c.fires) covered.insert(c.rule);

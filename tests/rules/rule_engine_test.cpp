@@ -291,8 +291,8 @@ TEST(RuleLibrary, ShippedRulesParseCompileAndExcludeUnsafeByDefault) {
     EXPECT_NO_THROW(compile_rule(r)) << r.name;
     families.insert(r.family);
   }
-  EXPECT_EQ(families.size(), 8u);
-  EXPECT_EQ(shipped_rule_files().size(), 8u);
+  EXPECT_EQ(families.size(), 9u);
+  EXPECT_EQ(shipped_rule_files().size(), 9u);
   for (const RuleFile& f : shipped_rule_files()) EXPECT_EQ(f.name.substr(0, 6), "rules/");
 }
 

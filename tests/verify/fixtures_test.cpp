@@ -44,6 +44,8 @@ const std::map<std::string, Expected>& expectations() {
       {"split-matmul-wrong-axis", {"the right side does not type-check: matmul", {"?a: ", "?b: "}}},
       {"split-matmul-drops-last-k", {"the elements differ", {"left:  matmul1(", "right: matmul1("}}},
       {"reduce-drops-nothing", {"the right side has rank", {"?axes = "}}},
+      {"max-of-full-empty-too", {"the elements differ", {"?shape = [0]", "left:  reduce_max1(", "right: ?v"}}},
+      {"max-of-broadcast-own-axis", {"the right side does not type-check: reshape", {"?x: ", "?target = "}}},
   };
   return kExpected;
 }
