@@ -17,7 +17,8 @@ class Literal {
   Literal() = default;
   Literal(std::vector<double> values)  // NOLINT(google-explicit-constructor): a list of values is a literal
       : values_(values.empty() ? nullptr : std::make_shared<const std::vector<double>>(std::move(values))) {}
-  Literal(std::initializer_list<double> values) : Literal(std::vector<double>(values)) {}
+  Literal(std::initializer_list<double> values)
+      : values_(values.size() == 0 ? nullptr : std::make_shared<const std::vector<double>>(values)) {}
 
   const std::vector<double>& vector() const { return values_ ? *values_ : no_values(); }
   operator const std::vector<double>&() const { return vector(); }  // NOLINT(google-explicit-constructor)
