@@ -78,6 +78,7 @@ int compile_command(const CompileCommandOptions& options) {
   fuse.rewrites = !options.no_rewrites;
   fuse.unsafe_fp = options.unsafe_fp;
   fuse.exact = options.exact;
+  fuse.split_parts = !options.whole_program;
   fuse.limits.extraction_s = options.time_limit_s;
   fuse.limits.extraction_evaluations = options.search_budget;
   fuse.measure = options.measure;
@@ -134,6 +135,9 @@ Registered register_compile(CLI::App& app, SharedOptions& shared) {
   compile_cmd->add_flag("--no-rewrites", compile->no_rewrites, "Fuse the graph as given, without rewrite rules");
   compile_cmd->add_flag("--unsafe-fp", compile->unsafe_fp, kUnsafeFpHelp);
   compile_cmd->add_flag("--exact", compile->exact, "Exhaustive extraction (e-graphs of at most 200 classes)");
+  compile_cmd->add_flag("--whole-program", compile->whole_program,
+                        "Search the program as one part, not split where few values cross (slow on whole models: "
+                        "what the parts' answer is compared with)");
   compile_cmd->add_option("--threads", compile->threads, "Host threads the program is costed for, and timed with under --measure (0: every core)");
   compile_cmd
       ->add_option("--measure", compile->measure,

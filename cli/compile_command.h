@@ -21,6 +21,7 @@ struct CompileCommandOptions {
   bool no_rewrites = false;
   bool unsafe_fp = false;  // also the rules exact only in real arithmetic (FuseOptions::unsafe_fp)
   bool exact = false;
+  bool whole_program = false;  // FuseOptions::split_parts = false
   double time_limit_s = Limits{}.extraction_s;
   size_t search_budget = Limits{}.extraction_evaluations;
   unsigned threads = 0;   // host threads the program is costed for (0: every core)

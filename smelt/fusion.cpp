@@ -2,6 +2,7 @@
 // kernel boundaries together, and report both programs with their predicted times.
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <stdexcept>
 
 #include "cost/calibrate.h"
@@ -142,7 +143,9 @@ FusionResult fuse(const ir::Graph& input, const FuseOptions& options) {
   heuristic_options.max_evaluations = options.limits.extraction_evaluations;
   heuristic_options.time_limit_s = options.limits.extraction_s;
   heuristic_options.original = fusion::original_choice(sat.egraph, g, sat.classes);
-  fusion::PartsExtraction by_parts = fusion::extract_by_parts(evaluator, g, sat.classes, heuristic_options);
+  fusion::PartOptions split;
+  if (!options.split_parts) split.min_ops = std::numeric_limits<size_t>::max();  // no cut: one part
+  fusion::PartsExtraction by_parts = fusion::extract_by_parts(evaluator, g, sat.classes, heuristic_options, split);
   fusion::FusionExtraction chosen = std::move(by_parts.program);
   r.parts = std::move(by_parts.parts);
   r.extractor = "heuristic";

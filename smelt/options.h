@@ -37,6 +37,10 @@ struct FuseOptions {
   // the graph's in the last bits, as with a compiler's fast-math.
   bool unsafe_fp = false;
   bool exact = false;    // exhaustive extraction where the e-graph has <= 200 classes
+  // The extraction searches the program in parts where few values cross
+  // (identical parts once); false: as one part, as it did before (slow on
+  // whole models; what the parts' answers are compared with).
+  bool split_parts = true;
   unsigned threads = 0;  // host threads the program runs on, the caller's included (0: every core)
   // Simplify every kernel's index maps and masks, each simplification proved
   // equal to the composed form by Z3 (unproved ones keep the composed form).
