@@ -36,6 +36,12 @@ OnnxValue& Context::value(const std::string& name) {
   return it->second;
 }
 
+namespace {
+// Constants up to this many elements stay known to the importer after they
+// are in the graph (shapes, axes, small tables fold through them).
+constexpr int64_t kKeptForFolding = 4096;
+}  // namespace
+
 ir::Tensor Context::materialize(OnnxValue& v) {
   if (v.id < 0) {
     const ir::HostTensor& c = *v.constant;
@@ -48,7 +54,13 @@ ir::Tensor Context::materialize(OnnxValue& v) {
       v.id = ir::full(graph_, c.type.shape, 0, c.type.dtype);
     else if (c.numel() > 1 && all_equal(c))
       v.id = ir::full(graph_, c.type.shape, c.get(0), c.type.dtype);
-    else {
+    else if (c.is_real() && c.numel() > kKeptForFolding) {
+      // A weight: its values move into the graph (GPT-2's are 950 MB as
+      // doubles); folding through it, rare, reads them back from there.
+      std::vector<double> values = std::move(v.constant->reals);
+      v.constant.reset();
+      v.id = ir::constant(graph_, std::move(values), v.type.dtype, v.type.shape);
+    } else {
       std::vector<double> values(static_cast<size_t>(c.numel()));
       for (int64_t i = 0; i < c.numel(); ++i) values[static_cast<size_t>(i)] = c.get(i);
       v.id = ir::constant(graph_, std::move(values), c.type.dtype, c.type.shape);

@@ -236,7 +236,9 @@ ImportResult import_model_bytes(const std::string& bytes, const std::string& fil
 }
 
 ImportResult import_model_file(const std::string& path, const ImportOptions& options) {
-  return import_model_bytes(read_file(path), path, options);
+  // The file's bytes are freed once parsed: GPT-2's are 475 MB.
+  const onnx::ModelProto model = parse_model(read_file(path), path);
+  return import_graph(model, path, options);
 }
 
 std::vector<std::string> supported_op_types() {
