@@ -139,9 +139,18 @@ bool keep_if_better(FusionEvaluator& evaluator, Incumbent& best, FusionCandidate
   return true;
 }
 
+bool is_view(const egraph::EGraph& graph, Id node) {
+  const rules::TensorAnalysis& analysis = rules::tensor_analysis(graph);
+  return ir::op_class(analysis.lang().record(graph.node(node).payload).op) == ir::OpClass::View;
+}
+
 // Another node for one class at a time; classes the new node reaches for the
 // first time keep their previous choice (complete from the starting terms)
-// and start inlined.
+// and start inlined. A view node is also tried with the value it views
+// stored: an epilogue moved inside a gemm's reshape (relu(reshape(gemm)) as
+// reshape(relu(gemm))) pays only once relu(gemm) is a kernel's output, and
+// inlined its gemm would be recomputed in the reader's loop (two moves, the
+// first alone rejected).
 bool improve_choice(FusionEvaluator& evaluator, Incumbent& best, const SearchLimit& limit, size_t& improvements) {
   const std::optional<FusionTerm> term = evaluator.read(best.candidate.choice);
   if (!term) return false;
@@ -154,17 +163,24 @@ bool improve_choice(FusionEvaluator& evaluator, Incumbent& best, const SearchLim
       if (node == current || limit.passed()) continue;
       FusionCandidate trial = best.candidate;
       trial.choice[cls] = node;
+      const bool view = is_view(graph, node) && graph.node(node).children.size() == 1;
+      if (view) {
+        FusionCandidate stored = trial;
+        const Id viewed = graph.find(graph.node(node).children[0]);
+        if (!stored.materialized[viewed] && !is_output_class(evaluator, cls)) {
+          stored.materialized[viewed] = true;
+          if (keep_if_better(evaluator, best, std::move(stored), improvements)) {
+            improved = true;
+            break;
+          }
+        }
+      }
       if (!keep_if_better(evaluator, best, std::move(trial), improvements)) continue;
       improved = true;
       break;  // the class has a new node; later alternatives are measured against it next pass
     }
   }
   return improved;
-}
-
-bool is_view(const egraph::EGraph& graph, Id node) {
-  const rules::TensorAnalysis& analysis = rules::tensor_analysis(graph);
-  return ir::op_class(analysis.lang().record(graph.node(node).payload).op) == ir::OpClass::View;
 }
 
 bool is_contraction(const egraph::EGraph& graph, Id node) {

@@ -106,6 +106,15 @@ std::span<const RuleCase> view_elementwise_cases() {
        "x = input() : f32[1,3]\ny = input() : f32[3]\na = broadcast(x, shape=[4,3])\n"
        "b = broadcast(y, shape=[4,3])\nd = div(a, b)\noutput d",
        "", false},
+      {"hoist-binary-above-merging-reshape",
+       "m = input() : f32[2,4,6]\nb = input() : f32[1,4,1,1]\nr = reshape(m, shape=[2,4,2,3])\n"
+       "c = broadcast(b, shape=[2,4,2,3])\na = sub(r, c)\noutput a",
+       "m = input() : f32[2,4,6]\nb = input() : f32[1,4,1,1]\nq = reshape(b, shape=[1,4,1])\n"
+       "c = broadcast(q, shape=[2,4,6])\na = sub(m, c)\nr = reshape(a, shape=[2,4,2,3])\noutput r"},
+      {"hoist-binary-above-merging-reshape",  // the bias varies over a merged axis: not the same over h*w
+       "m = input() : f32[2,4,6]\nb = input() : f32[1,4,2,1]\nr = reshape(m, shape=[2,4,2,3])\n"
+       "c = broadcast(b, shape=[2,4,2,3])\na = add(r, c)\noutput a",
+       "", false},
   };
   return cases;
 }
