@@ -31,6 +31,8 @@ FusionEvaluator::FusionEvaluator(const egraph::EGraph& graph, std::span<const Id
       incremental_(lowering_.price, lowering_) {
   for (Id root : roots) roots_.push_back(graph.find(root));
   boundary_ = std::move(boundary);
+  for (size_t c = 0; c < boundary_.size(); ++c)
+    if (boundary_[c] == ClassBoundary::kLeaf) leaves_.push_back(static_cast<Id>(c));
   empty_program_us_ = cost::predict_program_us(kernel::KernelProgram{}, profile_);
 }
 
@@ -48,9 +50,8 @@ std::optional<FusionTerm> FusionEvaluator::read(const rules::TermChoice& choice)
     if (cls) built[graph_.find(*cls)] = v;
   }
   const rules::TensorAnalysis& analysis = rules::tensor_analysis(graph_);
-  for (size_t c = 0; c < boundary_.size(); ++c) {
-    const Id leaf = static_cast<Id>(c);
-    if (boundary_[c] != ClassBoundary::kLeaf || built[leaf] >= 0) continue;
+  for (Id leaf : leaves_) {
+    if (built[leaf] >= 0) continue;
     ir::Attrs attrs;
     attrs.result = analysis.type(graph_, leaf);
     const ir::ValueId v = term.graph.add(ir::Op::Input, {}, std::move(attrs), "part_input_" + std::to_string(leaf));

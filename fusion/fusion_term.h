@@ -114,6 +114,7 @@ class FusionEvaluator {
   const egraph::EGraph& graph_;
   std::vector<egraph::Id> roots_;
   std::vector<ClassBoundary> boundary_;  // empty: the whole program
+  std::vector<egraph::Id> leaves_;       // the kLeaf classes, in id order (read() adds them as inputs)
   const cost::DeviceProfile& profile_;
   size_t evaluations_ = 0;
   fusion::KernelizeOptions lowering_;  // merges priced by the profile, as the search prices them
