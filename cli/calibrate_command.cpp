@@ -88,7 +88,7 @@ int calibrate_command(const CalibrateCommandOptions& options) {
                 << what << (done == total ? "\r\033[K" : "") << std::flush;
     };
   smelt::tools::CalibrationReport report = smelt::tools::calibrate(o);
-  if (named_by_gpu) profile_path = cost::profile_file_name(report.calibration.profile.cpu);
+  if (named_by_gpu) profile_path = cost::profile_file_name(options.device, report.calibration.profile.cpu);
   fs::path png_path = profile_path;
   png_path.replace_extension(".png");
 

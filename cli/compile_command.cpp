@@ -59,6 +59,7 @@ int compile_command(const CompileCommandOptions& options) {
     return kBadInput;
   }
   smelt::FuseOptions fuse;
+  std::string profile_note;
   if (!options.profile.empty()) {
     try {
       fuse.profile = smelt::load_device_profile(options.profile, options.target);
@@ -67,11 +68,13 @@ int compile_command(const CompileCommandOptions& options) {
       return kBadInput;
     }
   }
-  if (options.profile.empty() && options.target != "host") {
-    // No device here to name: the shipped profile of the target's kind, said on stderr.
+  if (options.profile.empty()) {
+    // This CPU's profile; with no GPU here to name, the shipped profile of the
+    // target's kind; said on stderr when it was not measured on this processor.
     smelt::TargetProfile chosen = smelt::profile_for_target(*smelt::parse_target(options.target), "");
     fuse.profile = std::move(chosen.profile);
-    if (!chosen.note.empty()) std::cerr << "note: " << chosen.note << "\n";
+    profile_note = std::move(chosen.note);
+    if (!profile_note.empty()) std::cerr << "note: " << profile_note << "\n";
   }
   fuse.fusion = !options.no_fusion;
   fuse.threads = options.threads;
@@ -82,7 +85,9 @@ int compile_command(const CompileCommandOptions& options) {
   fuse.limits.extraction_s = options.time_limit_s;
   fuse.limits.extraction_evaluations = options.search_budget;
   fuse.measure = options.measure;
-  const smelt::FusionResult r = smelt::fuse(g, fuse);
+  smelt::FusionResult fused = smelt::fuse(g, fuse);
+  fused.profile_note = profile_note;
+  const smelt::FusionResult& r = fused;
   if (options.picture.any()) {
     if (const std::string problem = write_picture_files(options.picture, smelt::tools::kernel_program_dot(r.after));
         !problem.empty()) {
@@ -130,7 +135,8 @@ Registered register_compile(CLI::App& app, SharedOptions& shared) {
   CLI::Option* report_flag =
       compile_cmd->add_flag("--report", compile->report, "Print the fused kernels and each one's predicted time");
   compile_cmd->add_flag("--json", compile->json, "Print one JSON object instead of text")->excludes(report_flag);
-  compile_cmd->add_option("--profile", compile->profile, "Device profile (JSON) to cost kernels with");
+  compile_cmd->add_option("--profile", compile->profile, "Device profile (JSON) to cost kernels with (default: the one shipped for this CPU or GPU, "
+                          "cost/profiles/)");
   compile_cmd->add_flag("--no-fusion", compile->no_fusion, "No fusion: one kernel per op");
   compile_cmd->add_flag("--no-rewrites", compile->no_rewrites, "Fuse the graph as given, without rewrite rules");
   compile_cmd->add_flag("--unsafe-fp", compile->unsafe_fp, kUnsafeFpHelp);
@@ -141,8 +147,9 @@ Registered register_compile(CLI::App& app, SharedOptions& shared) {
   compile_cmd->add_option("--threads", compile->threads, "Host threads the program is costed for, and timed with under --measure (0: every core)");
   compile_cmd
       ->add_option("--measure", compile->measure,
-                   "Ground truth: time the K distinct programs of least predicted time the extraction costed, and "
-                   "the unfused one, on the host with --threads threads; keep the fastest measured (host only)")
+                   "Ground truth: time the model's pick, up to K structurally different programs the extraction "
+                   "costed (the fastest predicted of each number of kernels, the most fused among them) and the "
+                   "unfused one, on the host with --threads threads; keep the fastest measured (host only)")
       ->check(CLI::Range(size_t{0}, size_t{1000}))
       ->default_val(0);
   compile_cmd

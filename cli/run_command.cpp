@@ -213,6 +213,7 @@ int run_compiled_command(const RunOptions& options, const RunTimingOptions& timi
                         {"graph", g.name()},
                         {"target", options.target},
                         {"device", program.device()},
+                        {"profile", program.fusion().profile_name},
                         {"inputs", options.inputs},
                         {"seed", options.seed},
                         {"fusion", !options.no_fusion},
@@ -222,6 +223,7 @@ int run_compiled_command(const RunOptions& options, const RunTimingOptions& timi
                         {"compile_seconds", compile_s},
                         {"seconds", run_s},
                         {"outputs", list}};
+    if (!program.fusion().profile_note.empty()) out["profile_note"] = program.fusion().profile_note;
     if (options.check) out["check"] = all_ok ? "ok" : "mismatch";
     if (!options.mutation.empty())
       out["mutation"] = {{"name", options.mutation},
@@ -360,7 +362,7 @@ Registered register_run(CLI::App& app, SharedOptions& shared) {
                     "its share of the run (a profile: where the time goes)");
   run_cmd->add_option("--profile", run_timing->profile,
                       "Device profile (JSON) to cost kernels with, as in `smelt compile --profile` "
-                      "(default: the shipped host profile)");
+                      "(default: the one shipped for this CPU or GPU, cost/profiles/)");
   add_memory_limit_option(run_cmd, shared);
   add_work_limit_option(run_cmd, shared);
 

@@ -194,6 +194,11 @@ int saturate_command(const SaturateCommandOptions& options) {
       std::cerr << "error: " << e.what() << "\n";
       return kBadInput;
     }
+  } else {
+    // This CPU's profile, as compile and run price with.
+    smelt::TargetProfile chosen = smelt::profile_for_target(smelt::Target::kHost, "");
+    settings.profile = std::move(chosen.profile);
+    if (!chosen.note.empty()) std::cerr << "note: " << chosen.note << "\n";
   }
   const smelt::tools::SaturateResult result = smelt::tools::saturate_graph(graph, settings);  // errors: main's report_error
   std::optional<smelt::tools::SerializedSaturation> serialized;
@@ -247,7 +252,7 @@ Registered register_saturate(CLI::App& app, SharedOptions& shared) {
       ->type_name("OUT.dot");
   saturate_cmd->add_option("--svg", saturate->picture.svg, "Also write that picture as SVG (needs graphviz)")
       ->type_name("OUT.svg");
-  saturate_cmd->add_option("--profile", saturate->profile, "Device profile (JSON) to cost nodes and kernels with");
+  saturate_cmd->add_option("--profile", saturate->profile, "Device profile (JSON) to cost nodes and kernels with (default: the one shipped for this CPU)");
   saturate_cmd->add_option("--threads", saturate->threads, "Host threads the kernels are costed for (0: every core)");
   add_memory_limit_option(saturate_cmd, shared);
 

@@ -376,43 +376,44 @@ std::string profile_to_json(const DeviceProfile& p) {
   return j.dump(1) + "\n";
 }
 
-const std::vector<ShippedProfile>& shipped_gpu_profiles() {
+const std::vector<ShippedProfile>& shipped_profiles() {
   static const std::vector<ShippedProfile> profiles = [] {
-    std::vector<ShippedProfile> out;
-    for (const EmbeddedProfile* e = kShippedGpuProfiles; e->file; ++e) out.push_back({e->file, parse_profile(e->json, e->file)});
+    std::vector<ShippedProfile> out = {{"cost/profiles/host.json", default_host_profile()}};
+    for (const EmbeddedProfile* e = kShippedProfiles; e->file; ++e) out.push_back({e->file, parse_profile(e->json, e->file)});
     return out;
   }();
   return profiles;
 }
 
-std::string profile_file_name(const std::string& gpu_name) {
+std::string profile_file_name(const std::string& device, const std::string& processor) {
   std::string name;
-  for (char c : gpu_name) {
+  for (char c : processor) {
     if (std::isalnum(static_cast<unsigned char>(c))) name += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     else if (!name.empty() && name.back() != '-') name += '-';
   }
   while (!name.empty() && name.back() == '-') name.pop_back();
+  if (device == "host") return "host" + (name.empty() ? "" : "-" + name) + ".json";
   return (name.empty() ? "gpu" : name) + ".json";
 }
 
-ChosenProfile gpu_profile_for(const std::string& device, const std::string& gpu_name) {
-  const std::string wanted = profile_file_name(gpu_name);
+ChosenProfile shipped_profile_for(const std::string& device, const std::string& processor) {
+  const std::string wanted = profile_file_name(device, processor);
   const ShippedProfile* best = nullptr;
   size_t best_prefix = 0;
-  std::string kinds;
-  for (const ShippedProfile& s : shipped_gpu_profiles()) {
+  for (const ShippedProfile& s : shipped_profiles()) {
     if (s.profile.device != device) continue;
-    const std::string file = profile_file_name(s.profile.cpu);
+    const std::string file = profile_file_name(device, s.profile.cpu);
     if (file == wanted) return {s.profile, ""};
     size_t prefix = 0;
     while (prefix < file.size() && prefix < wanted.size() && file[prefix] == wanted[prefix]) ++prefix;
     if (!best || prefix > best_prefix) best = &s, best_prefix = prefix;
   }
+  const std::string calibrate = device == "host" ? "`smelt calibrate`" : "`smelt calibrate --device " + device + "`";
   if (!best)
-    throw std::runtime_error("no " + device + " cost profile ships with this smelt (for " + gpu_name +
-                             "): measure one with `smelt calibrate --device " + device + "` and pass it with --profile");
+    throw std::runtime_error("no " + device + " cost profile ships with this smelt (for " + processor +
+                             "): measure one with " + calibrate + " and pass it with --profile");
   return {best->profile, "costing with " + best->file + " (measured on " + best->profile.cpu + "): no profile ships for " +
-                             gpu_name + "; `smelt calibrate --device " + device + "` measures one"};
+                             processor + "; " + calibrate + " measures one"};
 }
 
 const DeviceProfile& default_host_profile() {

@@ -131,32 +131,40 @@ DeviceProfile parse_profile(const std::string& json_text, const std::string& sou
                             const std::string& expected_device = "");
 std::string profile_to_json(const DeviceProfile& profile);
 
-// The profile that ships for the host (measured by `smelt calibrate` on the
-// project's machine kind, embedded at build time from cost/profiles/host.json).
+// The reference host profile (cost/profiles/host.json, measured by `smelt
+// calibrate` on the project's first machine kind, embedded at build time): what
+// fuse() costs with when given no profile, so the library's and the tests'
+// decisions do not depend on the machine they run on. smelt::compile costs a
+// host program with shipped_profile_for("host", this CPU) instead.
 const DeviceProfile& default_host_profile();
 
-// The GPU profiles that ship (cost/profiles/<name>.json but host.json,
-// measured by `smelt calibrate --device cuda|hip` on that GPU and embedded at
-// build time), each with the file it came from.
+// The profiles that ship, each with the file it came from, embedded at build
+// time: host.json first, then every other cost/profiles/*.json — another CPU's
+// (host-<cpu>.json, `smelt calibrate` on it) or a GPU's (<gpu>.json, `smelt
+// calibrate --device cuda|hip` on it).
 struct ShippedProfile {
   std::string file;  // "cost/profiles/nvidia-h200.json"
   DeviceProfile profile;
 };
-const std::vector<ShippedProfile>& shipped_gpu_profiles();
+const std::vector<ShippedProfile>& shipped_profiles();
 
-// The file name a GPU's profile ships under: its name in lower case, runs of
-// other characters as one '-': "NVIDIA H100 80GB HBM3" -> "nvidia-h100-80gb-hbm3.json".
-std::string profile_file_name(const std::string& gpu_name);
+// The file name a processor's profile ships under: its name in lower case,
+// runs of other characters as one '-', after "host-" for a CPU:
+// ("cuda", "NVIDIA H100 80GB HBM3") -> "nvidia-h100-80gb-hbm3.json",
+// ("host", "Intel(R) Xeon(R) Processor") -> "host-intel-r-xeon-r-processor.json".
+std::string profile_file_name(const std::string& device, const std::string& processor);
 
-// The profile that costs kernels for GPU `gpu_name` of kind `device` (cuda |
-// hip): the one measured on that GPU when it ships; else the shipped profile
-// of the same kind whose name shares the longest prefix with it, and `note`
-// says so in one line (never the host's numbers). Throws std::runtime_error
-// when no profile of that kind ships.
+// The profile that costs kernels for `processor` (a CPU's model name or a
+// GPU's name) of kind `device` (host | cuda | hip): the one measured on that
+// processor when it ships; else the shipped profile of the same kind whose
+// processor's name shares the longest prefix with it, and `note` says so in
+// one line (never another kind's numbers: a host profile was 2-3x off on a
+// CPU it was not measured on, 2026-11-28). Throws std::runtime_error when no
+// profile of that kind ships.
 struct ChosenProfile {
   DeviceProfile profile;
-  std::string note;  // empty when the profile was measured on this GPU
+  std::string note;  // empty when the profile was measured on this processor
 };
-ChosenProfile gpu_profile_for(const std::string& device, const std::string& gpu_name);
+ChosenProfile shipped_profile_for(const std::string& device, const std::string& processor);
 
 }  // namespace smelt::cost

@@ -1,6 +1,7 @@
 #pragma once
 // The profiles the build compiles in (cost/CMakeLists.txt generates them from
-// cost/profiles/*.json): the host's JSON text, and every GPU's by file name.
+// cost/profiles/*.json): the reference host profile's JSON text, and every
+// other profile (other CPUs' and GPUs') by file name.
 namespace smelt::cost {
 
 extern const char* const kHostProfileJson;  // cost/profiles/host.json
@@ -8,6 +9,6 @@ struct EmbeddedProfile {
   const char* file;
   const char* json;
 };
-extern const EmbeddedProfile kShippedGpuProfiles[];  // the others; ends with {nullptr, nullptr}
+extern const EmbeddedProfile kShippedProfiles[];  // the others; ends with {nullptr, nullptr}
 
 }  // namespace smelt::cost

@@ -288,6 +288,14 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
   const bool contraction = contractions > 0;
   const std::optional<kernel::ContractionGroup> group =
       contraction ? kernel::match_contraction_group(k) : std::optional<kernel::ContractionGroup>{};
+  // B packed per call but small enough to stay in a core's L2 (<= 1 MiB of
+  // packed B) groups like constant weights: the calibration's group_factor
+  // times 2 x 8 MiB of B streaming from memory, where grouping lost 1.16-1.5x
+  // at 2 threads, while a dot-slice's [128, 2 x 128] B grouped measured 41 us
+  // against 50 us as a gemm and its epilogue (2 threads, 2026-11-28).
+  const bool b_in_cache =
+      group && static_cast<double>(group->k) * static_cast<double>(group->n) *
+                       static_cast<double>(group->b_sides.size()) * 4 <= static_cast<double>(1 << 20);
   // Every load of a B side (inside the K loop, not reading the row variable)
   // reads a constant: the tiled matmul packs B once, not per call.
   bool constant_b = contraction && k.space.size() >= 2;
@@ -413,7 +421,7 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
           // a convolution), else the space's last two axes.
           long n = k.space.empty() ? 1 : static_cast<long>(k.space.back());
           long m = k.space.size() < 2 ? 1 : static_cast<long>(k.space[k.space.size() - 2]);
-          if (group) n = static_cast<long>(group->n), m = static_cast<long>(group->m);
+          if (group) n = static_cast<long>(group->n), m = static_cast<long>(group->rows_per_b());
           const long batch = static_cast<long>(ir::numel(k.space)) / std::max(1L, n * m);
           const long kk = static_cast<long>(ir::numel(k.reduction));
           cost.flops += 2 * steps;
@@ -422,8 +430,16 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
               gpu_plan.shape == kernel::GpuShape::kTensorCoreMatmul && !rates.tensor_core_matmul.empty()
                   ? rates.tensor_core_matmul
                   : rates.matmul;
-          compute_ns += 2 * steps / matmul_gflops(rates_of_shape, batch, m, n, kk) *  // GFLOP/s = flop/ns
-                        (contractions > 1 ? (constant_b ? rates.group_factor_constant_b : rates.group_factor) : 1.0);
+          // A group's terms share the micro-kernel's A broadcasts: where the
+          // combined width runs faster than one term's (narrow terms), the
+          // group runs at its rate (two 128-wide gemms of a dot-slice as one
+          // 256 wide: 44 us grouped against 66 us as a gemm and its epilogue,
+          // 2 threads, 2026-11-28); never slower than a term alone, the rate
+          // group_factor was measured against (2 x 2048 columns).
+          const double gflops = std::max(matmul_gflops(rates_of_shape, batch, m, n, kk),
+                                         matmul_gflops(rates_of_shape, batch, m, n * std::max(1, contractions), kk));
+          compute_ns += 2 * steps / gflops *  // GFLOP/s = flop/ns
+                        (contractions > 1 ? (constant_b || b_in_cache ? rates.group_factor_constant_b : rates.group_factor) : 1.0);
         } else if (unrolled) {
           compute_ns += steps * op_ns(rates, "add");
         } else {

@@ -124,7 +124,7 @@ FusionPrice FusionEvaluator::price(const FusionTerm& term, const std::vector<boo
   // kernels costs, then each kernel's prediction in program order.
   double us = empty_program_us_;
   for (double kernel_us : p.kernel_prices) us += kernel_us;
-  const bool offered = keep_ > 0 && (kept_.size() < keep_ || us < kept_.back().predicted_us);
+  const bool offered = keep_ > 0 && worth_keeping(p.kernel_prices.size(), us);
   if (offered || check_incremental_) {
     FusionCost full;
     full.lowering = fusion::kernelize(term.graph, materialized, lowering_);
@@ -138,16 +138,39 @@ FusionPrice FusionEvaluator::price(const FusionTerm& term, const std::vector<boo
   return {us, std::move(p.materialized)};
 }
 
+// A program kept per number of kernels, at most this many numbers (a whole
+// model's search sees hundreds): past it the slowest goes, never the most fused.
+constexpr size_t kMaxKeptStructures = 64;
+
+bool FusionEvaluator::worth_keeping(size_t kernels, double predicted_us) const {
+  const auto it = kept_.find(kernels);
+  return it == kept_.end() || predicted_us < it->second.predicted_us;
+}
+
 void FusionEvaluator::offer(const FusionTerm& term, const FusionCost& c) {
-  // Printed only when it would be kept: most programs costed are slower than the k-th.
-  if (kept_.size() >= keep_ && c.predicted_us >= kept_.back().predicted_us) return;
-  std::string text = kernel::print_program(c.lowering.program);
-  for (const KeptProgram& k : kept_)
-    if (k.text == text) return;  // the same kernels (another term or materialization lowering alike)
-  const auto at = std::upper_bound(kept_.begin(), kept_.end(), c.predicted_us,
-                                   [](double us, const KeptProgram& k) { return us < k.predicted_us; });
-  kept_.insert(at, KeptProgram{c.predicted_us, term, c.lowering, std::move(text)});
-  if (kept_.size() > keep_) kept_.pop_back();
+  // Lowered and printed only when it would be kept: most programs costed are
+  // slower than the one of their number of kernels.
+  const size_t kernels = c.lowering.program.kernels.size();
+  if (!worth_keeping(kernels, c.predicted_us)) return;
+  kept_.insert_or_assign(kernels, KeptProgram{c.predicted_us, term, c.lowering, kernel::print_program(c.lowering.program)});
+  if (kept_.size() > kMaxKeptStructures) {
+    auto slowest = std::next(kept_.begin());
+    for (auto it = slowest; it != kept_.end(); ++it)
+      if (it->second.predicted_us > slowest->second.predicted_us) slowest = it;
+    kept_.erase(slowest);
+  }
+}
+
+std::vector<const KeptProgram*> FusionEvaluator::kept() const {
+  std::vector<const KeptProgram*> all;
+  for (const auto& [kernels, program] : kept_) all.push_back(&program);
+  if (all.empty()) return all;
+  const KeptProgram* most_fused = all.front();
+  std::stable_sort(all.begin(), all.end(),
+                   [](const KeptProgram* a, const KeptProgram* b) { return a->predicted_us < b->predicted_us; });
+  if (all.size() > keep_) all.resize(keep_);
+  if (std::find(all.begin(), all.end(), most_fused) == all.end()) all.back() = most_fused;
+  return all;
 }
 
 std::vector<bool> FusionEvaluator::value_flags(const FusionTerm& term, const std::vector<bool>& class_flags) const {

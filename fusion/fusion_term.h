@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -100,11 +101,15 @@ class FusionEvaluator {
 
   size_t evaluations() const { return evaluations_; }
 
-  // From now on keep the `k` distinct programs (by kernel::print_program text) of
-  // least predicted time that cost() sees, whichever extractor asks; 0 (the
-  // default) keeps none. kept(): predicted fastest first.
+  // From now on keep, of the programs cost() and price() see (whichever
+  // extractor asks), the one of least predicted time per number of kernels;
+  // 0 (the default) keeps none. kept(): up to `k` of them, structurally
+  // different, predicted fastest first, with the most fused one (fewest
+  // kernels) among them — the `k` fastest programs alone were near copies of
+  // each other (a 10-tower graph: eight programs, all 21 kernels and one
+  // predicted time), which cannot tell whether another structure would win.
   void keep_best(size_t k) { keep_ = k; }
-  const std::vector<KeptProgram>& kept() const { return kept_; }
+  std::vector<const KeptProgram*> kept() const;
 
   // Values read from a class that holds a named value of `original` get its
   // name, so kernels and buffers read like the source graph.
@@ -124,7 +129,8 @@ class FusionEvaluator {
   std::chrono::steady_clock::time_point pricing_deadline_ = std::chrono::steady_clock::time_point::max();
   std::unordered_map<egraph::Id, std::string> class_names_;
   size_t keep_ = 0;
-  std::vector<KeptProgram> kept_;
+  std::map<size_t, KeptProgram> kept_;  // by number of kernels
+  bool worth_keeping(size_t kernels, double predicted_us) const;
   void offer(const FusionTerm& term, const FusionCost& cost);
 };
 

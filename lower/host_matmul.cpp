@@ -29,9 +29,11 @@ ContractionTiles clamp_tiles(ContractionTiles t, const ContractionPlan& p) {
   int nv = t.nr / 16;
   auto mr_budget = [&] { return (31 - b_sides * nv) / std::max(1, terms * nv); };
   while (nv > 1 && mr_budget() < 2) t.nr = 16 * --nv;
-  t.mr = static_cast<int>(std::clamp<int64_t>(std::min<int64_t>(t.mr, mr_budget()), 1, std::max<int64_t>(1, p.m)));
+  // Rows across batch elements share a micro-tile when they share B (flat rows).
+  const int64_t rows = p.rows_per_b();
+  t.mr = static_cast<int>(std::clamp<int64_t>(std::min<int64_t>(t.mr, mr_budget()), 1, std::max<int64_t>(1, rows)));
   t.kc = static_cast<int>(std::clamp<int64_t>(t.kc, 1, p.k));
-  t.mc = static_cast<int>(round_up(std::clamp<int64_t>(t.mc, 1, p.m), t.mr));
+  t.mc = static_cast<int>(round_up(std::clamp<int64_t>(t.mc, 1, rows), t.mr));
   t.nc = static_cast<int>(round_up(std::clamp<int64_t>(t.nc, 1, p.n), t.nr));
   t.unroll = std::max(1, t.unroll);
   t.rows_per_chunk = static_cast<int>(round_up(std::max(t.rows_per_chunk, t.mc), t.mc));
@@ -194,7 +196,7 @@ class TiledContraction {
   // faster; B packed per call, fresh in the caches, gained nothing and 512³
   // lost 2 %; with many rows the prefetches only cost issue slots).
   bool prefetch_next_b_panel() const {
-    return packed_b_ && p_.m <= kernel::kHostFewRows && packed_b_floats() * 4 >= (int64_t{16} << 20);
+    return packed_b_ && p_.rows_per_b() <= kernel::kHostFewRows && packed_b_floats() * 4 >= (int64_t{16} << 20);
   }
   int64_t n_blocks() const { return (p_.n + t_.nc - 1) / t_.nc; }
   int64_t k_blocks() const { return (p_.k + t_.kc - 1) / t_.kc; }

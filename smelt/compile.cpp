@@ -6,6 +6,7 @@
 
 #include "runtime/device.h"
 #include "runtime/executable.h"
+#include "runtime/host_device.h"
 #include "smelt/fusion.h"
 
 namespace smelt {
@@ -32,11 +33,15 @@ std::vector<std::vector<double>> Program::benchmark_each_kernel(const std::vecto
   return executable_->benchmark_each_kernel(inputs, reps, warmup);
 }
 
-TargetProfile profile_for_target(Target target, const std::string& gpu_name) {
-  if (target == Target::kHost) return {cost::default_host_profile(), ""};
+TargetProfile profile_for_target(Target target, const std::string& processor) {
   const std::string kind = runtime::target_name(target);
+  if (target == Target::kHost) {
+    cost::ChosenProfile chosen = cost::shipped_profile_for(kind, processor.empty() ? runtime::cpu_model() : processor);
+    return {std::move(chosen.profile), std::move(chosen.note)};
+  }
+  const std::string& gpu_name = processor;
   try {
-    cost::ChosenProfile chosen = cost::gpu_profile_for(kind, gpu_name.empty() ? kind : gpu_name);
+    cost::ChosenProfile chosen = cost::shipped_profile_for(kind, gpu_name.empty() ? kind : gpu_name);
     if (gpu_name.empty())  // no device to name (compile --emit): the shipped one of that kind
       chosen.note = "costing with the shipped " + kind + " profile (measured on " + chosen.profile.cpu +
                     "); --profile names another";
@@ -56,11 +61,11 @@ Program compile(const ir::Graph& graph, const CompileOptions& options) {
   std::shared_ptr<runtime::Device> device =
       runtime::open_device(options.target, {.threads = options.threads, .arch = options.arch});
   Program program;
-  // A GPU is costed with the profile measured on it (cost/profiles/), or the
-  // nearest shipped one of its kind, said in profile_note.
+  // A processor is costed with the profile measured on it (cost/profiles/),
+  // or the nearest shipped one of its kind, said in profile_note.
   CompileOptions costed = options;
   std::string note;
-  if (options.target != Target::kHost && !options.profile) {
+  if (!options.profile) {
     TargetProfile chosen = profile_for_target(options.target, device->processor());
     costed.profile = std::move(chosen.profile);
     note = std::move(chosen.note);

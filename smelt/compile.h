@@ -104,15 +104,16 @@ std::vector<uint8_t> emit(const kernel::KernelProgram& program, const lower::Tar
 std::optional<lower::Target> parse_target(const std::string& name);
 std::string target_name(Target target);  // parse_target's inverse
 
-// The profile that costs kernels for `target` when none is given: the host's;
-// for a GPU the one measured on `gpu_name` where it ships in cost/profiles/,
-// else the nearest shipped one of its kind, else the host's. `note` says in
-// one line when it is not the device's own (empty when it is).
+// The profile that costs kernels for `target` when none is given: the one
+// measured on `processor` (a GPU's name; for the host, empty: this CPU's
+// model) where it ships in cost/profiles/, else the nearest shipped one of its
+// kind, else (a GPU kind with no profile) the host's. `note` says in one line
+// when it is not the processor's own (empty when it is).
 struct TargetProfile {
   cost::DeviceProfile profile;
   std::string note;
 };
-TargetProfile profile_for_target(Target target, const std::string& gpu_name);
+TargetProfile profile_for_target(Target target, const std::string& processor);
 
 // Fuses, lowers and loads `graph`. Throws a smelt::Error: kDeviceUnavailable
 // (the target cannot run here: one line saying what is missing), kLower,

@@ -187,7 +187,7 @@ FusionResult fuse(const ir::Graph& input, const FuseOptions& options) {
       candidates.push_back({graph, lowering, std::move(text), model_pick, is_unfused});
     };
     add(chosen.term.graph, chosen.cost.lowering, true, false);
-    for (const fusion::KeptProgram& k : evaluator.kept()) add(k.term.graph, k.lowering, false, false);
+    for (const fusion::KeptProgram* k : evaluator.kept()) add(k->term.graph, k->lowering, false, false);
     add(g, unfused, false, true);
     measure_candidates(r, std::move(candidates), profile, options);
   } else if (r.predicted_us_before < chosen.cost.predicted_us) {

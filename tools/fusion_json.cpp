@@ -13,6 +13,8 @@ std::string fusion_json(const FusionResult& r, const FusionSource& source) {
                                 {"predicted_us_after", r.predicted_us_after}};
   if (!source.file.empty()) out["file"] = source.file;
   out["graph"] = source.graph;
+  out["profile"] = r.profile_name;  // which processor's numbers priced it (cost/profiles/)
+  if (!r.profile_note.empty()) out["profile_note"] = r.profile_note;
   out["extractor"] = r.extractor;
   out["search_finished"] = r.search_finished;
   if (!r.search_finished && !r.extraction_stop.empty()) out["extraction_stop"] = r.extraction_stop;

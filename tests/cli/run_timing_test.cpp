@@ -209,13 +209,15 @@ void slow_fixed_costs(nlohmann::json& j) {
 TEST_F(RunTimingTest, ProfileIsWhatThePredictionIsCostedWith) {
   const std::string file = example("luminal_fusion.sg");
   Result plain = smelt("run --json --reps 1 --threads 1 " + file);
-  Result shipped = smelt("run --json --reps 1 --threads 1 --profile " + host_profile() + " " + file);
+  const std::string default_profile = default_profile_file();
+  ASSERT_NE(default_profile, "") << "the profile the default prices with ships in cost/profiles";
+  Result shipped = smelt("run --json --reps 1 --threads 1 --profile " + default_profile + " " + file);
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
   ASSERT_EQ(shipped.exit_code, 0) << shipped.err;
   const double predicted = nlohmann::json::parse(plain.out)["predicted_us"].get<double>();
   EXPECT_DOUBLE_EQ(nlohmann::json::parse(shipped.out)["predicted_us"].get<double>(), predicted);
 
-  nlohmann::json profile = nlohmann::json::parse(smelt::smelt_testing::read_text_file(host_profile()));
+  nlohmann::json profile = nlohmann::json::parse(smelt::smelt_testing::read_text_file(default_profile));
   slow_fixed_costs(profile);
   const fs::path slow = write("slow.json", profile.dump());
   Result r = smelt("run --json --reps 1 --threads 1 --profile " + slow.string() + " " + file);

@@ -434,17 +434,20 @@ TEST(DeviceProfile, AProfileWithoutTheConstantBGroupFactorUsesTheGroupFactor) {
 
 // A contraction group is costed with group_factor_constant_b when its B
 // sides read constants (packed once), with group_factor when they are inputs.
+// A group whose B is packed once (constant weights), or packed per call but
+// small enough to stay in L2 (<= 1 MiB), is priced with group_factor_constant_b;
+// one streaming more B per call with group_factor.
 TEST(DeviceProfile, AGroupWithConstantWeightsUsesItsOwnFactor) {
-  auto group = [](bool constant_b) {
+  auto group = [](bool constant_b, int64_t width) {
     ir::Graph g("group");
     auto a = ir::input(g, "a", DType::F32, {64, 256});
-    std::vector<double> v1(256 * 512), v2(v1.size());  // not splats: those become immediates
+    std::vector<double> v1(static_cast<size_t>(256 * width)), v2(v1.size());  // not splats: those become immediates
     for (size_t i = 0; i < v1.size(); ++i) {
       v1[i] = static_cast<double>(i % 7);
       v2[i] = static_cast<double>(i % 5);
     }
-    auto w1 = constant_b ? ir::constant(g, v1, DType::F32, {256, 512}) : ir::input(g, "w1", DType::F32, {256, 512});
-    auto w2 = constant_b ? ir::constant(g, v2, DType::F32, {256, 512}) : ir::input(g, "w2", DType::F32, {256, 512});
+    auto w1 = constant_b ? ir::constant(g, v1, DType::F32, {256, width}) : ir::input(g, "w1", DType::F32, {256, width});
+    auto w2 = constant_b ? ir::constant(g, v2, DType::F32, {256, width}) : ir::input(g, "w2", DType::F32, {256, width});
     g.add_output(ir::mul(ir::matmul(a, w1), ir::matmul(a, w2)));
     return fusion::kernelize(g, fusion::materialize_outputs(g)).program;
   };
@@ -453,16 +456,22 @@ TEST(DeviceProfile, AGroupWithConstantWeightsUsesItsOwnFactor) {
     r.group_factor = 1;
     r.group_factor_constant_b = 1;
   }
-  for (bool constant_b : {false, true}) {
-    const kernel::KernelProgram program = group(constant_b);
+  struct Case {
+    bool constant_b;
+    int64_t width;
+    bool own_factor;  // priced with group_factor_constant_b
+  };
+  for (const Case& c : {Case{false, 1024, false}, Case{true, 1024, true}, Case{false, 128, true}}) {
+    SCOPED_TRACE(std::string(c.constant_b ? "constant" : "input") + " B of width " + std::to_string(c.width));
+    const kernel::KernelProgram program = group(c.constant_b, c.width);
     ASSERT_EQ(program.kernels.size(), 1u) << kernel::print_program(program);
     const double base = predict(program, program.kernels[0], p).compute_us;
     DeviceProfile halved = p;
-    for (ThreadRates& r : halved.rates) (constant_b ? r.group_factor_constant_b : r.group_factor) = 0.5;
+    for (ThreadRates& r : halved.rates) (c.own_factor ? r.group_factor_constant_b : r.group_factor) = 0.5;
     const double with = predict(program, program.kernels[0], halved).compute_us;
-    EXPECT_LT(with, 0.6 * base) << (constant_b ? "constant B" : "B as inputs");
+    EXPECT_LT(with, 0.6 * base);
     DeviceProfile other = p;
-    for (ThreadRates& r : other.rates) (constant_b ? r.group_factor : r.group_factor_constant_b) = 0.5;
+    for (ThreadRates& r : other.rates) (c.own_factor ? r.group_factor : r.group_factor_constant_b) = 0.5;
     EXPECT_DOUBLE_EQ(predict(program, program.kernels[0], other).compute_us, base);
   }
 }

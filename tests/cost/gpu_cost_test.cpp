@@ -125,25 +125,31 @@ TEST(GpuProfile, AGpuProfileNeedsItsFillAndOneSetOfRates) {
   EXPECT_THROW(parse_profile(profile_to_json(over), "over.json"), std::runtime_error);
 }
 
-TEST(GpuProfile, AProfileShipsUnderItsGpusName) {
-  EXPECT_EQ(profile_file_name("NVIDIA H200"), "nvidia-h200.json");
-  EXPECT_EQ(profile_file_name("NVIDIA H100 80GB HBM3"), "nvidia-h100-80gb-hbm3.json");
-  EXPECT_EQ(profile_file_name("  AMD Instinct MI300X (gfx942) "), "amd-instinct-mi300x-gfx942.json");
-  EXPECT_EQ(profile_file_name("???"), "gpu.json");
+TEST(GpuProfile, AProfileShipsUnderItsProcessorsName) {
+  EXPECT_EQ(profile_file_name("cuda", "NVIDIA H200"), "nvidia-h200.json");
+  EXPECT_EQ(profile_file_name("cuda", "NVIDIA H100 80GB HBM3"), "nvidia-h100-80gb-hbm3.json");
+  EXPECT_EQ(profile_file_name("hip", "  AMD Instinct MI300X (gfx942) "), "amd-instinct-mi300x-gfx942.json");
+  EXPECT_EQ(profile_file_name("cuda", "???"), "gpu.json");
+  EXPECT_EQ(profile_file_name("host", "Intel(R) Xeon(R) Processor"), "host-intel-r-xeon-r-processor.json");
 }
 
-TEST(GpuProfile, EveryShippedGpuProfileLoadsAndIsChosenByItsOwnName) {
-  for (const ShippedProfile& s : shipped_gpu_profiles()) {
-    EXPECT_NE(s.profile.device, "host") << s.file;
-    EXPECT_EQ("cost/profiles/" + profile_file_name(s.profile.cpu), s.file) << "shipped under its GPU's name";
-    const ChosenProfile own = gpu_profile_for(s.profile.device, s.profile.cpu);
-    EXPECT_EQ(own.note, "") << "its own GPU needs no note";
+TEST(GpuProfile, EveryShippedProfileLoadsAndIsChosenByItsOwnName) {
+  ASSERT_FALSE(shipped_profiles().empty());
+  EXPECT_EQ(shipped_profiles().front().file, "cost/profiles/host.json") << "the reference host profile comes first";
+  for (const ShippedProfile& s : shipped_profiles()) {
+    if (s.file != "cost/profiles/host.json") {
+      EXPECT_EQ("cost/profiles/" + profile_file_name(s.profile.device, s.profile.cpu), s.file)
+          << "shipped under its processor's name";
+    }
+    const ChosenProfile own = shipped_profile_for(s.profile.device, s.profile.cpu);
+    EXPECT_EQ(own.note, "") << "its own processor needs no note";
     EXPECT_EQ(own.profile.cpu, s.profile.cpu);
-    const ChosenProfile other = gpu_profile_for(s.profile.device, s.profile.cpu + " Ultra");
-    EXPECT_NE(other.note.find(s.file), std::string::npos) << "another GPU is told which profile costs it: " << other.note;
+    const ChosenProfile other = shipped_profile_for(s.profile.device, s.profile.cpu + " Ultra");
+    EXPECT_NE(other.note.find(s.file), std::string::npos) << "another processor is told which profile costs it: " << other.note;
+    EXPECT_EQ(other.profile.device, s.profile.device) << "never another kind's numbers";
   }
   try {
-    gpu_profile_for("no-such-kind", "Some GPU");
+    shipped_profile_for("no-such-kind", "Some GPU");
     FAIL() << "a kind with no shipped profile must not fall back silently";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("smelt calibrate --device no-such-kind"), std::string::npos) << e.what();

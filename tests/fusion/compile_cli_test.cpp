@@ -94,8 +94,9 @@ TEST_F(CompileCli, ProfileChangesThePrediction) {
   EXPECT_GE(j["predicted_us_after"].get<double>(), 1000.0);
   EXPECT_LT(j["predicted_us_after"].get<double>(), 1100.0);
   // The shipped file itself predicts what the built-in profile does.
-  const Result same = smelt("compile " + example("luminal_subexpr") + " --json --profile '" + SMELT_SOURCE_DIR +
-                            "/cost/profiles/host.json'");
+  const std::string default_profile = default_profile_file();
+  ASSERT_NE(default_profile, "");
+  const Result same = smelt("compile " + example("luminal_subexpr") + " --json --profile '" + default_profile + "'");
   ASSERT_EQ(same.exit_code, 0) << same.err;
   EXPECT_EQ(nlohmann::json::parse(same.out)["predicted_us_after"], shipped["predicted_us_after"]);
 }

@@ -73,6 +73,7 @@ smelt::FuseOptions seed_options() {
     r.call_chain_factor = {1.0};
     r.prologue_ns = 0;
     r.group_factor = 1;
+    r.group_factor_constant_b = 1;  // the file has none: it took group_factor's measured value
   }
   smelt::FuseOptions options;
   options.profile = profile;

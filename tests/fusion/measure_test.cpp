@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 #include <string>
 
 #include "smelt/smelt.h"
@@ -69,6 +70,21 @@ TEST(FusionMeasure, OffByDefault) {
   const smelt::FusionResult r = smelt::fuse(example("luminal_subexpr"));
   EXPECT_TRUE(r.measured.empty());
   EXPECT_EQ(r.measure_s, 0);
+}
+
+// The candidates differ in structure, not only in materialization: on ten
+// towers the eight fastest programs priced were all 21 kernels (one predicted
+// time); now each number of kernels brings its fastest, the most fused among them.
+TEST(FusionMeasure, CandidatesDifferInStructureAndTheMostFusedIsAmongThem) {
+  const smelt::FusionResult r = measured(test_graph("towers_10x4"), 4);
+  std::set<size_t> kernels;
+  size_t pick_kernels = 0;
+  for (const smelt::MeasuredCandidate& m : r.measured) {
+    if (!m.unfused) kernels.insert(m.kernels);
+    if (m.model_pick) pick_kernels = m.kernels;
+  }
+  EXPECT_GE(kernels.size(), 3u) << "the pick and at least two other structures";
+  EXPECT_LT(*kernels.begin(), pick_kernels) << "a more fused program than the pick is timed";
 }
 
 TEST(FusionMeasure, CompileOnAGpuTargetRefusesToMeasure) {

@@ -46,11 +46,13 @@ TEST_F(SaturateCli, JsonHasIterationsRulesAndThePick) {
 }
 
 TEST_F(SaturateCli, ExplainNamesTheGemmSplitAndTheBatchingRules) {
-  const Result split = smelt("saturate " + example("mlir_dot_slice") + " --explain --threads 2");
+  // The reference profile: what the rules reach, priced alike on every machine.
+  const std::string reference = std::string(" --profile '") + SMELT_SOURCE_DIR + "/cost/profiles/host.json'";
+  const Result split = smelt("saturate " + example("mlir_dot_slice") + " --explain --threads 2" + reference);
   ASSERT_EQ(split.exit_code, 0) << split.err;
   const std::string why = split.out.substr(split.out.find("why the picked term"));
   EXPECT_NE(why.find("=> split-matmul"), std::string::npos) << why;
-  const Result towers = smelt("saturate " + example("migraphx_mlp_towers") + " --explain --threads 2");
+  const Result towers = smelt("saturate " + example("migraphx_mlp_towers") + " --explain --threads 2" + reference);
   ASSERT_EQ(towers.exit_code, 0) << towers.err;
   EXPECT_NE(towers.out.find("=> batch-matmuls"), std::string::npos) << towers.out;
 }
@@ -69,7 +71,8 @@ TEST_F(SaturateCli, SerializedEGraphExtractsToTheSameDagCost) {
 
 TEST_F(SaturateCli, DrawsTheEGraphWithBothTerms) {
   const std::string dot = (dir_ / "g.dot").string();
-  const Result r = smelt("saturate " + example("mlir_dot_slice") + " --threads 2 --dot '" + dot + "'");
+  const Result r = smelt("saturate " + example("mlir_dot_slice") + " --threads 2 --dot '" + dot + "' --profile '" +
+                         SMELT_SOURCE_DIR + "/cost/profiles/host.json'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string text = smelt::smelt_testing::read_text_file(dot);
   EXPECT_NE(text.find("subgraph cluster_"), std::string::npos);

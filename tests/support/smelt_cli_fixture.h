@@ -42,6 +42,24 @@ class SmeltCliTest : public ::testing::Test {
   static std::string example(const std::string& name) { return std::string(SMELT_SOURCE_DIR) + "/examples/" + name; }
 #endif
 
+#ifdef SMELT_SOURCE_DIR
+  // The shipped profile (cost/profiles/*.json) that prices a program when no
+  // --profile is given: the one of this machine's CPU, or the nearest one (the
+  // JSON's "profile" names it); empty when none matches.
+  std::string default_profile_file() {
+    const CliResult r = smelt("compile " + example("luminal_subexpr.sg") + " --json");
+    const size_t key = r.out.find("\"profile\"");
+    const size_t open = key == std::string::npos ? key : r.out.find('"', r.out.find(':', key));
+    if (r.exit_code != 0 || open == std::string::npos) return "";
+    const std::string name = r.out.substr(open + 1, r.out.find('"', open + 1) - open - 1);
+    for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(SMELT_SOURCE_DIR) / "cost/profiles"))
+      if (entry.path().extension() == ".json" &&
+          read_text_file(entry.path()).find("\"name\": \"" + name + "\"") != std::string::npos)
+        return entry.path().string();
+    return "";
+  }
+#endif
+
   // `args` are passed through the shell as written (quote paths with spaces).
   CliResult smelt(const std::string& args) {
     const std::filesystem::path out = dir_ / "stdout", err = dir_ / "stderr";
