@@ -496,6 +496,29 @@ struct Calibrator {
     record("convolution windows (3x3, 32 maps, 28x28)", r.threads, t_conv, r.window_pack_ns, "ns/element");
   }
 
+  // Depthwise convolutions (3x3, 5x5 and 7x7 over 96 maps of 28x28, padded,
+  // EfficientNet's): no tiled kernel takes them, so they run as plain
+  // reduction loops; the time per reduction step by the steps per output.
+  void loop_contraction(ThreadRates& r) {
+    const int64_t maps = gpu ? 256 : 96, side = gpu ? 56 : 28;
+    r.loop_contraction.clear();
+    for (int64_t window : {3, 5, 7}) {
+      ir::Graph g("depthwise");
+      ir::Tensor x = ir::input(g, "x", DType::F32, {1, maps, side, side});
+      ir::Tensor w = ir::input(g, "w", DType::F32, {maps, 1, window, window});
+      const int64_t pad = window / 2;
+      g.add_output(ir::conv(x, w, {{1, 1}, {1, 1}, {pad, pad}, {pad, pad}, maps}));
+      const kernel::KernelProgram program = fused(g);
+      const Timing t = time(program, r.threads);
+      const double loop_steps = static_cast<double>(maps * side * side * window * window);
+      const double ns = std::max(1e-3, t.median_us * 1e3 / loop_steps);
+      r.loop_contraction.push_back({static_cast<double>(window * window), ns});
+      record("contraction as a loop (depthwise " + std::to_string(window) + "x" + std::to_string(window) +
+                 ", 96 maps, 28x28)",
+             r.threads, t, ns, "ns/step");
+    }
+  }
+
   // Two gemms sharing A in one kernel (a contraction group) against the two
   // as separate kernels, at a SwiGLU's shape (64 tokens, 1024 → 2 × 2048):
   // the group's micro-tile has fewer rows and its two B panels compete for
@@ -772,6 +795,7 @@ Calibration calibrate_host(const CalibrationOptions& options) {
     c.steps.push_back({"matmul prologue" + at, [&c, r] { c.prologue(*r); }});
     c.steps.push_back({"contraction groups" + at, [&c, r] { c.group(*r); }});
     c.steps.push_back({"convolution windows" + at, [&c, r] { c.windows(*r); }});
+    c.steps.push_back({"contraction as a loop" + at, [&c, r] { c.loop_contraction(*r); }});
   }
   c.steps.push_back({"fitting memory / compute overlap", [&c] { c.fit_overlap(); }});
   return c.run();

@@ -200,6 +200,8 @@ ThreadRates thread_rates(const json& j, const std::string& path, const std::stri
   }
   r.prologue_ns = number(j, "prologue_ns", path, source, false);
   r.window_pack_ns = j.contains("window_pack_ns") ? number(j, "window_pack_ns", path, source, false) : 0;
+  if (j.contains("loop_contraction"))
+    r.loop_contraction = curve(j["loop_contraction"], path + "loop_contraction", source);
   r.group_factor = number(j, "group_factor", path, source, true);
   r.group_factor_constant_b =
       j.contains("group_factor_constant_b") ? number(j, "group_factor_constant_b", path, source, true) : r.group_factor;
@@ -369,6 +371,7 @@ std::string profile_to_json(const DeviceProfile& p) {
                      {"group_factor", r.group_factor},
                      {"group_factor_constant_b", r.group_factor_constant_b}});
     if (!r.fill.empty()) rates.back()["fill"] = curve_json(r.fill);
+    if (!r.loop_contraction.empty()) rates.back()["loop_contraction"] = curve_json(r.loop_contraction);
     if (!r.tensor_core_matmul.empty()) rates.back()["tensor_core_matmul"] = points_json(r.tensor_core_matmul);
   }
   json j = {{"format", DeviceProfile::kFormat}, {"name", p.name}, {"device", p.device}, {"cpu", p.cpu},

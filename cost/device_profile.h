@@ -76,6 +76,14 @@ struct ThreadRates {
   // output positions per batch element and B side: the im2col work done
   // implicitly, a line at a time). Profiles measured before it load 0.
   double window_pack_ns = 0;
+  // Per step of a contraction the tiled kernels do not take (a depthwise
+  // convolution, reducing [1, 3, 3]: kernel/contraction_group.h), run as a
+  // plain reduction loop: its loads (masked at the borders), product and sum,
+  // by the reduction's length (steps per output: a 3x3's 9 unrolled ran at
+  // 0.53 ns a step, a 5x5's 25 as a loop at 1.12, 2026-11-28). Profiles
+  // measured before it have none and price such a kernel at matmul rates,
+  // 3-7x under its time (EfficientNet-B0).
+  Curve loop_contraction;
   // A contraction group (several gemms sharing A in one kernel) against the
   // same gemms as separate kernels: multiplies the group's matmul time when
   // its B sides are packed per call (group_factor) and when they are

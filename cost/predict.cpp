@@ -296,6 +296,8 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
   const bool b_in_cache =
       group && static_cast<double>(group->k) * static_cast<double>(group->n) *
                        static_cast<double>(group->b_sides.size()) * 4 <= static_cast<double>(1 << 20);
+  // A contraction no tiled kernel takes, priced per step of its loop where the profile measured one.
+  const bool looped_contraction = contraction && !group && !rates.loop_contraction.empty();
   // Every load of a B side (inside the K loop, not reading the row variable)
   // reads a constant: the tiled matmul packs B once, not per call.
   bool constant_b = contraction && k.space.size() >= 2;
@@ -397,7 +399,9 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
     const kernel::KernelExpr& e = k.exprs[i];
     if (share[i] == 0) continue;
     const double evaluations = extent_product(k, vars[i]) * share[i];
-    if (prologue[i]) {
+    // A looped contraction's loads are in its step; its other nodes in the
+    // loop are ops evaluated at every step, not once per packed element.
+    if (prologue[i] && !looped_contraction) {
       compute_ns += evaluations * rates.prologue_ns;
       continue;
     }
@@ -416,7 +420,11 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
         break;
       case kernel::KernelExpr::Kind::kReduce: {
         const double steps = evaluations * static_cast<double>(ir::numel(k.reduction));
-        if (e.contraction) {
+        if (e.contraction && looped_contraction) {
+          // No tiled kernel takes it: a plain loop over its steps (loads, product, sum).
+          cost.flops += 2 * steps;
+          compute_ns += steps * interpolate(rates.loop_contraction, static_cast<double>(ir::numel(k.reduction)));
+        } else if (e.contraction) {
           // The matmul's shape: a contraction group's (several column axes for
           // a convolution), else the space's last two axes.
           long n = k.space.empty() ? 1 : static_cast<long>(k.space.back());

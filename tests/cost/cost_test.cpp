@@ -476,6 +476,29 @@ TEST(DeviceProfile, AGroupWithConstantWeightsUsesItsOwnFactor) {
   }
 }
 
+// A depthwise convolution is a contraction no tiled kernel takes: with a
+// measured loop_contraction curve it is priced per step of its loop (the
+// curve read at its steps per output); without one, at matmul rates as before.
+TEST(DeviceProfile, AContractionNoTiledKernelTakesIsPricedPerStepOfItsLoop) {
+  ir::Graph g("depthwise");
+  auto x = ir::input(g, "x", DType::F32, {1, 16, 20, 20});
+  auto w = ir::input(g, "w", DType::F32, {16, 1, 5, 5});
+  g.add_output(ir::conv(x, w, {{1, 1}, {1, 1}, {2, 2}, {2, 2}, 16}));
+  const kernel::KernelProgram program = fusion::kernelize(g, fusion::materialize_outputs(g)).program;
+  ASSERT_EQ(program.kernels.size(), 1u) << kernel::print_program(program);
+  DeviceProfile p = default_host_profile().for_threads(1);
+  ASSERT_TRUE(p.rates[0].loop_contraction.empty()) << "the reference profile predates the curve";
+  const double at_matmul_rates = predict(program, program.kernels[0], p).compute_us;
+  const double steps = 16.0 * 20 * 20 * 25;
+  for (ThreadRates& r : p.rates) r.loop_contraction = {{9, 1.0}, {25, 2.0}};
+  const double looped = predict(program, program.kernels[0], p).compute_us;
+  EXPECT_GE(looped, steps * 2.0 / 1000) << "25 steps an output at 2 ns each";
+  EXPECT_LT(looped, steps * 2.0 / 1000 * 1.2) << "and little else";
+  EXPECT_NE(looped, at_matmul_rates);
+  // The curve survives the JSON.
+  EXPECT_EQ(parse_profile(profile_to_json(p), "p.json").rates[0].loop_contraction.size(), 2u);
+}
+
 // Every number anywhere in the profile, made negative or too large for a
 // double, is rejected naming where it is; every required field removed is
 // rejected naming it. (Generated from the profile itself, so a field added to
