@@ -444,8 +444,8 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
           // 256 wide: 44 us grouped against 66 us as a gemm and its epilogue,
           // 2 threads, 2026-11-28); never slower than a term alone, the rate
           // group_factor was measured against (2 x 2048 columns).
-          const double gflops = std::max(matmul_gflops(rates_of_shape, batch, m, n, kk),
-                                         matmul_gflops(rates_of_shape, batch, m, n * std::max(1, contractions), kk));
+          double gflops = matmul_gflops(rates_of_shape, batch, m, n, kk);
+          if (contractions > 1) gflops = std::max(gflops, matmul_gflops(rates_of_shape, batch, m, n * contractions, kk));
           compute_ns += 2 * steps / gflops *  // GFLOP/s = flop/ns
                         (contractions > 1 ? (constant_b || b_in_cache ? rates.group_factor_constant_b : rates.group_factor) : 1.0);
         } else if (unrolled) {
