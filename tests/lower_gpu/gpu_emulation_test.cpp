@@ -1,17 +1,25 @@
 // The GPU kernels' semantics without a GPU: smelt::lower::gpu_emulation_llvm_ir (the
 // same grid-stride loops, block reductions and tiled matmuls as the PTX and
-// the code objects) JIT-compiled for this CPU, each GPU thread a std::thread,
-// each block's barrier a std::barrier; every fused example must give the
-// reference interpreter's outputs. Grids are capped at a few blocks,
-// so the grid-stride paths run too.
+// the code objects) JIT-compiled for this CPU, each GPU thread a fiber
+// (ucontext) on the test's own thread, each block's barrier a switch to the
+// next fiber; every fused example must give the reference interpreter's
+// outputs. Grids are capped at a few blocks, so the grid-stride paths run too.
+//
+// Fibers, not std::threads: 256 OS threads a block meeting at a std::barrier
+// on CI's 2 cores spent the run switching (2026-11-29: 15.6 million
+// involuntary context switches, 317 s of wall time for 35 s of CPU beside a
+// build). A barrier ends a round in which every fiber of the block runs to its
+// next barrier; each round runs the fibers in a new shuffled order, so a
+// missing barrier (a thread reading what another writes in the same round)
+// reads values of either side of the write and fails the comparison.
 #include <gtest/gtest.h>
+#include <ucontext.h>
 
 #include <algorithm>
-#include <barrier>
 #include <cmath>
 #include <map>
 #include <memory>
-#include <thread>
+#include <random>
 #include <vector>
 
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
@@ -32,22 +40,77 @@
 namespace smelt {
 namespace {
 
-// The emulated thread's coordinates; the block's barrier.
-thread_local int current_thread = 0;
-thread_local int current_block = 0;
-thread_local int barriers_passed = 0;
-int grid_blocks = 1;
-std::barrier<>* block_barrier = nullptr;
+using KernelFn = void (*)(void* const*);
 
-extern "C" int emu_thread_index() { return current_thread; }
-extern "C" int emu_block_index() { return current_block; }
-extern "C" int emu_grid_blocks() { return grid_blocks; }
+// One block's threads as fibers. The emulator's extern "C" functions read the
+// running fiber's coordinates from here.
+struct Fiber {
+  ucontext_t context;
+  int barriers_passed = 0;
+  bool done = false;
+};
+struct EmulatedBlock {
+  int block = 0;
+  int grid_blocks = 1;
+  int running = 0;  // the fiber now running
+  KernelFn fn = nullptr;
+  void* const* buffers = nullptr;
+  ucontext_t scheduler;
+  std::vector<Fiber> fibers;
+  // 256 KiB a fiber: the kernels keep their tiles' accumulators in registers
+  // and shared memory is a global, so their frames are small.
+  static constexpr size_t kStackBytes = 256 * 1024;
+  std::vector<std::unique_ptr<char[]>> stacks;
+};
+EmulatedBlock emulated;
+
+extern "C" int emu_thread_index() { return emulated.running; }
+extern "C" int emu_block_index() { return emulated.block; }
+extern "C" int emu_grid_blocks() { return emulated.grid_blocks; }
 extern "C" void emu_barrier() {
-  ++barriers_passed;
-  block_barrier->arrive_and_wait();
+  Fiber& fiber = emulated.fibers[static_cast<size_t>(emulated.running)];
+  ++fiber.barriers_passed;
+  swapcontext(&fiber.context, &emulated.scheduler);
+}
+void run_fiber() {
+  emulated.fn(emulated.buffers);
+  emulated.fibers[static_cast<size_t>(emulated.running)].done = true;
+  // Returning resumes uc_link: the scheduler.
 }
 
-using KernelFn = void (*)(void* const*);
+// Runs `threads` fibers of fn as block `block`; the barriers each passed.
+std::vector<int> run_block(KernelFn fn, void* const* buffers, int threads, int block, std::mt19937& shuffle) {
+  emulated.block = block;
+  emulated.fn = fn;
+  emulated.buffers = buffers;
+  emulated.fibers.assign(static_cast<size_t>(threads), Fiber{});
+  while (emulated.stacks.size() < static_cast<size_t>(threads))
+    emulated.stacks.push_back(std::make_unique<char[]>(EmulatedBlock::kStackBytes));
+  for (size_t t = 0; t < emulated.fibers.size(); ++t) {
+    ucontext_t& context = emulated.fibers[t].context;
+    getcontext(&context);
+    context.uc_stack.ss_sp = emulated.stacks[t].get();
+    context.uc_stack.ss_size = EmulatedBlock::kStackBytes;
+    context.uc_link = &emulated.scheduler;
+    makecontext(&context, run_fiber, 0);
+  }
+  std::vector<int> order(static_cast<size_t>(threads));
+  for (int t = 0; t < threads; ++t) order[static_cast<size_t>(t)] = t;
+  for (bool any_left = true; any_left;) {
+    any_left = false;
+    std::shuffle(order.begin(), order.end(), shuffle);
+    for (int t : order) {
+      Fiber& fiber = emulated.fibers[static_cast<size_t>(t)];
+      if (fiber.done) continue;
+      emulated.running = t;
+      swapcontext(&emulated.scheduler, &fiber.context);
+      any_left |= !fiber.done;
+    }
+  }
+  std::vector<int> passed;
+  for (const Fiber& fiber : emulated.fibers) passed.push_back(fiber.barriers_passed);
+  return passed;
+}
 
 class EmulatedGpu {
  public:
@@ -82,22 +145,10 @@ class EmulatedGpu {
     auto fn = cantFail(jit_->lookup(lower::kernel_symbol(program_, k))).toPtr<KernelFn>();
     const lower::LaunchConfig config = lower::launch_config(program_.kernels[k], {lower::Target::kCuda, ""});
     const int threads = static_cast<int>(config.block[0]);
-    grid_blocks = static_cast<int>(std::min(config.grid[0], max_blocks));
-    for (int block = 0; block < grid_blocks; ++block) {
-      std::barrier<> sync(threads);
-      block_barrier = &sync;
-      std::vector<int> passed(static_cast<size_t>(threads), 0);
-      std::vector<std::thread> workers;
-      for (int t = 0; t < threads; ++t)
-        workers.emplace_back([&, t] {
-          current_thread = t;
-          current_block = block;
-          barriers_passed = 0;
-          fn(buffers);
-          passed[static_cast<size_t>(t)] = barriers_passed;
-          sync.arrive_and_drop();  // a thread that is done never blocks the others
-        });
-      for (std::thread& worker : workers) worker.join();
+    emulated.grid_blocks = static_cast<int>(std::min(config.grid[0], max_blocks));
+    std::mt19937 shuffle(static_cast<uint32_t>(k));
+    for (int block = 0; block < emulated.grid_blocks; ++block) {
+      const std::vector<int> passed = run_block(fn, buffers, threads, block, shuffle);
       if (std::adjacent_find(passed.begin(), passed.end(), std::not_equal_to<>()) != passed.end()) return false;
     }
     return true;

@@ -1,6 +1,6 @@
 #pragma once
 // A GoogleTest fixture that runs the `smelt` binary as a user would (the test
-// target defines SMELT_BINARY) and captures its exit code, stdout and stderr,
+// target links smelt_test_binary: smelt_binary.h) and captures its exit code, stdout and stderr,
 // with a scratch folder per test for input files.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -11,6 +11,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+
+#include "tests/support/smelt_binary.h"
 
 namespace smelt::smelt_testing {
 

@@ -9,6 +9,8 @@
 #include <string>
 #include <sys/wait.h>
 
+#include "tests/support/smelt_binary.h"
+
 namespace {
 
 struct CommandRun {
