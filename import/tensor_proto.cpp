@@ -29,6 +29,12 @@ T load_little_endian(const std::string& bytes, size_t index) {
 // Fills `t` from raw_data, which holds raw_width(onnx_type) bytes per element (checked).
 void fill_from_raw(ir::HostTensor& t, const std::string& raw, int onnx_type) {
   const int64_t n = t.numel();
+  if (onnx_type == TensorProto::FLOAT && t.reals.size() == static_cast<size_t>(n)) {
+    // f32 weights (nearly all of a model's bytes): every float is a double
+    // exactly, so no rounding per element (set() rounds to the dtype).
+    for (int64_t i = 0; i < n; ++i) t.reals[static_cast<size_t>(i)] = load_little_endian<float>(raw, static_cast<size_t>(i));
+    return;
+  }
   for (int64_t i = 0; i < n; ++i) {
     switch (onnx_type) {
       case TensorProto::FLOAT:

@@ -38,9 +38,7 @@ class KeyWriter {
 constexpr size_t kLiteralInKey = 64;
 
 // Equal bits (a key compares floats by their bits too).
-bool same_literal_bits(const ir::Literal& a, const ir::Literal& b) {
-  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
-}
+bool same_literal_bits(const ir::Literal& a, const ir::Literal& b) { return same_bits(a, b); }
 
 // Every value the same bits (a splat: lowered as an immediate).
 bool uniform_bits(const ir::Literal& a) {
@@ -69,8 +67,7 @@ std::string record_key(const AttrRecord& r, LiteralInKey literal = LiteralInKey:
   } else if (a.values.size() <= kLiteralInKey) {
     for (double v : a.values) w.f64(v);
   } else {  // a weight: its bits' hash (same_literal_bits decides between equal hashes)
-    w.i64(static_cast<int64_t>(std::hash<std::string_view>{}(
-        std::string_view(reinterpret_cast<const char*>(a.values.data()), a.values.size() * sizeof(double)))));
+    w.i64(static_cast<int64_t>(a.values.bits_hash()));
   }
   w.i64(a.axis);
   w.ints(a.perm);

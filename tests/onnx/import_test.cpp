@@ -107,6 +107,24 @@ TEST(OnnxImport, TransposedWeightsAreStoredInTheLayoutRead) {
   EXPECT_EQ(permutes(import(n).graph), 1);
 }
 
+// The folded transpose of a matrix is copied in 64 x 64 tiles
+// (import/constant_views.cpp): 70 x 130 cuts tiles in both directions.
+TEST(OnnxImport, ATransposedInitializerLargerThanATileHasEveryElementInPlace) {
+  const int64_t rows = 70, cols = 130;
+  std::vector<float> w;
+  for (int64_t i = 0; i < rows * cols; ++i) w.push_back(static_cast<float>(i));
+  ModelBuilder m;
+  m.output("z", kF32, {cols, rows});
+  m.float_initializer("W", {rows, cols}, w);
+  m.node("Transpose", {"W"}, {"z"});
+  importer::ImportResult r = import(m);
+  const std::vector<double> z = values_of(ir::interpret(r.graph, {})[0]);
+  ASSERT_EQ(z.size(), static_cast<size_t>(rows * cols));
+  for (int64_t c = 0; c < cols; ++c)
+    for (int64_t row = 0; row < rows; ++row)
+      ASSERT_EQ(z[static_cast<size_t>(c * rows + row)], static_cast<double>(row * cols + c)) << c << "," << row;
+}
+
 TEST(OnnxImport, ShapeOfAStaticShapeIsFoldedIntoReshape) {
   ModelBuilder m;
   m.input("x", kF32, {2, 3}).output("y", kF32, {3, 2});
