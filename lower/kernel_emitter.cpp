@@ -272,6 +272,13 @@ llvm::Value* KernelEmitter::emit_index(kernel::IndexRef ref, const NodeValues& a
       llvm::Value* d = index(n.b, at);
       const IndexPool::Node& divisor = kernel_.indices.node(n.b);
       const bool positive_constant = divisor.kind == IndexPool::Kind::kConst && divisor.value > 0;
+      // Floor and truncation agree on a non-negative numerator: udiv / urem,
+      // which LLVM folds where sdiv's floor correction hides the identity. A
+      // flattened reshape's row-major offset, 112·(i / 112) + i % 112, is then
+      // i, and a B side read through it packs as a contiguous row (EfficientNet-
+      // B0's flattened 1x1 convolutions measured 2.2x their price, 2026-11-29).
+      if (positive_constant && non_negative(n.a))
+        return n.kind == IndexPool::Kind::kFloorDiv ? b.CreateUDiv(a, d) : b.CreateURem(a, d);
       // A divisor that may be 0 (never in valid kernels) is replaced by 1 rather than being UB.
       if (!positive_constant) d = b.CreateSelect(b.CreateICmpEQ(d, b.getInt64(0)), b.getInt64(1), d);
       llvm::Value* q = b.CreateSDiv(a, d);
@@ -296,6 +303,36 @@ llvm::Value* KernelEmitter::emit_index(kernel::IndexRef ref, const NodeValues& a
     case IndexPool::Kind::kNot: return bool_value(b.CreateNot(truth(n.a)));
   }
   throw LowerError("kernel " + kernel_.name + ": unknown index node");
+}
+
+bool KernelEmitter::non_negative(kernel::IndexRef ref) {
+  if (auto it = non_negative_.find(ref); it != non_negative_.end()) return it->second;
+  const IndexPool::Node& n = kernel_.indices.node(ref);
+  auto positive_constant = [&](kernel::IndexRef r) {
+    const IndexPool::Node& d = kernel_.indices.node(r);
+    return d.kind == IndexPool::Kind::kConst && d.value > 0;
+  };
+  bool result = false;
+  switch (n.kind) {
+    case IndexPool::Kind::kConst: result = n.value >= 0; break;
+    case IndexPool::Kind::kVar: result = !kernel::is_indirect_var(n.value); break;
+    case IndexPool::Kind::kAdd:
+    case IndexPool::Kind::kMul:
+    case IndexPool::Kind::kMin: result = non_negative(n.a) && non_negative(n.b); break;
+    case IndexPool::Kind::kMax: result = non_negative(n.a) || non_negative(n.b); break;
+    case IndexPool::Kind::kFloorDiv: result = positive_constant(n.b) && non_negative(n.a); break;
+    case IndexPool::Kind::kMod: result = positive_constant(n.b); break;  // in [0, b) for b > 0
+    case IndexPool::Kind::kSelect: result = non_negative(n.b) && non_negative(n.c); break;
+    case IndexPool::Kind::kLt:
+    case IndexPool::Kind::kLe:
+    case IndexPool::Kind::kEq:
+    case IndexPool::Kind::kAnd:
+    case IndexPool::Kind::kOr:
+    case IndexPool::Kind::kNot: result = true; break;  // 0 or 1
+    case IndexPool::Kind::kSub: result = false; break;
+  }
+  non_negative_.emplace(ref, result);
+  return result;
 }
 
 namespace {

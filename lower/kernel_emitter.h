@@ -212,6 +212,11 @@ class KernelEmitter {
 
  private:
   llvm::Value* emit_index(kernel::IndexRef ref, const NodeValues& at);
+  // Whether the index node is >= 0 at every point of the kernel's space: its
+  // variables are (a loaded index may not be), and sums, products, quotients
+  // and remainders by positive constants, minima, maxima and selects of such
+  // nodes are. Memoized.
+  bool non_negative(kernel::IndexRef ref);
   llvm::Value* emit_load(const kernel::KernelExpr& e, const NodeValues& at);
   // A load's element offset at `at`: a variable part (returned) plus `constant_offset`.
   llvm::Value* load_offset(const kernel::KernelExpr& e, const NodeValues& at, int64_t& constant_offset);
@@ -236,6 +241,7 @@ class KernelEmitter {
   std::vector<llvm::MDNode*> alias_scope_;  // per buffer the kernel touches: its own scope / the others'
   std::vector<llvm::MDNode*> no_alias_;
   bool masked_loads_as_branches_ = false;
+  std::unordered_map<kernel::IndexRef, bool> non_negative_;
 };
 
 // `for (i = begin; i < end; ++i) body(i)` with i64 bounds, at the builder's
