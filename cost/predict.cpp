@@ -10,6 +10,7 @@
 #include "kernel/contraction_group.h"
 #include "kernel/gpu_plan.h"
 #include "kernel/host_plan.h"
+#include "kernel/index_simplify.h"
 #include "kernel/kernel_branches.h"
 
 namespace smelt::cost {
@@ -220,6 +221,64 @@ bool rereads_a_row(const kernel::Kernel& k, const kernel::Buffer& buffer, const 
   return base == earlier_base && std::abs(offset - earlier_offset) <= buffer.type.shape.back();
 }
 
+// The host's column segments as versions of the kernel (kernel::host_column_cuts:
+// the row loop is cut where comparisons of the column with a constant change
+// value, and in each segment LLVM folds them). In a segment a `where` the
+// segment decides computes only its taken side, and a masked load is a plain
+// load where its mask holds there and is not evaluated where it does not (a
+// rotate-half's `j < 64` / `64 <= j` halves). `plain[i]`: a masked load every
+// segment that evaluates it decides true.
+kernel::BranchPlan column_segments(const kernel::Kernel& k, const std::vector<int64_t>& cuts, std::vector<bool>& plain) {
+  std::vector<kernel::IndexRange> ranges;
+  for (int64_t e : k.space) ranges.push_back({0, e - 1});
+  for (int64_t e : k.reduction) ranges.push_back({0, e - 1});
+  kernel::BranchPlan plan;
+  if (ranges.size() >= 64) return plan;
+  const size_t inner = k.space.size() - 1;
+  const int64_t n = k.space.back();
+  std::vector<int> evaluated(k.exprs.size(), 0), decided_true(k.exprs.size(), 0);
+  int64_t lo = 0;
+  for (size_t s = 0; s <= cuts.size(); ++s) {
+    const int64_t hi = s < cuts.size() ? cuts[s] : n;
+    ranges[inner] = {lo, hi - 1};
+    kernel::IndexPool target;
+    kernel::IndexSimplifier simplifier(k.indices, target, ranges);
+    auto decide = [&](kernel::IndexRef condition) -> std::optional<bool> {
+      if ((k.indices.vars_used(condition) >> ranges.size()) != 0) return std::nullopt;
+      const kernel::IndexRef truth = simplifier.truth(condition);
+      if (truth == kernel::kNoIndex) return true;
+      const kernel::IndexPool::Node& node = target.node(truth);
+      if (node.kind == kernel::IndexPool::Kind::kConst && node.value == 0) return false;
+      return std::nullopt;
+    };
+    kernel::BranchPlan::Leaf leaf;
+    leaf.fraction = static_cast<double>(hi - lo) / static_cast<double>(n);
+    for (size_t i = 0; i < k.exprs.size(); ++i) {
+      const kernel::IndexRef condition = kernel::where_index_condition(k, static_cast<int>(i));
+      if (condition == kernel::kNoIndex || leaf.decides(condition)) continue;
+      if (const std::optional<bool> holds = decide(condition)) leaf.assumed.emplace_back(condition, *holds);
+    }
+    leaf.live = kernel::live_nodes(k, leaf.assumed);
+    for (size_t i = 0; i < k.exprs.size(); ++i) {
+      const kernel::KernelExpr& e = k.exprs[i];
+      if (!leaf.live[i] || e.kind != kernel::KernelExpr::Kind::kLoad || e.valid == kernel::kNoIndex || !e.operands.empty())
+        continue;
+      const std::optional<bool> holds = decide(e.valid);
+      if (holds && !*holds) {
+        leaf.live[i] = false;  // its pad value, a constant
+        continue;
+      }
+      ++evaluated[i];
+      decided_true[i] += holds.has_value();
+    }
+    plan.leaves.push_back(std::move(leaf));
+    lo = hi;
+  }
+  plain.assign(k.exprs.size(), false);
+  for (size_t i = 0; i < k.exprs.size(); ++i) plain[i] = evaluated[i] > 0 && decided_true[i] == evaluated[i];
+  return plan;
+}
+
 bool aliasing_stride(int64_t bytes) { return bytes >= 512 && (bytes & (bytes - 1)) == 0; }
 
 }  // namespace
@@ -278,7 +337,17 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
   const std::vector<bool>& covered = parts.covered;
   const std::vector<bool>& prologue = parts.prologue;
   // The versions as the target's code runs them (a GPU decides some per run of elements).
-  const std::vector<double> share = evaluated_share(k, gpu ? kernel::gpu_branch_plan(k, gpu_plan) : kernel::plan_branches(k));
+  kernel::BranchPlan plan = gpu ? kernel::gpu_branch_plan(k, gpu_plan) : kernel::plan_branches(k);
+  // The host's column segments where the versions do not cut the kernel already
+  // (nvfuser_rope_bwd's 2-kernel form was priced 71.7 us with both sides of its
+  // rotate-half computed and loaded at every column, and measured 33.6, 2026-11-29).
+  std::vector<bool> plain_in_segments(k.exprs.size(), false);
+  if (!gpu && parts.contractions == 0 && !plan.versioned())
+    if (const std::vector<int64_t> cuts = kernel::host_column_cuts(k); !cuts.empty()) {
+      kernel::BranchPlan segments = column_segments(k, cuts, plain_in_segments);
+      if (!segments.leaves.empty()) plan = std::move(segments);
+    }
+  const std::vector<double> share = evaluated_share(k, plan);
   VarMask reduction_vars = 0;
   for (size_t r = 0; r < k.reduction.size(); ++r) reduction_vars |= VarMask{1} << (k.space.size() + r);
 
@@ -326,10 +395,10 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
     const kernel::KernelExpr& e = k.exprs[i];
     if (e.kind != kernel::KernelExpr::Kind::kLoad || share[i] == 0) continue;
     const kernel::Buffer& buffer = program.buffers[e.buffer];
+    const bool in_reduction = (vars[i] & reduction_vars) != 0 && !unrolled;
     const double evaluations = extent_product(k, vars[i]) * share[i];
     const double bytes =
         std::min(evaluations, static_cast<double>(ir::numel(buffer.type.shape))) * ir::dtype_bytes(buffer.type.dtype);
-    const bool in_reduction = (vars[i] & reduction_vars) != 0 && !unrolled;
     bool reread = false;
     if (!covered[i] && !in_reduction) {
       for (size_t j : streamed) reread = reread || rereads_a_row(k, buffer, e, k.exprs[j]);
@@ -339,6 +408,7 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
     if (!reread) cost.bytes_read += bytes;
     if (covered[i]) continue;
     AccessKind kind = classify_load(k, e, in_reduction);
+    if (plain_in_segments[i] && kind == AccessKind::kMasked) kind = AccessKind::kContiguous;  // the mask folded
     double elements = bytes / ir::dtype_bytes(buffer.type.dtype);
     if (kind == AccessKind::kMasked && selected_masked_loads) {
       // A load at a clamped address and a select, at every evaluation: a

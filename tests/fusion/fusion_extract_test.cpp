@@ -134,14 +134,16 @@ TEST(FusionExtract, HeuristicAgainstTheExhaustiveSearchOnSmallEGraphs) {
   EXPECT_LE(worst_gap, 0.05) << "the heuristic is more than 5% above the optimum somewhere";
 }
 
-// Maximal fusion recomputes g*sin at two shifted positions and the casts in
-// every consumer; on the host profile (compute-bound kernels) storing some of
-// them is cheaper, and the local search finds that.
+// Maximal fusion recomputes an expensive value in each of its consumers; the
+// local search finds a cheaper program. (This test ran
+// on nvfuser_rope_bwd until the host's column segments were priced: its
+// rotate-half halves were charged at every column, which made its maximal
+// fusion, 2 kernels, look dearer than 3; it is the fastest measured, 2026-11-29.)
 TEST(FusionExtract, LocalSearchImprovesOnMaximalFusion) {
-  Saturated s(example("nvfuser_rope_bwd"));
+  ir::Graph g = shared_expensive_value();
+  Saturated s(std::move(g));
   FusionEvaluator evaluator(s.sat.egraph, s.sat.classes.outputs, cost::default_host_profile());
   const Extracted x = run_heuristic(evaluator, s);
-  EXPECT_EQ(x.start.cost.lowering.program.kernels.size(), 2u) << "maximal fusion: the ideal's two kernels";
   EXPECT_LT(x.heuristic.cost.predicted_us, x.start.cost.predicted_us);
   EXPECT_GT(x.heuristic.improvements, 0u);
   EXPECT_TRUE(x.heuristic.finished);
