@@ -37,9 +37,6 @@ class KeyWriter {
 // copy 300 MB for each look-up.
 constexpr size_t kLiteralInKey = 64;
 
-// Equal bits (a key compares floats by their bits too).
-bool same_literal_bits(const ir::Literal& a, const ir::Literal& b) { return same_bits(a, b); }
-
 // Every value the same bits (a splat: lowered as an immediate).
 bool uniform_bits(const ir::Literal& a) {
   for (size_t i = 1; i < a.size(); ++i)
@@ -66,7 +63,7 @@ std::string record_key(const AttrRecord& r, LiteralInKey literal = LiteralInKey:
     if (splat && !a.values.empty()) w.f64(a.values[0]);
   } else if (a.values.size() <= kLiteralInKey) {
     for (double v : a.values) w.f64(v);
-  } else {  // a weight: its bits' hash (same_literal_bits decides between equal hashes)
+  } else {  // a weight: its bits' hash (ir::same_bits decides between equal hashes: a key compares floats by their bits)
     w.i64(static_cast<int64_t>(a.values.bits_hash()));
   }
   w.i64(a.axis);
@@ -117,7 +114,7 @@ std::string TensorLang::shape_key(uint64_t payload) const {
 std::optional<uint64_t> TensorLang::find(const std::string& key, const AttrRecord& record) const {
   auto [first, last] = index_.equal_range(key);
   for (auto it = first; it != last; ++it)
-    if (same_literal_bits(records_[it->second].attrs.values, record.attrs.values)) return it->second;
+    if (same_bits(records_[it->second].attrs.values, record.attrs.values)) return it->second;
   return std::nullopt;
 }
 
