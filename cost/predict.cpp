@@ -366,7 +366,11 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
       group && static_cast<double>(group->k) * static_cast<double>(group->n) *
                        static_cast<double>(group->b_sides.size()) * 4 <= static_cast<double>(1 << 20);
   // A contraction no tiled kernel takes, priced per step of its loop where the profile measured one.
-  const bool looped_contraction = contraction && !group && !rates.loop_contraction.empty();
+  const bool looped_contraction =
+      contraction && (gpu ? !group : !kernel::host_tiled_contraction(k)) && !rates.loop_contraction.empty();
+  // Its one column (kernel::host_tiled_contraction): the reduction loop is the
+  // vector loop, a row reduction's.
+  const bool looped_along_k = looped_contraction && !gpu && !k.space.empty() && k.space.back() == 1;
   // Every load of a B side (inside the K loop, not reading the row variable)
   // reads a constant: the tiled matmul packs B once, not per call.
   bool constant_b = contraction && k.space.size() >= 2;
@@ -490,7 +494,10 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
         break;
       case kernel::KernelExpr::Kind::kReduce: {
         const double steps = evaluations * static_cast<double>(ir::numel(k.reduction));
-        if (e.contraction && looped_contraction) {
+        if (e.contraction && looped_along_k) {
+          cost.flops += 2 * steps;
+          compute_ns += steps * interpolate(rates.reduce_inner, static_cast<double>(k.reduction.back()));
+        } else if (e.contraction && looped_contraction) {
           // No tiled kernel takes it: a plain loop over its steps (loads, product, sum).
           cost.flops += 2 * steps;
           compute_ns += steps * interpolate(rates.loop_contraction, static_cast<double>(ir::numel(k.reduction)));

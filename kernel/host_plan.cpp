@@ -78,27 +78,83 @@ HostSplit host_split(const Kernel& kernel, unsigned threads) {
   return s;
 }
 
+namespace {
+// An index expression as c·j + e, j the innermost space variable (c > 0) and e
+// a sum of constants and reduction variables times constants, with e's range
+// [lo, hi] over the reduction domain: a window's column `2·j + r − 1`.
+struct InnerLinear {
+  int64_t c = 0, lo = 0, hi = 0;
+};
+std::optional<InnerLinear> inner_linear(const Kernel& kernel, IndexRef r, int depth = 0) {
+  const IndexPool& pool = kernel.indices;
+  const int64_t inner = static_cast<int64_t>(kernel.space.size()) - 1;
+  if (r == kNoIndex || depth > 8) return std::nullopt;
+  const IndexPool::Node& n = pool.node(r);
+  switch (n.kind) {
+    case IndexPool::Kind::kConst: return InnerLinear{0, n.value, n.value};
+    case IndexPool::Kind::kVar: {
+      if (n.value == inner) return InnerLinear{1, 0, 0};
+      const int64_t reduction = n.value - static_cast<int64_t>(kernel.space.size());
+      if (reduction < 0 || reduction >= static_cast<int64_t>(kernel.reduction.size()) ||
+          kernel.reduction[static_cast<size_t>(reduction)] < 1)
+        return std::nullopt;
+      return InnerLinear{0, 0, kernel.reduction[static_cast<size_t>(reduction)] - 1};
+    }
+    case IndexPool::Kind::kAdd:
+    case IndexPool::Kind::kSub: {
+      const std::optional<InnerLinear> a = inner_linear(kernel, n.a, depth + 1), b = inner_linear(kernel, n.b, depth + 1);
+      if (!a || !b) return std::nullopt;
+      if (n.kind == IndexPool::Kind::kAdd) return InnerLinear{a->c + b->c, a->lo + b->lo, a->hi + b->hi};
+      return InnerLinear{a->c - b->c, a->lo - b->hi, a->hi - b->lo};
+    }
+    case IndexPool::Kind::kMul: {
+      const bool a_const = pool.node(n.a).kind == IndexPool::Kind::kConst;
+      if (!a_const && pool.node(n.b).kind != IndexPool::Kind::kConst) return std::nullopt;
+      const int64_t k = pool.node(a_const ? n.a : n.b).value;
+      const std::optional<InnerLinear> x = inner_linear(kernel, a_const ? n.b : n.a, depth + 1);
+      if (!x || k < 0 || k > (int64_t{1} << 20)) return std::nullopt;
+      return InnerLinear{x->c * k, x->lo * k, x->hi * k};
+    }
+    default: return std::nullopt;
+  }
+}
+int64_t ceil_div_signed(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
+}  // namespace
+
 std::vector<int64_t> host_column_cuts(const Kernel& kernel) {
   if (kernel.space.size() < 2 || host_column_blocks(kernel) > 1) return {};
   const IndexPool& pool = kernel.indices;
-  const int64_t inner = static_cast<int64_t>(kernel.space.size()) - 1, n = kernel.space.back();
+  const int64_t n = kernel.space.back();
   std::set<int64_t> cuts;
   for (size_t r = 0; r < pool.size(); ++r) {
     const IndexPool::Node& node = pool.node(static_cast<IndexRef>(r));
     if (node.kind != IndexPool::Kind::kLt && node.kind != IndexPool::Kind::kLe) continue;
     const int64_t le = node.kind == IndexPool::Kind::kLe;
     for (const bool var_left : {true, false}) {
-      const auto [base, shift] = pool.base_and_offset(var_left ? node.a : node.b);
+      const std::optional<InnerLinear> side = inner_linear(kernel, var_left ? node.a : node.b);
       const IndexPool::Node& other = pool.node(var_left ? node.b : node.a);
-      const IndexPool::Node& v = pool.node(base);
-      if (v.kind != IndexPool::Kind::kVar || v.value != inner || other.kind != IndexPool::Kind::kConst) continue;
-      // j + shift < c  ⇔  j < c − shift;  c < j + shift  ⇔  j ≥ c − shift + 1 (≤: one less / more)
-      const int64_t cut = var_left ? other.value - shift + le : other.value - shift + 1 - le;
-      if (cut > 0 && cut < n) cuts.insert(cut);
+      if (!side || side->c <= 0 || other.kind != IndexPool::Kind::kConst) continue;
+      // As c·j + e < d: j + s < C is d = C, j + s ≤ C is d = C + 1, C < j + s is
+      // not (j + s < C + 1), C ≤ j + s not (j + s < C). It holds for every e
+      // in [lo, hi] below ceil((d − hi) / c) and for none from ceil((d − lo) / c):
+      // cut at both (equal for a plain j + s).
+      const int64_t d = var_left ? other.value + le : other.value + 1 - le;
+      for (const int64_t cut : {ceil_div_signed(d - side->hi, side->c), ceil_div_signed(d - side->lo, side->c)})
+        if (cut > 0 && cut < n) cuts.insert(cut);
     }
   }
   if (cuts.empty() || cuts.size() + 1 > kHostMaxColumnSegments) return {};
   return {cuts.begin(), cuts.end()};
+}
+
+bool host_tiled_contraction(const Kernel& kernel) {
+  if (!is_contraction(kernel)) return false;
+  for (int64_t extent : kernel.space)
+    if (extent <= 0) return false;
+  for (int64_t extent : kernel.reduction)
+    if (extent <= 0) return false;
+  const std::optional<ContractionGroup> group = match_contraction_group(kernel);
+  return group && group->n > 1;
 }
 
 bool host_masked_loads_as_branches(const Kernel& kernel) {

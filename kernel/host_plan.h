@@ -52,6 +52,15 @@ struct HostSplit {
 };
 HostSplit host_split(const Kernel& kernel, unsigned threads);
 
+// Whether the host runs a contraction kernel as its tiled contraction
+// (lower/host_matmul.h) rather than the plain loop over each output's
+// reduction: a contraction group of nonempty extents with more than one
+// column. One column (a squeeze-excite's 1x1 convolution over [1, C, 1, 1]:
+// 48 outputs of K = 1152) runs as the plain loop, its K loop the vector loop:
+// the tiled form padded the column to 16 and measured 41.7 us against 2.75
+// (2026-11-29, one thread). The code generator and the cost model read this.
+bool host_tiled_contraction(const Kernel& kernel);
+
 // Where the kernel's comparisons of the innermost variable with a constant
 // (`j < 256`, `64 <= j`: a concat or pad along the row) change value: the
 // column loop split there has every such comparison constant in each segment,

@@ -330,7 +330,7 @@ class TensorCoreMatmul {
       gpu_.if_then(in, [&] {
         b_.CreateStore(to_bits(emitter_.emit_node_versioned(side.expr, side_vars(s, line_j, k_j))), slot);
       }, "edge.element");
-    }, "edge", /*unroll=*/false);
+    }, "edge", LoopHint::kNoUnroll);
     for (int64_t j = 0; j < kRun; ++j)
       from_edge[j] = b_.CreateLoad(b_.getInt16Ty(), b_.CreateConstInBoundsGEP2_64(edge_bits->getAllocatedType(), edge_bits, 0,
                                                                                 static_cast<uint64_t>(j)));

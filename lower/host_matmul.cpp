@@ -710,11 +710,8 @@ class TiledContraction {
 }  // namespace
 
 std::optional<ContractionPlan> plan_host_contraction(const kernel::Kernel& kernel, const ContractionTiles& tiles) {
-  // Empty extents: the straightforward loop handles them.
-  for (int64_t extent : kernel.space)
-    if (extent <= 0) return std::nullopt;
-  for (int64_t extent : kernel.reduction)
-    if (extent <= 0) return std::nullopt;
+  // Empty extents and one column: the straightforward loop (kernel/host_plan.h).
+  if (!kernel::host_tiled_contraction(kernel)) return std::nullopt;
   std::optional<kernel::ContractionGroup> group = kernel::match_contraction_group(kernel);
   if (!group) return std::nullopt;
   ContractionPlan plan;

@@ -81,7 +81,7 @@ NodeValues::NodeValues(const kernel::Kernel& kernel, std::vector<llvm::Value*> v
 // ---- loops ---------------------------------------------------------------------
 
 void emit_loop(llvm::IRBuilder<>& builder, llvm::Value* begin, llvm::Value* end,
-               const std::function<void(llvm::Value*)>& body, const char* name, bool unroll) {
+               const std::function<void(llvm::Value*)>& body, const char* name, LoopHint hint) {
   llvm::Function* function = builder.GetInsertBlock()->getParent();
   llvm::LLVMContext& context = builder.getContext();
   llvm::BasicBlock* preheader = builder.GetInsertBlock();
@@ -98,9 +98,20 @@ void emit_loop(llvm::IRBuilder<>& builder, llvm::Value* begin, llvm::Value* end,
   llvm::Value* next = builder.CreateAdd(i, builder.getInt64(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
   i->addIncoming(next, builder.GetInsertBlock());
   llvm::BranchInst* back = builder.CreateBr(header);
-  if (!unroll) {
-    llvm::Metadata* no_unroll[] = {llvm::MDString::get(context, "llvm.loop.unroll.disable")};
-    llvm::MDNode* self = llvm::MDNode::getDistinct(context, {nullptr, llvm::MDNode::get(context, no_unroll)});
+  if (hint != LoopHint::kNone) {
+    auto flag = [&](const char* key) {
+      llvm::Metadata* parts[] = {llvm::MDString::get(context, key), llvm::ConstantAsMetadata::get(builder.getTrue())};
+      return llvm::MDNode::get(context, parts);
+    };
+    std::vector<llvm::Metadata*> parts = {nullptr};
+    if (hint == LoopHint::kNoUnroll) {
+      llvm::Metadata* no_unroll[] = {llvm::MDString::get(context, "llvm.loop.unroll.disable")};
+      parts.push_back(llvm::MDNode::get(context, no_unroll));
+    } else {
+      parts.push_back(flag("llvm.loop.vectorize.enable"));
+      parts.push_back(flag("llvm.loop.vectorize.predicate.enable"));
+    }
+    llvm::MDNode* self = llvm::MDNode::getDistinct(context, parts);
     self->replaceOperandWith(0, self);
     back->setMetadata(llvm::LLVMContext::MD_loop, self);
   }
@@ -760,7 +771,7 @@ void KernelEmitter::emit_scatter() {
     emit_loop(b, b.getInt64(0), b.getInt64(static_cast<uint64_t>(kernel_.space[axis])), [&](llvm::Value* i) {
       vars[axis] = i;
       nest(axis + 1);
-    }, "scatter", /*unroll=*/false);
+    }, "scatter", LoopHint::kNoUnroll);
   };
   nest(0);
 }

@@ -7,6 +7,7 @@
 
 #include "ir/builder.h"
 #include "kernel/constant_folding.h"
+#include "kernel/host_plan.h"
 #include "ir/interpreter.h"
 #include "ir/tensor_compare.h"
 #include "fusion/kernelize.h"
@@ -56,6 +57,25 @@ TEST(HostCodegen, AFlattenedReshapeOnTheBSideOfAContractionPacksWithoutDivisions
   const std::string text = lower::emit_llvm_ir(p, {});
   EXPECT_FALSE(std::regex_search(text, std::regex(R"([su](div|rem) (exact )?i64 %[^,]+, 112)"))) << text;
   const std::vector<ir::HostTensor> inputs = smelt::random_inputs(g, 3);
+  EXPECT_EQ(ir::compare_outputs(ir::interpret_with_error_scales(g, inputs), smelt::testing::run_on_host_jit(p, inputs)), "");
+}
+
+// A squeeze-excite's 1x1 convolution over [1, 1152, 1, 1] (EfficientNet-B0):
+// 48 outputs of one column each. The tiled contraction padded that column to
+// 16 and packed it per call (41.7 us); the plain loop's K loop is the vector
+// loop (2.75 us, one thread, 2026-11-29).
+TEST(HostCodegen, AContractionOfOneColumnVectorizesItsReductionLoop) {
+  ir::Graph g("squeeze_excite");
+  auto x = ir::input(g, "x", DType::F32, {1, 1152, 1, 1});
+  auto w = ir::input(g, "w", DType::F32, {48, 1152, 1, 1});
+  g.add_output(ir::conv(x, w, {}));
+  const kernel::KernelProgram p = fused(g);
+  ASSERT_EQ(p.kernels.size(), 1u);
+  EXPECT_FALSE(kernel::host_tiled_contraction(p.kernels.front()));
+  EXPECT_FALSE(smelt::testing::uses_tiled_contraction(p));
+  const std::string text = lower::emit_llvm_ir(p, {});
+  EXPECT_TRUE(std::regex_search(text, std::regex(R"(load <(8|16) x float>)"))) << text;
+  const std::vector<ir::HostTensor> inputs = smelt::random_inputs(g, 5);
   EXPECT_EQ(ir::compare_outputs(ir::interpret_with_error_scales(g, inputs), smelt::testing::run_on_host_jit(p, inputs)), "");
 }
 

@@ -71,8 +71,38 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"computed_input_padding", {1, 4, 6, 6}, {8, 4, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, {1, 1}, 1}, true, true},
         Case{"one_d", {2, 3, 20}, {6, 3, 5}, {{2}, {1}, {2}, {1}, 1}, true},
         Case{"three_d", {1, 2, 5, 6, 4}, {4, 2, 3, 2, 3}, {{1, 2, 1}, {1, 1, 1}, {1, 0, 1}, {1, 1, 1}, 1}, true},
-        Case{"depthwise_plain_loop", {1, 6, 8, 8}, {6, 1, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, {1, 1}, 6}, false}),
+        Case{"depthwise_plain_loop", {1, 6, 8, 8}, {6, 1, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, {1, 1}, 6}, false},
+        // The plain loop's column segments (kernel::host_column_cuts of window
+        // columns) and its two-pass rows (reduces, then the epilogue): odd
+        // widths, 5x5, strides, a row narrower than the window, dilation.
+        Case{"depthwise_5x5_odd_width", {2, 5, 9, 13}, {5, 1, 5, 5}, {{1, 1}, {1, 1}, {2, 2}, {2, 2}, 5}, false},
+        Case{"depthwise_stride2_asymmetric", {1, 4, 11, 17}, {4, 1, 3, 3}, {{2, 2}, {1, 1}, {1, 0}, {0, 1}, 4}, false},
+        Case{"depthwise_narrower_than_window", {1, 3, 6, 3}, {3, 1, 7, 7}, {{1, 1}, {1, 1}, {3, 3}, {3, 3}, 3}, false},
+        Case{"depthwise_dilated_computed_input", {1, 4, 10, 19}, {4, 1, 3, 3}, {{1, 1}, {2, 2}, {2, 2}, {2, 2}, 4}, false,
+             true}),
     [](const ::testing::TestParamInfo<Case>& param_info) { return param_info.param.name; });
+
+// Where the plain loop of a depthwise 3x3 (pad 1) over 56 columns cuts its
+// rows: every window column of the middle segment lies inside the row, so its
+// masks fold (1,163 us -> 333 us at EfficientNet-B0's 144 maps of 56x56, one
+// thread, 2026-11-29); 5x5 (pad 2) over 28 cuts at 2 and 26, a stride-2 3x3
+// only at its left edge (its right window columns stay inside the input).
+TEST(HostConvSplit, TheWindowColumnsCutAPlainLoopsRowWhereTheirMasksChange) {
+  auto cuts = [](int64_t side, int64_t window, int64_t stride) {
+    ir::Graph g("dw");
+    const int64_t pad = window / 2;
+    ir::Tensor x = ir::input(g, "x", ir::DType::F32, {1, 8, side, side});
+    ir::Tensor w = ir::input(g, "w", ir::DType::F32, {8, 1, window, window});
+    g.add_output(ir::conv(x, w, {{stride, stride}, {1, 1}, {pad, pad}, {pad, pad}, 8}));
+    const kernel::KernelProgram program = fusion::kernelize_program(g, fusion::materialize_outputs(g));
+    EXPECT_EQ(program.kernels.size(), 1u);
+    return kernel::host_column_cuts(program.kernels.front());
+  };
+  EXPECT_EQ(cuts(56, 3, 1), (std::vector<int64_t>{1, 55}));
+  EXPECT_EQ(cuts(28, 5, 1), (std::vector<int64_t>{2, 26}));
+  EXPECT_EQ(cuts(112, 3, 2), (std::vector<int64_t>{1}));
+  EXPECT_EQ(cuts(7, 5, 1), (std::vector<int64_t>{2, 5}));
+}
 
 // The column-block split: a batch-1 conv of many output positions is split by
 // blocks of positions (every thread packs only its own windows).
