@@ -24,13 +24,20 @@ IndexRef IndexPool::intern(Node n) {
 }
 
 std::pair<IndexRef, int64_t> IndexPool::base_and_offset(IndexRef r) const {
-  const Node& n = node(r);
-  const bool add = n.kind == Kind::kAdd, sub = n.kind == Kind::kSub;
-  if (add || sub) {
-    if (node(n.b).kind == Kind::kConst) return {n.a, add ? node(n.b).value : -node(n.b).value};
-    if (add && node(n.a).kind == Kind::kConst) return {n.b, node(n.a).value};
+  int64_t offset = 0;
+  for (;;) {
+    const Node& n = node(r);
+    const bool add = n.kind == Kind::kAdd, sub = n.kind == Kind::kSub;
+    if ((add || sub) && node(n.b).kind == Kind::kConst) {
+      offset += add ? node(n.b).value : -node(n.b).value;
+      r = n.a;
+    } else if (add && node(n.a).kind == Kind::kConst) {
+      offset += node(n.a).value;
+      r = n.b;
+    } else {
+      return {r, offset};
+    }
   }
-  return {r, 0};
 }
 
 bool IndexPool::is_const(IndexRef r, int64_t v) const {

@@ -51,7 +51,8 @@ class IndexPool {
   bool is_boolean(IndexRef r) const;
 
   // r as (base, constant): `i + 64` is (i, 64), `i - 64` (i, -64), `64 + i`
-  // (i, 64); anything else (r, 0).
+  // (i, 64), `(1 + 2i) - 1` (2i, 0) (constants peeled off to any depth, as an
+  // unsimplified window index is written); anything else (r, 0).
   std::pair<IndexRef, int64_t> base_and_offset(IndexRef r) const;
 
   // Bit v set: variable v occurs in r (variables 63 and above share bit 63).

@@ -62,6 +62,8 @@ TEST(IndexPool, BaseAndOffsetSplitsAConstantOff) {
   EXPECT_EQ(p.base_and_offset(i), (std::pair<IndexRef, int64_t>{i, 0}));
   const IndexRef sum = p.add(i, j);
   EXPECT_EQ(p.base_and_offset(sum), (std::pair<IndexRef, int64_t>{sum, 0}));
+  const IndexRef twice = p.mul(i, p.constant(2));
+  EXPECT_EQ(p.base_and_offset(p.sub(p.add(p.constant(2), twice), p.constant(1))), (std::pair<IndexRef, int64_t>{twice, 1}));
 }
 
 TEST(KernelInterpreter, FusedElementwiseChainMatchesReference) {
