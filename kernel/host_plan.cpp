@@ -1,6 +1,7 @@
 #include "kernel/host_plan.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <optional>
 #include <set>
 
@@ -85,24 +86,33 @@ namespace {
 struct InnerLinear {
   int64_t c = 0, lo = 0, hi = 0;
 };
-std::optional<InnerLinear> inner_linear(const Kernel& kernel, IndexRef r, int depth = 0) {
+std::optional<InnerLinear> inner_linear(const Kernel& kernel, IndexRef r, int depth = 0);
+// Coefficients past 2^40 (a hostile index) are not read: their sums and
+// products stay far inside int64.
+std::optional<InnerLinear> bounded(std::optional<InnerLinear> x) {
+  constexpr int64_t kLimit = int64_t{1} << 40;
+  if (x && (std::abs(x->c) > kLimit || std::abs(x->lo) > kLimit || std::abs(x->hi) > kLimit)) return std::nullopt;
+  return x;
+}
+std::optional<InnerLinear> inner_linear(const Kernel& kernel, IndexRef r, int depth) {
   const IndexPool& pool = kernel.indices;
   const int64_t inner = static_cast<int64_t>(kernel.space.size()) - 1;
   if (r == kNoIndex || depth > 8) return std::nullopt;
   const IndexPool::Node& n = pool.node(r);
   switch (n.kind) {
-    case IndexPool::Kind::kConst: return InnerLinear{0, n.value, n.value};
+    case IndexPool::Kind::kConst: return bounded(InnerLinear{0, n.value, n.value});
     case IndexPool::Kind::kVar: {
       if (n.value == inner) return InnerLinear{1, 0, 0};
       const int64_t reduction = n.value - static_cast<int64_t>(kernel.space.size());
       if (reduction < 0 || reduction >= static_cast<int64_t>(kernel.reduction.size()) ||
           kernel.reduction[static_cast<size_t>(reduction)] < 1)
         return std::nullopt;
-      return InnerLinear{0, 0, kernel.reduction[static_cast<size_t>(reduction)] - 1};
+      return bounded(InnerLinear{0, 0, kernel.reduction[static_cast<size_t>(reduction)] - 1});
     }
     case IndexPool::Kind::kAdd:
     case IndexPool::Kind::kSub: {
-      const std::optional<InnerLinear> a = inner_linear(kernel, n.a, depth + 1), b = inner_linear(kernel, n.b, depth + 1);
+      const std::optional<InnerLinear> a = bounded(inner_linear(kernel, n.a, depth + 1)),
+                                       b = bounded(inner_linear(kernel, n.b, depth + 1));
       if (!a || !b) return std::nullopt;
       if (n.kind == IndexPool::Kind::kAdd) return InnerLinear{a->c + b->c, a->lo + b->lo, a->hi + b->hi};
       return InnerLinear{a->c - b->c, a->lo - b->hi, a->hi - b->lo};
@@ -111,7 +121,7 @@ std::optional<InnerLinear> inner_linear(const Kernel& kernel, IndexRef r, int de
       const bool a_const = pool.node(n.a).kind == IndexPool::Kind::kConst;
       if (!a_const && pool.node(n.b).kind != IndexPool::Kind::kConst) return std::nullopt;
       const int64_t k = pool.node(a_const ? n.a : n.b).value;
-      const std::optional<InnerLinear> x = inner_linear(kernel, a_const ? n.b : n.a, depth + 1);
+      const std::optional<InnerLinear> x = bounded(inner_linear(kernel, a_const ? n.b : n.a, depth + 1));
       if (!x || k < 0 || k > (int64_t{1} << 20)) return std::nullopt;
       return InnerLinear{x->c * k, x->lo * k, x->hi * k};
     }
@@ -131,7 +141,7 @@ std::vector<int64_t> host_column_cuts(const Kernel& kernel) {
     if (node.kind != IndexPool::Kind::kLt && node.kind != IndexPool::Kind::kLe) continue;
     const int64_t le = node.kind == IndexPool::Kind::kLe;
     for (const bool var_left : {true, false}) {
-      const std::optional<InnerLinear> side = inner_linear(kernel, var_left ? node.a : node.b);
+      const std::optional<InnerLinear> side = bounded(inner_linear(kernel, var_left ? node.a : node.b));
       const IndexPool::Node& other = pool.node(var_left ? node.b : node.a);
       if (!side || side->c <= 0 || other.kind != IndexPool::Kind::kConst) continue;
       // As c·j + e < d: j + s < C is d = C, j + s ≤ C is d = C + 1, C < j + s is
