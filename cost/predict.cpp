@@ -396,7 +396,7 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
     int64_t stride = 0;  // bytes, for strided loads
     double elements = 0;
     bool narrow = false;  // a 2-byte (or smaller) element type
-    bool reread = false;  // lines an earlier load brought in (rereads_a_row): in-cache cost only
+    bool reread = false;  // lines an earlier load brought in (same_window): in-cache cost only
   };
   std::vector<Traffic> loads;
   // The host's code for masked loads (kernel::host_masked_loads_as_branches).
