@@ -42,6 +42,11 @@ How to run (from the repository root; the virtual environment lives outside git)
   VENV/bin/python scripts/export_models.py --small --out examples/models
   VENV/bin/python scripts/export_models.py --list-ops [--small] [--out DIR] [--only NAME ...]
 
+--batch N exports the vision models with N images (x f32[N,3,224,224], y f32[N,1000]); with N > 1
+only they are exported (the language models take one sequence):
+
+  VENV/bin/python scripts/export_models.py --batch 8 --out build/models-b8
+
 --exporter torchscript uses torch.onnx.export(dynamo=False) (opset 17) instead of the default
 dynamo=True (opset 20). --list-ops exports nothing: it prints, for the folders already in DIR,
 the node count, file size and op histogram (domain:op count), and every index op (Gather,
@@ -275,6 +280,9 @@ def build_t5(small: bool):
             ["last_hidden_state"], model)
 
 
+VISION_BATCH = 1  # images per input of the vision models (--batch)
+
+
 def vision(ctor_name: str):
     def build(small: bool):
         import torchvision
@@ -285,7 +293,7 @@ def vision(ctor_name: str):
                     nn.init.normal_(m.weight, std=0.02)
                     if m.bias is not None:
                         nn.init.uniform_(m.bias, -0.1, 0.1)
-        x = torch.randn(1, 3, 224, 224, generator=torch.Generator().manual_seed(SEED + 6))
+        x = torch.randn(VISION_BATCH, 3, 224, 224, generator=torch.Generator().manual_seed(SEED + 6))
         return model, [("x", x)], ["y"], model
     return build
 
@@ -437,6 +445,8 @@ def main() -> int:
                     help="torch.onnx.export path: dynamo (dynamo=True, default) or torchscript (dynamo=False)")
     ap.add_argument("--opset", type=int, default=None, help="ONNX opset (default 20 dynamo, 17 torchscript)")
     ap.add_argument("--only", nargs="*", help="export (or list) only these folders")
+    ap.add_argument("--batch", type=int, default=1,
+                    help="images per input of the vision models; above 1 only they are exported")
     ap.add_argument("--list-ops", action="store_true",
                     help="export nothing; print the op histogram of the folders already in --out")
     args = ap.parse_args()
@@ -445,7 +455,16 @@ def main() -> int:
     for n in args.only or []:
         if n not in names:
             ap.error(f"unknown model {n}; known: {', '.join(names)}")
+    if args.batch < 1:
+        ap.error("--batch must be at least 1")
+    global VISION_BATCH
+    VISION_BATCH = args.batch
     selected = args.only or list(names)
+    if args.batch > 1:
+        language = [n for n in selected if n not in VISION]
+        if args.only and language:
+            ap.error(f"--batch {args.batch}: only the vision models take a batch, not {', '.join(language)}")
+        selected = [n for n in selected if n in VISION]
     if args.list_ops:
         for n in selected:
             if os.path.exists(os.path.join(out, n, "model.onnx")):
