@@ -349,11 +349,11 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
   // (nvfuser_rope_bwd's 2-kernel form was priced 71.7 us with both sides of its
   // rotate-half computed and loaded at every column, and measured 33.6, 2026-11-29).
   std::vector<bool> plain_in_segments(k.exprs.size(), false);
-  if (!gpu && parts.contractions == 0 && !plan.versioned())
-    if (const std::vector<int64_t> cuts = kernel::host_column_cuts(k); !cuts.empty()) {
-      kernel::BranchPlan segments = column_segments(k, cuts, plain_in_segments);
-      if (!segments.leaves.empty()) plan = std::move(segments);
-    }
+  const std::vector<int64_t> cuts = !gpu && parts.contractions == 0 ? kernel::host_column_cuts(k) : std::vector<int64_t>{};
+  if (!cuts.empty() && !plan.versioned()) {
+    kernel::BranchPlan segments = column_segments(k, cuts, plain_in_segments);
+    if (!segments.leaves.empty()) plan = std::move(segments);
+  }
   const std::vector<double> share = evaluated_share(k, plan);
   VarMask reduction_vars = 0;
   for (size_t r = 0; r < k.reduction.size(); ++r) reduction_vars |= VarMask{1} << (k.space.size() + r);
@@ -374,7 +374,7 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
                        static_cast<double>(group->b_sides.size()) * 4 <= static_cast<double>(1 << 20);
   // A contraction no tiled kernel takes, priced per step of its loop where the profile measured one.
   const bool looped_contraction =
-      contraction && (gpu ? !group : !kernel::host_tiled_contraction(k)) && !rates.loop_contraction.empty();
+      contraction && (gpu ? !group : !kernel::host_tiled_contraction(k, group)) && !rates.loop_contraction.empty();
   // Its one column (kernel::host_tiled_contraction): the reduction loop is the
   // vector loop, a row reduction's.
   const bool looped_along_k = looped_contraction && !gpu && !k.space.empty() && k.space.back() == 1;
@@ -400,7 +400,7 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
   };
   std::vector<Traffic> loads;
   // The host's code for masked loads (kernel::host_masked_loads_as_branches).
-  const bool selected_masked_loads = !gpu && !contraction && !kernel::host_masked_loads_as_branches(k);
+  const bool selected_masked_loads = !gpu && !contraction && !kernel::host_masked_loads_as_branches(k, cuts);
   // Windows (same_window): the first load of each is charged the lines they
   // read together, at most its buffer; the others reread them in cache. (A
   // 3x3 max pool of stride 2 was priced 976 us as nine strided reads from

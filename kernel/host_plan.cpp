@@ -158,19 +158,26 @@ std::vector<int64_t> host_column_cuts(const Kernel& kernel) {
 }
 
 bool host_tiled_contraction(const Kernel& kernel) {
-  if (!is_contraction(kernel)) return false;
+  return is_contraction(kernel) && host_tiled_contraction(kernel, match_contraction_group(kernel));
+}
+
+bool host_tiled_contraction(const Kernel& kernel, const std::optional<ContractionGroup>& group) {
+  if (!group || group->n <= 1) return false;
   for (int64_t extent : kernel.space)
     if (extent <= 0) return false;
   for (int64_t extent : kernel.reduction)
     if (extent <= 0) return false;
-  const std::optional<ContractionGroup> group = match_contraction_group(kernel);
-  return group && group->n > 1;
+  return true;
 }
 
 bool host_masked_loads_as_branches(const Kernel& kernel) {
+  return host_masked_loads_as_branches(kernel, host_column_cuts(kernel));
+}
+
+bool host_masked_loads_as_branches(const Kernel& kernel, const std::vector<int64_t>& cuts) {
   int masked = 0;
   for (const KernelExpr& e : kernel.exprs) masked += e.kind == KernelExpr::Kind::kLoad && e.valid != kNoIndex;
-  return masked <= kHostMaxBranchedMaskedLoads || !host_column_cuts(kernel).empty();
+  return masked <= kHostMaxBranchedMaskedLoads || !cuts.empty();
 }
 
 }  // namespace smelt::kernel

@@ -4,8 +4,10 @@
 // its threads. One definition for the code generator (lower/), the runtime
 // (runtime/) and the cost model (cost/), which must agree on it.
 #include <cstdint>
+#include <optional>
 #include <vector>
 
+#include "kernel/contraction_group.h"
 #include "kernel/kernel.h"
 
 namespace smelt::kernel {
@@ -60,6 +62,8 @@ HostSplit host_split(const Kernel& kernel, unsigned threads);
 // the tiled form padded the column to 16 and measured 41.7 us against 2.75
 // (2026-11-29, one thread). The code generator and the cost model read this.
 bool host_tiled_contraction(const Kernel& kernel);
+// The same, for `group` = match_contraction_group(kernel) already at hand.
+bool host_tiled_contraction(const Kernel& kernel, const std::optional<ContractionGroup>& group);
 
 // Where the kernel's comparisons of the innermost variable with a constant
 // (`j < 256`, `64 <= j`: a concat or pad along the row) change value: the
@@ -78,5 +82,7 @@ std::vector<int64_t> host_column_cuts(const Kernel& kernel);
 // fold them. The code generator and the cost model read this one answer.
 inline constexpr int kHostMaxBranchedMaskedLoads = 4;
 bool host_masked_loads_as_branches(const Kernel& kernel);
+// The same, for `cuts` = host_column_cuts(kernel) already at hand.
+bool host_masked_loads_as_branches(const Kernel& kernel, const std::vector<int64_t>& cuts);
 
 }  // namespace smelt::kernel

@@ -60,14 +60,19 @@ void emit_host_rows(llvm::IRBuilder<>& builder, const HostFunction& host, Kernel
   const int64_t blocks = rank >= 2 ? kernel::host_column_blocks(kernel) : 1;
   // Segments of the row with constant masks (kernel::host_column_cuts): whole rows only.
   const std::vector<int64_t> cuts = kernel::host_column_cuts(kernel);
-  if (!has_contraction(kernel)) emitter.set_masked_loads_as_branches(kernel::host_masked_loads_as_branches(kernel));
+  if (!has_contraction(kernel)) emitter.set_masked_loads_as_branches(kernel::host_masked_loads_as_branches(kernel, cuts));
   // A contraction on this path (a depthwise convolution: no tiled plan) with
   // an epilogue (bias, SiLU) computes each row's reduces into a row buffer on
   // the stack first: evaluated per element beside the reduce, the epilogue ran
   // in the column segments' short loops and scalar edges (EfficientNet-B0's
   // depthwise 3x3 + bias + SiLU over 144 maps of 56x56, one thread: 1,031 us,
   // 568 us in two passes; the convolution alone 253).
-  std::vector<std::pair<int, llvm::AllocaInst*>> row_of_reduces;
+  struct RowBuffer {
+    int node;              // the reduce
+    llvm::Type* type;      // its register type
+    llvm::Value* columns;  // [n x type] on the stack
+  };
+  std::vector<RowBuffer> row_of_reduces;
   if (rank >= 2 && has_contraction(kernel) && kernel.space.back() <= kRowBufferMaxColumns &&
       has_epilogue_op(kernel)) {
     llvm::IRBuilder<> entry(&host.function->getEntryBlock(), host.function->getEntryBlock().begin());
@@ -77,7 +82,7 @@ void emit_host_rows(llvm::IRBuilder<>& builder, const HostFunction& host, Kernel
       auto* buffer = entry.CreateAlloca(llvm::ArrayType::get(type, static_cast<uint64_t>(kernel.space.back())), nullptr,
                                         "row_of_reduce");
       buffer->setAlignment(llvm::Align(64));
-      row_of_reduces.emplace_back(static_cast<int>(node), buffer);
+      row_of_reduces.push_back({static_cast<int>(node), type, buffer});
     }
   }
   emit_loop(builder, host.begin, host.end, [&](llvm::Value* unit) {
@@ -151,20 +156,16 @@ void emit_host_rows(llvm::IRBuilder<>& builder, const HostFunction& host, Kernel
           NodeValues at(kernel, vars);
           at.assume(version);
           llvm::Value* slot = builder.CreateSub(column, first);
-          for (const auto& [node, buffer] : row_of_reduces) {
-            llvm::Value* v = emitter.emit_node(node, at);
-            builder.CreateStore(v, builder.CreateInBoundsGEP(v->getType(), buffer, slot));
-          }
+          for (const RowBuffer& row : row_of_reduces)
+            builder.CreateStore(emitter.emit_node(row.node, at), builder.CreateInBoundsGEP(row.type, row.columns, slot));
         }, "reduce_col", LoopHint::kMaskedTail);
       emit_loop(builder, first, last, [&](llvm::Value* column) {
         vars[rank - 1] = column;
         NodeValues at(kernel, vars);
         at.assume(version);
         llvm::Value* slot = builder.CreateSub(column, first);
-        for (const auto& [node, buffer] : row_of_reduces)
-          at.set(node, builder.CreateLoad(buffer->getAllocatedType()->getArrayElementType(),
-                                          builder.CreateInBoundsGEP(buffer->getAllocatedType()->getArrayElementType(),
-                                                                    buffer, slot)));
+        for (const RowBuffer& row : row_of_reduces)
+          at.set(row.node, builder.CreateLoad(row.type, builder.CreateInBoundsGEP(row.type, row.columns, slot)));
         emitter.store_outputs(at, builder.CreateAdd(row_base, column));
       }, "epilogue_col");
     });

@@ -711,9 +711,8 @@ class TiledContraction {
 
 std::optional<ContractionPlan> plan_host_contraction(const kernel::Kernel& kernel, const ContractionTiles& tiles) {
   // Empty extents and one column: the straightforward loop (kernel/host_plan.h).
-  if (!kernel::host_tiled_contraction(kernel)) return std::nullopt;
   std::optional<kernel::ContractionGroup> group = kernel::match_contraction_group(kernel);
-  if (!group) return std::nullopt;
+  if (!kernel::host_tiled_contraction(kernel, group)) return std::nullopt;
   ContractionPlan plan;
   static_cast<kernel::ContractionGroup&>(plan) = std::move(*group);
   ContractionTiles chosen = tiles;

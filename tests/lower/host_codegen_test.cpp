@@ -22,6 +22,12 @@ using ir::DType;
 
 kernel::KernelProgram fused(const ir::Graph& g) { return fusion::kernelize_program(g, std::vector<bool>(g.size(), false)); }
 
+// The JIT's outputs of `p` (g's program) on random inputs equal the reference's.
+void expect_jit_matches_reference(const ir::Graph& g, const kernel::KernelProgram& p, uint64_t seed) {
+  const std::vector<ir::HostTensor> inputs = smelt::random_inputs(g, seed);
+  EXPECT_EQ(ir::compare_outputs(ir::interpret_with_error_scales(g, inputs), smelt::testing::run_on_host_jit(p, inputs)), "");
+}
+
 kernel::KernelProgram elementwise_chain() {
   ir::Graph g("chain");
   auto x = ir::input(g, "x", DType::F32, {64, 1024});
@@ -56,8 +62,7 @@ TEST(HostCodegen, AFlattenedReshapeOnTheBSideOfAContractionPacksWithoutDivisions
   ASSERT_TRUE(smelt::testing::uses_tiled_contraction(p));
   const std::string text = lower::emit_llvm_ir(p, {});
   EXPECT_FALSE(std::regex_search(text, std::regex(R"([su](div|rem) (exact )?i64 %[^,]+, 112)"))) << text;
-  const std::vector<ir::HostTensor> inputs = smelt::random_inputs(g, 3);
-  EXPECT_EQ(ir::compare_outputs(ir::interpret_with_error_scales(g, inputs), smelt::testing::run_on_host_jit(p, inputs)), "");
+  expect_jit_matches_reference(g, p, 3);
 }
 
 // A squeeze-excite's 1x1 convolution over [1, 1152, 1, 1] (EfficientNet-B0):
@@ -75,8 +80,7 @@ TEST(HostCodegen, AContractionOfOneColumnVectorizesItsReductionLoop) {
   EXPECT_FALSE(smelt::testing::uses_tiled_contraction(p));
   const std::string text = lower::emit_llvm_ir(p, {});
   EXPECT_TRUE(std::regex_search(text, std::regex(R"(load <(8|16) x float>)"))) << text;
-  const std::vector<ir::HostTensor> inputs = smelt::random_inputs(g, 5);
-  EXPECT_EQ(ir::compare_outputs(ir::interpret_with_error_scales(g, inputs), smelt::testing::run_on_host_jit(p, inputs)), "");
+  expect_jit_matches_reference(g, p, 5);
 }
 
 TEST(HostCodegen, SliceLoadsAtAnOffsetAreVectorLoadsNotGathers) {
@@ -220,8 +224,7 @@ TEST(HostCodegen, KernelsOfOneBodyShareItsCode) {
       << kernel::print_program(p) << text;
   for (size_t k = 0; k < p.kernels.size(); ++k)
     EXPECT_NE(text.find("define void @" + lower::kernel_symbol(p, k) + "("), std::string::npos) << k;
-  const std::vector<ir::HostTensor> inputs = smelt::random_inputs(g, 3);
-  EXPECT_EQ(ir::compare_outputs(ir::interpret_with_error_scales(g, inputs), smelt::testing::run_on_host_jit(p, inputs)), "");
+  expect_jit_matches_reference(g, p, 3);
 }
 
 // A sum of sines of 400 inputs: one kernel would load 400 buffers, past the
@@ -258,8 +261,7 @@ TEST(HostCodegen, KernelsOfManyInputsStayVectorized) {
     EXPECT_TRUE(function.find("x float>") != std::string::npos) << function.substr(0, 200);
   }
   EXPECT_EQ(kernels, r.after.kernels.size());
-  const std::vector<ir::HostTensor> inputs = smelt::random_inputs(g, 4);
-  EXPECT_EQ(ir::compare_outputs(ir::interpret_with_error_scales(g, inputs), smelt::testing::run_on_host_jit(r.after, inputs)), "");
+  expect_jit_matches_reference(g, r.after, 4);
 }
 
 TEST(HostCodegen, ObjectFileAndAssemblyCarryEveryKernelSymbol) {
