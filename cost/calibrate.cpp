@@ -597,6 +597,47 @@ struct Calibrator {
     if (gpu && result.profile.device == "cuda") tensor_core_matmuls(r, shapes);
   }
 
+  // The same products with B a constant (kernel::b_sides_are_constant), as a
+  // model's weights: the tiled kernel packs B once, so a call reads it packed,
+  // from memory or the last-level cache, never from a core's L2 as a repeated
+  // call to one product would: each point runs R products of distinct weights
+  // (R x B >= 16 MiB, one kernel each) and takes their mean. One row streams B
+  // (decode: 1 x 4096 x 4096 in 3.4 ms, 20 GB/s, where the packed-per-call
+  // table said 13.4 ms); 128 rows x 512 x 32000 (a vocabulary's logits) run
+  // at 135 GFLOP/s where that table said 68 (this Xeon, 1 thread, 2026-11-29).
+  void constant_b_matmuls(ThreadRates& r) {
+    const std::vector<long> ms = options.quick ? std::vector<long>{1, 8, 128} : std::vector<long>{1, 8, 32, 128, 512};
+    const std::vector<long> ns = options.quick ? std::vector<long>{256, 2048} : std::vector<long>{256, 1024, 4096};
+    const std::vector<long> ks = options.quick ? std::vector<long>{256, 2048} : std::vector<long>{256, 1024, 4096};
+    const double most_flops = 4.3e9;
+    constexpr double kColdBytes = 16.0 * (1 << 20);
+    for (long m : ms)
+      for (long n : ns)
+        for (long k : ks) {
+          if (2.0 * m * n * k > most_flops) continue;
+          const double b_bytes = 4.0 * static_cast<double>(n) * static_cast<double>(k);
+          const int products = static_cast<int>(std::clamp(std::ceil(kColdBytes / b_bytes), 1.0, 64.0));
+          ir::Graph g("matmul_constant_b");
+          ir::Tensor a = ir::input(g, "a", DType::F32, {m, k});
+          for (int i = 0; i < products; ++i) {
+            std::vector<double> values(static_cast<size_t>(n * k));  // distinct per product: not one shared constant
+            for (size_t j = 0; j < values.size(); ++j)
+              values[j] = static_cast<double>((j + 7 * static_cast<size_t>(i)) % 17) / 17.0 - 0.5;
+            g.add_output(ir::matmul(a, ir::constant(g, values, DType::F32, {k, n})));
+          }
+          const kernel::KernelProgram program = unmerged(g);  // fused, the products would share A in one kernel
+          const Timing t = time(program, r.threads);
+          const double fixed = r.program_us + products * (r.kernel_us + (r.threads > 1 ? r.dispatch_us : 0));
+          const double flops = 2.0 * products * m * n * k;
+          MatmulPoint p{1, m, n, k, 0};
+          p.gflops = flops / (std::max(0.2 * t.median_us, t.median_us - fixed) * 1e3);
+          r.matmul_constant_b.push_back(p);
+          record("matmul, B constant, " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " (" +
+                     std::to_string(products) + (products == 1 ? " product)" : " products)"),
+                 r.threads, t, p.gflops, "GFLOP/s");
+        }
+  }
+
   // bf16 matmuls on tensor cores (kernel::GpuShape::kTensorCoreMatmul): every
   // other shape of the f32 grid, 128x128 tiles from one to thousands.
   void tensor_core_matmuls(ThreadRates& r, const std::vector<MatmulPoint>& shapes) {
@@ -792,6 +833,7 @@ Calibration calibrate_host(const CalibrationOptions& options) {
     c.steps.push_back({"reductions" + at, [&c, r] { c.reductions(*r); }});
     c.steps.push_back({"rows" + at, [&c, r] { c.rows(*r); }});
     c.steps.push_back({"matmul shapes" + at, [&c, r] { c.matmuls(*r); }});
+    c.steps.push_back({"matmul shapes, B constant" + at, [&c, r] { c.constant_b_matmuls(*r); }});
     c.steps.push_back({"matmul prologue" + at, [&c, r] { c.prologue(*r); }});
     c.steps.push_back({"contraction groups" + at, [&c, r] { c.group(*r); }});
     c.steps.push_back({"convolution windows" + at, [&c, r] { c.windows(*r); }});

@@ -142,7 +142,7 @@ Curve curve(const json& j, const std::string& path, const std::string& source) {
   return points;
 }
 
-// The points of a matmul curve ("matmul", "tensor_core_matmul").
+// The points of a matmul curve ("matmul", "tensor_core_matmul", "matmul_constant_b").
 std::vector<MatmulPoint> matmul_points(const json& mm, const std::string& path, const std::string& source) {
   std::vector<MatmulPoint> points;
   for (size_t i = 0; i < mm.size(); ++i) {
@@ -217,6 +217,11 @@ ThreadRates thread_rates(const json& j, const std::string& path, const std::stri
     const json& tc = j["tensor_core_matmul"];
     if (!tc.is_array() || tc.empty()) bad(source, path + "tensor_core_matmul", "must be a non-empty array");
     r.tensor_core_matmul = matmul_points(tc, path + "tensor_core_matmul", source);
+  }
+  if (j.contains("matmul_constant_b")) {
+    const json& cb = j["matmul_constant_b"];
+    if (!cb.is_array() || cb.empty()) bad(source, path + "matmul_constant_b", "must be a non-empty array");
+    r.matmul_constant_b = matmul_points(cb, path + "matmul_constant_b", source);
   }
   return r;
 }
@@ -373,6 +378,7 @@ std::string profile_to_json(const DeviceProfile& p) {
     if (!r.fill.empty()) rates.back()["fill"] = curve_json(r.fill);
     if (!r.loop_contraction.empty()) rates.back()["loop_contraction"] = curve_json(r.loop_contraction);
     if (!r.tensor_core_matmul.empty()) rates.back()["tensor_core_matmul"] = points_json(r.tensor_core_matmul);
+    if (!r.matmul_constant_b.empty()) rates.back()["matmul_constant_b"] = points_json(r.matmul_constant_b);
   }
   json j = {{"format", DeviceProfile::kFormat}, {"name", p.name}, {"device", p.device}, {"cpu", p.cpu},
             {"date", p.date}, {"overlap", p.overlap}, {"rates", rates}};

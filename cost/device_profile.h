@@ -71,6 +71,12 @@ struct ThreadRates {
   // kTensorCoreMatmul), the shapes measured like `matmul`'s. A profile measured
   // before them lacks it: such kernels are then costed by `matmul`.
   std::vector<MatmulPoint> tensor_core_matmul;
+  // host profiles: the same products with B a constant (a model's weights),
+  // which the tiled kernel packs once, not per call (kernel::
+  // b_sides_are_constant), from one row (decode: streaming B) to 512. A
+  // profile measured before them lacks it: such products are then costed by
+  // `matmul` (0.14-0.77x their time on the Xeon profile, 2026-11-29).
+  std::vector<MatmulPoint> matmul_constant_b;
   double prologue_ns = 0;  // per evaluation of a node the tiled matmul computes while packing
   // Per element of a convolution's windows the tiled contraction packs (K x
   // output positions per batch element and B side: the im2col work done

@@ -378,17 +378,16 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
   // Its one column (kernel::host_tiled_contraction): the reduction loop is the
   // vector loop, a row reduction's.
   const bool looped_along_k = looped_contraction && !gpu && !k.space.empty() && k.space.back() == 1;
-  // Every load of a B side (inside the K loop, not reading the row variable)
-  // reads a constant: the tiled matmul packs B once, not per call.
-  bool constant_b = contraction && k.space.size() >= 2;
-  if (constant_b) {
-    const VarMask row_var = VarMask{1} << (k.space.size() - 2);
-    for (size_t i = 0; i < k.exprs.size(); ++i) {
-      const kernel::KernelExpr& e = k.exprs[i];
-      if (e.kind != kernel::KernelExpr::Kind::kLoad || !(vars[i] & reduction_vars) || (vars[i] & row_var)) continue;
-      if (program.buffers.at(static_cast<size_t>(e.buffer)).kind != kernel::BufferKind::kConstant) constant_b = false;
-    }
-  }
+  // Every B side reads constants (kernel::b_sides_are_constant): the tiled
+  // matmul packs B once, not per call, and the host prices the product at the
+  // rates measured so (matmul_constant_b) where lower/host_matmul.cpp's
+  // b_is_constant holds too: one B for every batch element, one version, at
+  // most 1 GiB packed.
+  const bool constant_b = group && kernel::b_sides_are_constant(program, k, *group);
+  const bool b_packed_once = constant_b && !gpu && !group->b_sides_read_batch && !plan.versioned() &&
+                             static_cast<double>(group->k) * static_cast<double>(group->n) *
+                                     static_cast<double>(group->b_sides.size()) <=
+                                 static_cast<double>(int64_t{1} << 28);
   // First pass: the bytes each load touches and the kernel's working set.
   struct Traffic {
     double bytes;
@@ -539,11 +538,11 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
           const long batch = static_cast<long>(ir::numel(k.space)) / std::max(1L, n * m);
           const long kk = static_cast<long>(ir::numel(k.reduction));
           cost.flops += 2 * steps;
-          // Tensor cores: their own measured rates where the profile has them.
+          // Tensor cores, and B packed once: their own measured rates where the profile has them.
           const std::vector<MatmulPoint>& rates_of_shape =
-              gpu_plan.shape == kernel::GpuShape::kTensorCoreMatmul && !rates.tensor_core_matmul.empty()
-                  ? rates.tensor_core_matmul
-                  : rates.matmul;
+              gpu_plan.shape == kernel::GpuShape::kTensorCoreMatmul && !rates.tensor_core_matmul.empty() ? rates.tensor_core_matmul
+              : b_packed_once && !rates.matmul_constant_b.empty()                                       ? rates.matmul_constant_b
+                                                                                                        : rates.matmul;
           // A group's terms share the micro-kernel's A broadcasts: where the
           // combined width runs faster than one term's (narrow terms), the
           // group runs at its rate (two 128-wide gemms of a dot-slice as one

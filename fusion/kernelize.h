@@ -116,7 +116,8 @@ class IncrementalKernelization {
   std::unique_ptr<Cache> cache_;
 };
 
-// Every value that is not an input: the unfused program, one kernel per op.
+// Every value that is not an input or a constant (weights are read where they
+// are used; a graph output is stored): the unfused program, one kernel per op.
 std::vector<bool> materialize_everything(const ir::Graph& g);
 // Only the graph's outputs: maximal fusion (anchors are added as needed).
 std::vector<bool> materialize_outputs(const ir::Graph& g);

@@ -77,4 +77,21 @@ std::optional<ContractionGroup> match_contraction_group(const kernel::Kernel& ke
   return std::nullopt;
 }
 
+bool b_sides_are_constant(const KernelProgram& program, const Kernel& kernel, const ContractionGroup& group) {
+  std::vector<int> stack(group.b_sides.begin(), group.b_sides.end());
+  std::vector<bool> seen(kernel.exprs.size(), false);
+  while (!stack.empty()) {
+    const int e = stack.back();
+    stack.pop_back();
+    if (seen[static_cast<size_t>(e)]) continue;
+    seen[static_cast<size_t>(e)] = true;
+    const KernelExpr& x = kernel.exprs[static_cast<size_t>(e)];
+    if (x.kind == KernelExpr::Kind::kReduce) return false;
+    if (x.kind == KernelExpr::Kind::kLoad && program.buffers.at(static_cast<size_t>(x.buffer)).kind != BufferKind::kConstant)
+      return false;
+    for (int operand : x.operands) stack.push_back(operand);
+  }
+  return true;
+}
+
 }  // namespace smelt::kernel

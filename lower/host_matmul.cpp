@@ -173,21 +173,7 @@ class TiledContraction {
   bool b_is_constant() const {
     if (p_.b_sides_read_batch || em_.versions().versioned()) return false;
     if (packed_b_floats() > (int64_t{1} << 28)) return false;  // 1 GiB: pack per call as before
-    std::vector<int> stack(p_.b_sides.begin(), p_.b_sides.end());
-    std::vector<bool> seen(k_.exprs.size(), false);
-    while (!stack.empty()) {
-      const int e = stack.back();
-      stack.pop_back();
-      if (seen[static_cast<size_t>(e)]) continue;
-      seen[static_cast<size_t>(e)] = true;
-      const kernel::KernelExpr& x = k_.exprs[static_cast<size_t>(e)];
-      if (x.kind == kernel::KernelExpr::Kind::kReduce) return false;
-      if (x.kind == kernel::KernelExpr::Kind::kLoad &&
-          em_.program().buffers.at(static_cast<size_t>(x.buffer)).kind != kernel::BufferKind::kConstant)
-        return false;
-      for (int operand : x.operands) stack.push_back(operand);
-    }
-    return true;
+    return kernel::b_sides_are_constant(em_.program(), k_, p_);
   }
   // B packed once and too large for the caches to keep (16 MiB and more: a
   // SwiGLU's 32 MiB of weights) streams from memory, and with few rows (M ≤

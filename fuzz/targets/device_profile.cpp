@@ -21,6 +21,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   smelt::cost::op_ns(rates, "add");
   smelt::cost::matmul_gflops(rates.matmul, 1, 64, 64, 64);
   smelt::cost::matmul_gflops(rates.tensor_core_matmul, 1, 64, 64, 64);
+  smelt::cost::matmul_gflops(rates.matmul_constant_b, 1, 64, 64, 64);
   smelt::cost::parse_profile(smelt::cost::profile_to_json(profile), "written.json");
   return 0;
 }

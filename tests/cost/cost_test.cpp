@@ -479,6 +479,45 @@ TEST(DeviceProfile, AGroupWithConstantWeightsUsesItsOwnFactor) {
   }
 }
 
+// A product whose B is a constant (a model's weights, packed once by the
+// tiled kernel) is priced at matmul_constant_b's rates where the profile has
+// them: with one row too (its A reads no row variable; the check before these
+// rates took it for a B side and priced a decode step at packed-per-call
+// rates, 4x its time), and never a product of an input B. The points survive
+// the JSON; a profile without them prices every product at `matmul`.
+TEST(DeviceProfile, AProductOfConstantWeightsIsPricedAtTheRatesMeasuredWithBPackedOnce) {
+  auto product = [](int64_t m, bool constant_b) {
+    ir::Graph g("product");
+    auto a = ir::input(g, "a", DType::F32, {m, 256});
+    std::vector<double> v(256 * 512);  // not a splat: that would become an immediate
+    for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(i % 7);
+    auto w = constant_b ? ir::constant(g, v, DType::F32, {256, 512}) : ir::input(g, "w", DType::F32, {256, 512});
+    g.add_output(ir::matmul(a, w));
+    return fusion::kernelize(g, fusion::materialize_outputs(g)).program;
+  };
+  const DeviceProfile plain = default_host_profile().for_threads(1);
+  ASSERT_TRUE(plain.rates[0].matmul_constant_b.empty()) << "the reference profile predates the points";
+  DeviceProfile packed_once = plain;
+  for (ThreadRates& r : packed_once.rates) r.matmul_constant_b = {{1, 1, 256, 256, 1000.0}};  // 1 flop/ps
+  for (int64_t m : {int64_t{1}, int64_t{128}})
+    for (bool constant_b : {true, false}) {
+      SCOPED_TRACE(std::to_string(m) + (constant_b ? " rows, constant B" : " rows, input B"));
+      const kernel::KernelProgram program = product(m, constant_b);
+      ASSERT_EQ(program.kernels.size(), 1u) << kernel::print_program(program);
+      const double at_matmul = predict(program, program.kernels[0], plain).compute_us;
+      const double priced = predict(program, program.kernels[0], packed_once).compute_us;
+      if (constant_b) {
+        EXPECT_NEAR(priced, 2.0 * static_cast<double>(m) * 256 * 512 / 1000 / 1000, 1e-9);
+        EXPECT_NE(priced, at_matmul);
+      } else {
+        EXPECT_EQ(priced, at_matmul);
+      }
+    }
+  const DeviceProfile back = parse_profile(profile_to_json(packed_once), "p.json");
+  ASSERT_EQ(back.rates[0].matmul_constant_b.size(), 1u);
+  EXPECT_EQ(back.rates[0].matmul_constant_b[0].gflops, 1000.0);
+}
+
 // A depthwise convolution is a contraction no tiled kernel takes: with a
 // measured loop_contraction curve it is priced per step of its loop (the
 // curve read at its steps per output); without one, at matmul rates as before.
