@@ -156,14 +156,15 @@ bool reduces_inner_axis(const kernel::Kernel& k, int reduce) {
 }
 
 // pow with a constant exponent LLVM rewrites to arithmetic: x·x, x, 1/x, sqrt;
-// 2^y the emitter computes as exp2(y) (lower/kernel_emitter.cpp).
+// the emitter computes x³ and x⁴ as products and 2^y as exp2(y)
+// (lower/kernel_emitter.cpp).
 const char* pow_as(const kernel::Kernel& k, const kernel::KernelExpr& e) {
   if (e.op != ir::Op::Pow || e.operands.size() != 2) return nullptr;
   const kernel::KernelExpr& base = k.exprs[e.operands[0]];
   if (base.kind == kernel::KernelExpr::Kind::kConstant && base.value == 2) return "exp2";
   const kernel::KernelExpr& exponent = k.exprs[e.operands[1]];
   if (exponent.kind != kernel::KernelExpr::Kind::kConstant) return nullptr;
-  if (exponent.value == 2 || exponent.value == 1) return "mul";
+  if (exponent.value == 1 || exponent.value == 2 || exponent.value == 3 || exponent.value == 4) return "mul";
   if (exponent.value == -1) return "div";
   if (exponent.value == 0.5) return "sqrt";
   return nullptr;
