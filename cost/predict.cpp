@@ -379,16 +379,15 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
   // Its one column (kernel::host_tiled_contraction): the reduction loop is the
   // vector loop, a row reduction's.
   const bool looped_along_k = looped_contraction && !gpu && !k.space.empty() && k.space.back() == 1;
-  // Every B side reads constants (kernel::b_sides_are_constant): the tiled
-  // matmul packs B once, not per call, and the host prices the product at the
-  // rates measured so (matmul_constant_b) where lower/host_matmul.cpp's
-  // b_is_constant holds too: one B for every batch element, one version, at
-  // most 1 GiB packed.
+  // Every B side reads constants (kernel::b_sides_are_constant); where the
+  // host's tiled matmul packs B once for that (kernel::host_packs_b_once), the
+  // product is priced at the rates measured so (matmul_constant_b).
   const bool constant_b = group && kernel::b_sides_are_constant(program, k, *group);
-  const bool b_packed_once = constant_b && !gpu && !group->b_sides_read_batch && !plan.versioned() &&
-                             static_cast<double>(group->k) * static_cast<double>(group->n) *
-                                     static_cast<double>(group->b_sides.size()) <=
-                                 static_cast<double>(int64_t{1} << 28);
+  const bool b_packed_once =
+      constant_b && !gpu &&
+      kernel::host_packs_b_once(program, k, *group, plan,
+                                static_cast<double>(group->k) * static_cast<double>(group->n) *
+                                    static_cast<double>(group->b_sides.size()));
   // First pass: the bytes each load touches and the kernel's working set.
   struct Traffic {
     double bytes;

@@ -67,6 +67,13 @@ int64_t host_min_units_per_chunk(const Kernel& kernel, int64_t units, unsigned t
   return std::max(by_work, per_thread);
 }
 
+bool host_packs_b_once(const KernelProgram& program, const Kernel& kernel, const ContractionGroup& group,
+                       const BranchPlan& versions, double packed_b_floats) {
+  constexpr double kMostPackedBFloats = double(int64_t{1} << 28);  // 1 GiB: larger, packed per call
+  return !group.b_sides_read_batch && !versions.versioned() && packed_b_floats <= kMostPackedBFloats &&
+         b_sides_are_constant(program, kernel, group);
+}
+
 HostSplit host_split(const Kernel& kernel, unsigned threads) {
   HostSplit s;
   s.units = host_parallel_units(kernel);

@@ -9,6 +9,7 @@
 
 #include "kernel/contraction_group.h"
 #include "kernel/kernel.h"
+#include "kernel/kernel_branches.h"
 
 namespace smelt::kernel {
 
@@ -64,6 +65,16 @@ HostSplit host_split(const Kernel& kernel, unsigned threads);
 bool host_tiled_contraction(const Kernel& kernel);
 // The same, for `group` = match_contraction_group(kernel) already at hand.
 bool host_tiled_contraction(const Kernel& kernel, const std::optional<ContractionGroup>& group);
+
+// The host's tiled contraction packs B once, on the kernel's first call, not
+// on every call: every B side reads only constants (b_sides_are_constant), one
+// B serves every batch element, the kernel has one version (`versions`: its
+// plan_branches), and B packed takes at most 1 GiB (`packed_b_floats`: the
+// code generator's count, padded to its tiles; the cost model's, unpadded).
+// lower/host_matmul.cpp packs so, and the cost model prices such a product at
+// the profile's matmul_constant_b rates.
+bool host_packs_b_once(const KernelProgram& program, const Kernel& kernel, const ContractionGroup& group,
+                       const BranchPlan& versions, double packed_b_floats);
 
 // Where the kernel's comparisons of the innermost variable with a constant
 // (`j < 256`, `64 <= j`: a concat or pad along the row) change value: the

@@ -171,9 +171,7 @@ class TiledContraction {
   // the kernel's first call, into a global of the module (packed_b_blocks),
   // and every later call starts at its micro-kernels.
   bool b_is_constant() const {
-    if (p_.b_sides_read_batch || em_.versions().versioned()) return false;
-    if (packed_b_floats() > (int64_t{1} << 28)) return false;  // 1 GiB: pack per call as before
-    return kernel::b_sides_are_constant(em_.program(), k_, p_);
+    return kernel::host_packs_b_once(em_.program(), k_, p_, em_.versions(), static_cast<double>(packed_b_floats()));
   }
   // B packed once and too large for the caches to keep (16 MiB and more: a
   // SwiGLU's 32 MiB of weights) streams from memory, and with few rows (M ≤
