@@ -241,7 +241,13 @@ int run_compiled_command(const RunOptions& options, const RunTimingOptions& timi
         ordered_json each = ordered_json::array();
         for (size_t k = 0; k < measured->kernel_median_us.size(); ++k) {
           const double predicted = k < kernel_costs.size() ? kernel_costs[k].total_us : 0;
-          each.push_back({{"name", program.kernels().kernels[k].name},
+          const kernel::Kernel& kern = program.kernels().kernels[k];
+          const cost::KernelCost* c = k < kernel_costs.size() ? &kernel_costs[k] : nullptr;
+          each.push_back({{"name", kern.name},
+                          {"space", kern.space},
+                          {"reduction", kern.reduction},
+                          {"flops", c ? c->flops : 0.0},
+                          {"bytes", c ? c->bytes_read + c->bytes_written : 0.0},
                           {"median_us", measured->kernel_median_us[k]},
                           {"predicted_us", predicted},
                           {"measured_over_predicted",
