@@ -5,8 +5,8 @@ backend test folders: DIR/<name>/model.onnx and DIR/<name>/test_data_set_0/{inpu
 
 Nothing is downloaded: every model is built from a config (or torchvision's constructor with
 weights=None) after torch.manual_seed, so reruns with the same versions give the same weights.
-Batch 1, static shapes, f32. Language models are fed token ids (int64, from a seeded
-torch.Generator), not embeddings.
+Static shapes, f32, batch 1 (--batch N below: N sequences or images). Language models are fed
+token ids (int64, from a seeded torch.Generator), not embeddings.
 
 Full size (default; into build/models, outside git; the files are large):
 
@@ -42,10 +42,26 @@ How to run (from the repository root; the virtual environment lives outside git)
   VENV/bin/python scripts/export_models.py --small --out examples/models
   VENV/bin/python scripts/export_models.py --list-ops [--small] [--out DIR] [--only NAME ...]
 
---batch N exports the vision models with N images (x f32[N,3,224,224], y f32[N,1000]); with N > 1
-only they are exported (the language models take one sequence):
+--batch N exports every model with N sequences or images per input (the same weights; the
+same folder names, so into another folder: default build/models-bN, build/models-small-bN with
+--small). Where the list above says [1,...] the leading 1 becomes N:
+
+  vision       x f32[N,3,224,224], y f32[N,1000]
+  gpt2, llama, t5   input_ids i64[N,128]; logits f32[N,128,vocab] (t5: last_hidden_state f32[N,128,512])
+  bert         input_ids, attention_mask, token_type_ids i64[N,128]: sequence b has 16 + 4b padding
+               positions at N = 8 (16 + floor(32b/N) in general: 16, 20, ..., 44), its token types 1
+               over the second half of the rest; last_hidden_state f32[N,128,768], pooler_output f32[N,768]
+  llama_kv     input_ids i64[N,1]; past_key_<l>, past_value_<l> f32[N,2,127,64]; present_* f32[N,2,128,64]
+  llama_static input_ids i64[N,1]; cache_key_<l>, cache_value_<l> f32[N,2,128,64]; cache_position
+               stays i64[1] (126: every sequence writes the same row, as transformers' StaticCache
+               takes it); written_* f32[N,2,128,64]
+
+Token ids and caches are drawn as one [N,...] tensor from the same seeded generators, so batch 1
+gives exactly the folders above. bench/models/run reads N from input_0.pb's leading dimension
+to rebuild the PyTorch module (rebuild(folder, batch)).
 
   VENV/bin/python scripts/export_models.py --batch 8 --out build/models-b8
+  VENV/bin/python scripts/export_models.py --batch 8 --out build/models-b8 --only gpt2 bert llama llama_kv llama_static t5
 
 --exporter torchscript uses torch.onnx.export(dynamo=False) (opset 17) instead of the default
 dynamo=True (opset 20). --list-ops exports nothing: it prints, for the folders already in DIR,
@@ -72,9 +88,10 @@ INDEX_OPS = ("Gather", "GatherND", "GatherElements", "ScatterND", "ScatterElemen
              "OneHot", "TopK", "NonZero", "Compress", "Trilu", "Range", "CumSum")
 
 
-def token_ids(n: int, vocab: int, seed: int) -> torch.Tensor:
+def token_ids(n: int, vocab: int, seed: int, batch: int = 1) -> torch.Tensor:
+    """i64[batch, n]: batch sequences of n token ids from a seeded generator."""
     gen = torch.Generator().manual_seed(seed)
-    return torch.randint(0, vocab, (1, n), generator=gen, dtype=torch.int64)
+    return torch.randint(0, vocab, (batch, n), generator=gen, dtype=torch.int64)
 
 
 def randomize_norms_(model: nn.Module) -> None:
@@ -112,7 +129,8 @@ class Outputs(nn.Module):
 
 class LlamaStep(nn.Module):
     """One decode step of LlamaForCausalLM with the KV cache as plain tensors: inputs input_ids
-    [1,new] then past key, past value per layer; outputs logits then present key, value per layer."""
+    [B,new] then past key, past value [B,kv heads,past,head dim] per layer; outputs logits then
+    present key, value per layer. position_ids is [1,new], the same positions for every sequence."""
 
     def __init__(self, model: nn.Module, layers: int):
         super().__init__()
@@ -138,8 +156,10 @@ class LlamaStep(nn.Module):
 class LlamaStaticStep(nn.Module):
     """One decode step of LlamaForCausalLM with transformers' StaticCache (a fixed-length cache
     written in place, StaticLayer.update's index_copy_: ScatterND in the export): inputs input_ids
-    [1,1], cache_position i64[1] (where the new token goes) then key, value per layer at their
-    full length; outputs logits then the written key, value per layer."""
+    [B,1], cache_position i64[1] (where the new token goes, the same row for every sequence) then
+    key, value [B,kv heads,max_len,head dim] per layer at their full length; outputs logits then
+    the written key, value per layer. The cache takes its batch from the key tensors
+    (lazy_initialization)."""
 
     def __init__(self, model: nn.Module, layers: int, max_len: int):
         super().__init__()
@@ -163,10 +183,12 @@ class LlamaStaticStep(nn.Module):
 
 
 # ---------------------------------------------------------------------------------------------
-# Builders: each returns (module returning a tuple, [(input name, tensor)], [output names]).
+# Builders: build(small, batch) returns (module returning a tuple, [(input name, tensor)],
+# [output names], the module whose norms get randomized). batch: sequences (language models) or
+# images (vision models) per input; at batch 1 the inputs are what they always were.
 
 
-def build_gpt2(small: bool):
+def build_gpt2(small: bool, batch: int = 1):
     from transformers import GPT2Config, GPT2LMHeadModel
     if small:
         cfg = GPT2Config(n_layer=SMALL["layers"], n_embd=SMALL["width"], n_head=SMALL["heads"],
@@ -178,11 +200,11 @@ def build_gpt2(small: bool):
         n = FULL_TOKENS
     cfg.use_cache = False
     model = GPT2LMHeadModel(cfg)
-    ids = token_ids(n, cfg.vocab_size, SEED + 1)
+    ids = token_ids(n, cfg.vocab_size, SEED + 1, batch)
     return Outputs(model, ["input_ids"], ["logits"]), [("input_ids", ids)], ["logits"], model
 
 
-def build_bert(small: bool):
+def build_bert(small: bool, batch: int = 1):
     from transformers import BertConfig, BertModel
     if small:
         cfg = BertConfig(num_hidden_layers=SMALL["layers"], hidden_size=SMALL["width"],
@@ -193,12 +215,16 @@ def build_bert(small: bool):
         cfg = BertConfig()  # bert-base-uncased: 12 layers, 768, 12 heads, 3072, vocab 30522
         n, pad = FULL_TOKENS, 16
     model = BertModel(cfg)
-    ids = token_ids(n, cfg.vocab_size, SEED + 2)
-    mask = torch.ones(1, n, dtype=torch.int64)
-    mask[:, n - pad:] = 0
-    ids[:, n - pad:] = 0  # [PAD]
-    types = torch.zeros(1, n, dtype=torch.int64)
-    types[:, (n - pad) // 2: n - pad] = 1
+    ids = token_ids(n, cfg.vocab_size, SEED + 2, batch)
+    mask = torch.ones(batch, n, dtype=torch.int64)
+    types = torch.zeros(batch, n, dtype=torch.int64)
+    for b in range(batch):
+        # Sequence b has pad + (b * n / 4) / batch padding positions: at batch 1 just pad; at
+        # batch 8, 128 tokens: 16, 20, ..., 44 (each row its own mask).
+        p = pad + (b * n // 4) // batch
+        mask[b, n - p:] = 0
+        ids[b, n - p:] = 0  # [PAD]
+        types[b, (n - p) // 2: n - p] = 1
     names = ["input_ids", "attention_mask", "token_type_ids"]
     return (Outputs(model, names, ["last_hidden_state", "pooler_output"]),
             list(zip(names, [ids, mask, types])), ["last_hidden_state", "pooler_output"], model)
@@ -216,22 +242,22 @@ def llama_config(small: bool):
                        rms_norm_eps=1e-6, tie_word_embeddings=False)
 
 
-def build_llama(small: bool):
+def build_llama(small: bool, batch: int = 1):
     from transformers import LlamaForCausalLM
     cfg = llama_config(small)
     cfg.use_cache = False
     model = LlamaForCausalLM(cfg)
-    ids = token_ids(SMALL["tokens"] if small else FULL_TOKENS, cfg.vocab_size, SEED + 3)
+    ids = token_ids(SMALL["tokens"] if small else FULL_TOKENS, cfg.vocab_size, SEED + 3, batch)
     return Outputs(model, ["input_ids"], ["logits"]), [("input_ids", ids)], ["logits"], model
 
 
-def build_llama_kv(small: bool):
+def build_llama_kv(small: bool, batch: int = 1):
     from transformers import LlamaForCausalLM
     cfg = llama_config(small)
     model = LlamaForCausalLM(cfg)  # the same seed, so the same weights, as llama / llama_small
     total = SMALL["tokens"] if small else FULL_TOKENS
     past_len = total - 1
-    ids = token_ids(total, cfg.vocab_size, SEED + 3)
+    ids = token_ids(total, cfg.vocab_size, SEED + 3, batch)
     head_dim = cfg.hidden_size // cfg.num_attention_heads
     gen = torch.Generator().manual_seed(SEED + 4)
     inputs = [("input_ids", ids[:, past_len:])]
@@ -239,30 +265,31 @@ def build_llama_kv(small: bool):
     for i in range(cfg.num_hidden_layers):
         for kind in ("key", "value"):
             inputs.append((f"past_{kind}_{i}",
-                           torch.randn(1, cfg.num_key_value_heads, past_len, head_dim, generator=gen)))
+                           torch.randn(batch, cfg.num_key_value_heads, past_len, head_dim, generator=gen)))
             outputs.append(f"present_{kind}_{i}")
     return LlamaStep(model, cfg.num_hidden_layers), inputs, outputs, model
 
 
-def build_llama_static(small: bool):
+def build_llama_static(small: bool, batch: int = 1):
     from transformers import LlamaForCausalLM
     cfg = llama_config(small)
     model = LlamaForCausalLM(cfg)  # the same seed, so the same weights, as llama / llama_small
     total = SMALL["tokens"] if small else FULL_TOKENS
-    ids = token_ids(total, cfg.vocab_size, SEED + 3)
+    ids = token_ids(total, cfg.vocab_size, SEED + 3, batch)
     head_dim = cfg.hidden_size // cfg.num_attention_heads
     gen = torch.Generator().manual_seed(SEED + 4)
-    # The new token at position total - 2: the cache's last row stays as it came in.
+    # The new token at position total - 2 (every sequence): the cache's last row stays as it came in.
     inputs = [("input_ids", ids[:, total - 2:total - 1]), ("cache_position", torch.tensor([total - 2]))]
     outputs = ["logits"]
     for i in range(cfg.num_hidden_layers):
         for kind in ("key", "value"):
-            inputs.append((f"cache_{kind}_{i}", torch.randn(1, cfg.num_key_value_heads, total, head_dim, generator=gen)))
+            inputs.append((f"cache_{kind}_{i}",
+                           torch.randn(batch, cfg.num_key_value_heads, total, head_dim, generator=gen)))
             outputs.append(f"written_{kind}_{i}")
     return LlamaStaticStep(model, cfg.num_hidden_layers, total), inputs, outputs, model
 
 
-def build_t5(small: bool):
+def build_t5(small: bool, batch: int = 1):
     from transformers import T5Config, T5EncoderModel
     if small:
         cfg = T5Config(num_layers=SMALL["layers"], d_model=SMALL["width"], num_heads=SMALL["heads"],
@@ -275,16 +302,13 @@ def build_t5(small: bool):
         n = FULL_TOKENS
     cfg.use_cache = False
     model = T5EncoderModel(cfg)
-    ids = token_ids(n, cfg.vocab_size, SEED + 5)
+    ids = token_ids(n, cfg.vocab_size, SEED + 5, batch)
     return (Outputs(model, ["input_ids"], ["last_hidden_state"]), [("input_ids", ids)],
             ["last_hidden_state"], model)
 
 
-VISION_BATCH = 1  # images per input of the vision models (--batch)
-
-
 def vision(ctor_name: str):
-    def build(small: bool):
+    def build(small: bool, batch: int = 1):
         import torchvision
         model = getattr(torchvision.models, ctor_name)(weights=None)
         with torch.no_grad():  # vit_b_16's classifier head starts at zero: its output would be 0
@@ -293,7 +317,7 @@ def vision(ctor_name: str):
                     nn.init.normal_(m.weight, std=0.02)
                     if m.bias is not None:
                         nn.init.uniform_(m.bias, -0.1, 0.1)
-        x = torch.randn(VISION_BATCH, 3, 224, 224, generator=torch.Generator().manual_seed(SEED + 6))
+        x = torch.randn(batch, 3, 224, 224, generator=torch.Generator().manual_seed(SEED + 6))
         return model, [("x", x)], ["y"], model
     return build
 
@@ -325,31 +349,33 @@ def write_tensor(path: str, array: np.ndarray, name: str) -> None:
         f.write(numpy_helper.from_array(array, name=name).SerializeToString())
 
 
-def build_seeded(build, seed: int, small: bool):
+def build_seeded(build, seed: int, small: bool, batch: int = 1):
     """The module export_one exports (seeded, norms randomized, eval mode), its [(input name,
-    tensor)] and output names."""
+    tensor)] and output names. The weights do not depend on batch."""
     torch.manual_seed(seed)
-    module, inputs, output_names, inner = build(small)
+    module, inputs, output_names, inner = build(small, batch)
     if inner is not None:
         randomize_norms_(inner)
     module.eval()
     return module, inputs, output_names
 
 
-def rebuild(folder: str):
+def rebuild(folder: str, batch: int = 1):
     """build_seeded for a folder name this script writes (gpt2, ..., vit_b_16, gpt2_small, ...):
     the same weights and inputs as its model.onnx and test_data_set_0 (with the same versions of
-    torch / transformers / torchvision). KeyError for another name."""
+    torch / transformers / torchvision) when batch is the --batch it was exported with (the
+    leading dimension of its input_0.pb). KeyError for another name."""
     for small in (False, True):
         names = model_names(small)
         if folder in names:
             build, seed = names[folder]
-            return build_seeded(build, seed, small)
+            return build_seeded(build, seed, small, batch)
     raise KeyError(folder)
 
 
-def export_one(name: str, build, seed: int, small: bool, out_dir: str, exporter: str, opset: int) -> None:
-    module, inputs, output_names = build_seeded(build, seed, small)
+def export_one(name: str, build, seed: int, small: bool, out_dir: str, exporter: str, opset: int,
+               batch: int = 1) -> None:
+    module, inputs, output_names = build_seeded(build, seed, small, batch)
     args = tuple(t for _, t in inputs)
     with torch.no_grad():
         expected = module(*args)
@@ -439,32 +465,31 @@ def list_ops(name: str, folder: str) -> dict:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", default=None, help="output folder (default build/models, or examples/models "
-                                                "with --small)")
+                                                "with --small; with --batch N > 1 build/models-bN, or "
+                                                "build/models-small-bN with --small)")
     ap.add_argument("--small", action="store_true", help="the small language models (gpt2_small, ...)")
     ap.add_argument("--exporter", choices=["dynamo", "torchscript"], default="dynamo",
                     help="torch.onnx.export path: dynamo (dynamo=True, default) or torchscript (dynamo=False)")
     ap.add_argument("--opset", type=int, default=None, help="ONNX opset (default 20 dynamo, 17 torchscript)")
     ap.add_argument("--only", nargs="*", help="export (or list) only these folders")
     ap.add_argument("--batch", type=int, default=1,
-                    help="images per input of the vision models; above 1 only they are exported")
+                    help="sequences (language models) or images (vision models) per input (default 1)")
     ap.add_argument("--list-ops", action="store_true",
                     help="export nothing; print the op histogram of the folders already in --out")
     args = ap.parse_args()
-    out = args.out or ("examples/models" if args.small else "build/models")
+    if args.batch < 1:
+        ap.error("--batch must be at least 1")
+    if args.out:
+        out = args.out
+    elif args.batch > 1:  # never over the batch-1 folders (examples/models is in git)
+        out = f"build/models-small-b{args.batch}" if args.small else f"build/models-b{args.batch}"
+    else:
+        out = "examples/models" if args.small else "build/models"
     names = model_names(args.small)
     for n in args.only or []:
         if n not in names:
             ap.error(f"unknown model {n}; known: {', '.join(names)}")
-    if args.batch < 1:
-        ap.error("--batch must be at least 1")
-    global VISION_BATCH
-    VISION_BATCH = args.batch
     selected = args.only or list(names)
-    if args.batch > 1:
-        language = [n for n in selected if n not in VISION]
-        if args.only and language:
-            ap.error(f"--batch {args.batch}: only the vision models take a batch, not {', '.join(language)}")
-        selected = [n for n in selected if n in VISION]
     if args.list_ops:
         for n in selected:
             if os.path.exists(os.path.join(out, n, "model.onnx")):
@@ -480,12 +505,13 @@ def main() -> int:
     except ImportError:
         tv = "missing"
     print(f"torch {torch.__version__}, torchvision {tv}, transformers {transformers.__version__}, "
-          f"onnx {onnx.__version__}, numpy {np.__version__}, exporter {args.exporter}, opset {args.opset}")
+          f"onnx {onnx.__version__}, numpy {np.__version__}, exporter {args.exporter}, opset {args.opset}, "
+          f"batch {args.batch}, into {out}")
     failed = []
     for n in selected:
         build, seed = names[n]
         try:
-            export_one(n, build, seed, args.small, out, args.exporter, args.opset)
+            export_one(n, build, seed, args.small, out, args.exporter, args.opset, args.batch)
         except Exception as e:  # noqa: BLE001 - report and go on with the next model
             msg = str(e).strip().splitlines()
             print(f"{n}: FAILED: {type(e).__name__}: {msg[0] if msg else ''}", file=sys.stderr)
