@@ -104,6 +104,30 @@ TEST(HostConvSplit, TheWindowColumnsCutAPlainLoopsRowWhereTheirMasksChange) {
   EXPECT_EQ(cuts(7, 5, 1), (std::vector<int64_t>{2, 5}));
 }
 
+// A depthwise convolution's rows take two passes (the reduces into a row on
+// the stack, then the epilogue over it) where the epilogue computes more than
+// sums: a bias alone stays in the reduce loop (two passes made 144 maps of
+// 56x56 5x slower, lower/host_kernel.cpp), a bias and a clip do not.
+TEST(HostConvSplit, OnlyAnEpilogueBeyondABiasTakesTwoPasses) {
+  for (bool clip : {false, true}) {
+    SCOPED_TRACE(clip ? "bias + clip" : "bias");
+    ir::Graph g("dw");
+    ir::Tensor x = ir::input(g, "x", ir::DType::F32, {1, 8, 14, 14});
+    ir::Tensor w = ir::input(g, "w", ir::DType::F32, {8, 1, 3, 3});
+    ir::Tensor b = ir::input(g, "b", ir::DType::F32, {8});
+    ir::Tensor y = ir::conv(x, w, {{1, 1}, {1, 1}, {1, 1}, {1, 1}, 8});
+    y = ir::add(y, ir::broadcast(ir::reshape(b, {1, 8, 1, 1}), {1, 8, 14, 14}));
+    g.add_output(clip ? ir::relu(y) : y);
+    const kernel::KernelProgram program = fusion::kernelize_program(g, fusion::materialize_outputs(g));
+    ASSERT_EQ(program.kernels.size(), 1u) << kernel::print_program(program);
+    EXPECT_EQ(lower::emit_llvm_ir(program, {}).find("row_of_reduce") != std::string::npos, clip);
+    std::mt19937_64 rng(3);
+    std::vector<ir::HostTensor> inputs;
+    for (ir::ValueId v : g.inputs()) inputs.push_back(ir::random_tensor(g.type(v), rng));
+    EXPECT_EQ(ir::compare_outputs(ir::interpret_with_error_scales(g, inputs), run_on_host_jit(program, inputs, 5)), "");
+  }
+}
+
 // The column-block split: a batch-1 conv of many output positions is split by
 // blocks of positions (every thread packs only its own windows).
 TEST(HostConvSplit, ManyPositionsAreSplitByColumnBlocks) {
