@@ -350,6 +350,28 @@ struct Calibrator {
     const Timing long_rows = shaped(1024, kCopy), short_rows = shaped(24, kCopy);
     r.row_ns = std::max(0.0, (short_rows.median_us - long_rows.median_us) * 1e3 / (n / 24.0 - n / 1024.0));
     record("row (copy in rows of 24 vs 1024)", r.threads, short_rows, r.row_ns, "ns/row");
+    // Sigmoid (a vector-math op) in rows of several widths against rows of
+    // 1024: a row narrower than a vector or two runs (partly) scalar.
+    {
+      auto sigmoid_rows = [&](int64_t cols) {
+        ir::Graph g("sigmoid_rows");
+        ir::Tensor x = ir::input(g, "x", DType::F32, {n / cols, cols});
+        g.add_output(ir::sigmoid(x));
+        return time(fused(g), r.threads);
+      };
+      const Timing wide = sigmoid_rows(1024);
+      const double wide_ns = wide.median_us * 1e3 / static_cast<double>(n / 1024 * 1024);
+      r.row_op_factor.clear();
+      const std::vector<int64_t> widths = options.quick ? std::vector<int64_t>{7, 28} : std::vector<int64_t>{7, 14, 28, 56};
+      for (int64_t width : widths) {
+        const Timing t = sigmoid_rows(width);
+        const double per_element = t.median_us * 1e3 / static_cast<double>(n / width * width);
+        r.row_op_factor.push_back({static_cast<double>(width), std::max(1.0, per_element / std::max(wide_ns, 1e-6))});
+        record("sigmoid in rows of " + std::to_string(width) + " (against 1024)", r.threads, t,
+               r.row_op_factor.back().ns, "x");
+      }
+      r.row_op_factor.push_back({1024, 1});
+    }
     // Sums along rows of several lengths: short rows do not vectorize.
     const std::vector<int64_t> lengths = options.quick ? std::vector<int64_t>{16, 64, 128, 1024}
                                                        : std::vector<int64_t>{8, 16, 32, 64, 100, 128, 256, 1024, 4096};
@@ -516,6 +538,38 @@ struct Calibrator {
       record("contraction as a loop (depthwise " + std::to_string(window) + "x" + std::to_string(window) +
                  ", 96 maps, 28x28)",
              r.threads, t, ns, "ns/step");
+    }
+    // A 3x3 over maps of other widths (about as many outputs: 75,264) against
+    // 28, alone and with a SiLU after it in its rows' epilogue: the step's
+    // factor by the width, and the epilogue ops' against their vector rates.
+    r.loop_contraction_row_factor.clear();
+    r.loop_epilogue_row_factor.clear();
+    if (gpu) return;
+    const double at_28 = r.loop_contraction.front().ns;
+    const double silu_ns = op_ns(r, "sigmoid") + op_ns(r, "mul");
+    const std::vector<int64_t> sides = options.quick ? std::vector<int64_t>{7, 28} : std::vector<int64_t>{7, 14, 28, 56};
+    for (int64_t s : sides) {
+      const int64_t m = std::max<int64_t>(1, maps * side * side / (s * s));
+      auto depthwise = [&](bool silu) {
+        ir::Graph g("depthwise_rows");
+        ir::Tensor x = ir::input(g, "x", DType::F32, {1, m, s, s});
+        ir::Tensor w = ir::input(g, "w", DType::F32, {m, 1, 3, 3});
+        ir::Tensor c = ir::conv(x, w, {{1, 1}, {1, 1}, {1, 1}, {1, 1}, m});
+        g.add_output(silu ? ir::mul(c, ir::sigmoid(c)) : c);
+        return time(fused(g), r.threads);
+      };
+      const std::string what = "depthwise 3x3, " + std::to_string(m) + " maps, " + std::to_string(s) + "x" + std::to_string(s);
+      const double outputs = static_cast<double>(m * s * s);
+      const Timing alone = depthwise(false);
+      const double ns = alone.median_us * 1e3 / (outputs * 9);
+      r.loop_contraction_row_factor.push_back({static_cast<double>(s), std::max(1e-3, ns / std::max(at_28, 1e-6))});
+      record("contraction as a loop (" + what + ", against 28x28)", r.threads, alone,
+             r.loop_contraction_row_factor.back().ns, "x");
+      const Timing with_silu = depthwise(true);
+      const double epilogue_ns = std::max(0.0, with_silu.median_us - alone.median_us) * 1e3 / outputs;
+      r.loop_epilogue_row_factor.push_back({static_cast<double>(s), std::max(1.0, epilogue_ns / std::max(silu_ns, 1e-6))});
+      record("its SiLU epilogue (" + what + ", against the ops' vector rates)", r.threads, with_silu,
+             r.loop_epilogue_row_factor.back().ns, "x");
     }
   }
 

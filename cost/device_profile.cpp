@@ -202,6 +202,11 @@ ThreadRates thread_rates(const json& j, const std::string& path, const std::stri
   r.window_pack_ns = j.contains("window_pack_ns") ? number(j, "window_pack_ns", path, source, false) : 0;
   if (j.contains("loop_contraction"))
     r.loop_contraction = curve(j["loop_contraction"], path + "loop_contraction", source);
+  if (j.contains("loop_contraction_row_factor"))
+    r.loop_contraction_row_factor = curve(j["loop_contraction_row_factor"], path + "loop_contraction_row_factor", source);
+  if (j.contains("row_op_factor")) r.row_op_factor = curve(j["row_op_factor"], path + "row_op_factor", source);
+  if (j.contains("loop_epilogue_row_factor"))
+    r.loop_epilogue_row_factor = curve(j["loop_epilogue_row_factor"], path + "loop_epilogue_row_factor", source);
   r.group_factor = number(j, "group_factor", path, source, true);
   r.group_factor_constant_b =
       j.contains("group_factor_constant_b") ? number(j, "group_factor_constant_b", path, source, true) : r.group_factor;
@@ -377,6 +382,11 @@ std::string profile_to_json(const DeviceProfile& p) {
                      {"group_factor_constant_b", r.group_factor_constant_b}});
     if (!r.fill.empty()) rates.back()["fill"] = curve_json(r.fill);
     if (!r.loop_contraction.empty()) rates.back()["loop_contraction"] = curve_json(r.loop_contraction);
+    if (!r.loop_contraction_row_factor.empty())
+      rates.back()["loop_contraction_row_factor"] = curve_json(r.loop_contraction_row_factor);
+    if (!r.row_op_factor.empty()) rates.back()["row_op_factor"] = curve_json(r.row_op_factor);
+    if (!r.loop_epilogue_row_factor.empty())
+      rates.back()["loop_epilogue_row_factor"] = curve_json(r.loop_epilogue_row_factor);
     if (!r.tensor_core_matmul.empty()) rates.back()["tensor_core_matmul"] = points_json(r.tensor_core_matmul);
     if (!r.matmul_constant_b.empty()) rates.back()["matmul_constant_b"] = points_json(r.matmul_constant_b);
   }

@@ -90,6 +90,23 @@ struct ThreadRates {
   // measured before it have none and price such a kernel at matmul rates,
   // 3-7x under its time (EfficientNet-B0).
   Curve loop_contraction;
+  // Host profiles: what a row's width does to that step (x: the width of the
+  // space's rows; y: the time per step against rows of 28, the width
+  // loop_contraction is measured at). A depthwise 3x3 over 7x7 maps ran 2.4x
+  // its price at 28 (2026-11-29): rows narrower than a vector run scalar.
+  // Profiles measured before it have none (a factor of 1).
+  Curve loop_contraction_row_factor;
+  // Host profiles: the same for the elementwise ops that vary along the row,
+  // in a plain row loop (row_op_factor, measured with sigmoid against rows of
+  // 1024) and in a looped contraction's epilogue (loop_epilogue_row_factor:
+  // a SiLU after a depthwise 3x3, against the ops' vector rates). x: the
+  // row's width. EfficientNet-B0's SiLU after its depthwise convolutions over
+  // 1152 maps of 7x7 took 4.4 ns an element, priced 0.9 (2026-11-29); the
+  // same sigmoid alone in rows of 7, 1.35x its rate in rows of 1024 (LLVM
+  // vectorizes across rows there). Profiles measured before them have none
+  // (a factor of 1).
+  Curve row_op_factor;
+  Curve loop_epilogue_row_factor;
   // A contraction group (several gemms sharing A in one kernel) against the
   // same gemms as separate kernels: multiplies the group's matmul time when
   // its B sides are packed per call (group_factor) and when they are

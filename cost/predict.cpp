@@ -135,7 +135,7 @@ bool is_unrolled_reduction(const kernel::Kernel& k) {
 
 // Whether a reduction walks its loads along their unit stride (vectorized) or
 // across rows.
-bool reduces_inner_axis(const kernel::Kernel& k, int reduce) {
+bool reduces_inner_axis(const kernel::KernelProgram& program, const kernel::Kernel& k, int reduce) {
   std::vector<int> stack{k.exprs[reduce].operands[0]};
   std::vector<bool> seen(k.exprs.size(), false);
   bool any_load = false;
@@ -146,7 +146,7 @@ bool reduces_inner_axis(const kernel::Kernel& k, int reduce) {
     seen[i] = true;
     const kernel::KernelExpr& e = k.exprs[i];
     if (e.kind == kernel::KernelExpr::Kind::kLoad) {
-      const AccessKind kind = classify_load(k, e, true);
+      const AccessKind kind = classify_load(k, e, true, program.buffers.at(static_cast<size_t>(e.buffer)).type.shape);
       if (kind == AccessKind::kContiguous || kind == AccessKind::kMasked) return true;
       any_load = any_load || kind != AccessKind::kBroadcast;
     }
@@ -291,7 +291,8 @@ bool aliasing_stride(int64_t bytes) { return bytes >= 512 && (bytes & (bytes - 1
 
 }  // namespace
 
-AccessKind classify_load(const kernel::Kernel& kernel, const kernel::KernelExpr& load, bool inside_reduction) {
+AccessKind classify_load(const kernel::Kernel& kernel, const kernel::KernelExpr& load, bool inside_reduction,
+                         const ir::Shape& buffer_shape) {
   const int innermost = inside_reduction ? kernel.num_vars() - 1 : static_cast<int>(kernel.space.size()) - 1;
   if (innermost < 0 || load.index.empty()) return AccessKind::kBroadcast;
   VarMask used = 0;
@@ -310,12 +311,24 @@ AccessKind classify_load(const kernel::Kernel& kernel, const kernel::KernelExpr&
   // index has one expression per buffer axis. Only the flat stride matters.
   // Extents are not known here without the buffer, so a stride is 1 exactly
   // when the innermost variable moves only the last axis by one.
+  // The last two axes read as (x floordiv e, x mod e) for the last extent e
+  // address element x of the two flattened (merged rows, a flattened view):
+  // one axis indexed by x.
+  std::vector<kernel::IndexRef> index = load.index;
+  if (index.size() >= 2 && buffer_shape.size() == index.size()) {
+    const size_t last = index.size() - 1;
+    if (const kernel::IndexRef flat = kernel.indices.flattened_pair(index[last - 1], index[last], buffer_shape[last]);
+        flat != kernel::kNoIndex) {
+      index.pop_back();
+      index.back() = flat;
+    }
+  }
   int64_t last_coefficient = 0;
-  for (size_t a = 0; a < load.index.size(); ++a) {
-    const std::optional<int64_t> c = coefficient(kernel.indices, load.index[a], innermost);
+  for (size_t a = 0; a < index.size(); ++a) {
+    const std::optional<int64_t> c = coefficient(kernel.indices, index[a], innermost);
     if (!c) return AccessKind::kGather;
-    if (a + 1 < load.index.size() && *c != 0) return AccessKind::kStrided;
-    if (a + 1 == load.index.size()) last_coefficient = *c;
+    if (a + 1 < index.size() && *c != 0) return AccessKind::kStrided;
+    if (a + 1 == index.size()) last_coefficient = *c;
   }
   if (last_coefficient == 0) return AccessKind::kBroadcast;
   if (last_coefficient != 1) return AccessKind::kStrided;
@@ -379,6 +392,18 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
   // Its one column (kernel::host_tiled_contraction): the reduction loop is the
   // vector loop, a row reduction's.
   const bool looped_along_k = looped_contraction && !gpu && !k.space.empty() && k.space.back() == 1;
+  // A plain row loop on the host (no tiled contraction) over rows narrower
+  // than a vector or two: its ops that vary along the row, and a looped
+  // contraction's steps, cost more per element (the profile's factors by the
+  // row's width; lower/host_kernel.cpp runs each row as its own loop).
+  const bool plain_rows = !gpu && k.space.size() >= 2 && (!contraction || looped_contraction) && !looped_along_k;
+  const int innermost_var = static_cast<int>(k.space.size()) - 1;
+  const double row_width = k.space.empty() ? 1 : static_cast<double>(k.space.back());
+  const Curve& op_factors = looped_contraction ? rates.loop_epilogue_row_factor : rates.row_op_factor;
+  const double row_op_factor = plain_rows && !op_factors.empty() ? interpolate(op_factors, row_width) : 1.0;
+  const double loop_step_factor = plain_rows && !rates.loop_contraction_row_factor.empty()
+                                      ? interpolate(rates.loop_contraction_row_factor, row_width)
+                                      : 1.0;
   // Every B side reads constants (kernel::b_sides_are_constant); where the
   // host's tiled matmul packs B once for that (kernel::host_packs_b_once), the
   // product is priced at the rates measured so (matmul_constant_b).
@@ -437,7 +462,7 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
     const double bytes = window_leader ? std::min(buffer_bytes, window_bytes[i]) : load_bytes(i);
     if (!reread) cost.bytes_read += bytes;
     if (covered[i]) continue;
-    AccessKind kind = classify_load(k, e, in_reduction);
+    AccessKind kind = classify_load(k, e, in_reduction, buffer.type.shape);
     if (plain_in_segments[i] && kind == AccessKind::kMasked) kind = AccessKind::kContiguous;  // the mask folded
     // Strided reads of a window that together cover every line of their buffer stream it.
     if (window_leader && kind == AccessKind::kStrided && bytes >= buffer_bytes) kind = AccessKind::kContiguous;
@@ -517,6 +542,7 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
           // An op computed in f16 / bf16 computes in f32 and rounds its result.
           if (e.op != ir::Op::Cast && (e.dtype == ir::DType::F16 || e.dtype == ir::DType::BF16))
             ns += op_ns(rates, "cast_" + std::string(ir::dtype_name(e.dtype)));
+          if (innermost_var >= 0 && (vars[i] >> innermost_var & 1)) ns *= row_op_factor;
           compute_ns += evaluations * ns;
         }
         break;
@@ -528,7 +554,8 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
         } else if (e.contraction && looped_contraction) {
           // No tiled kernel takes it: a plain loop over its steps (loads, product, sum).
           cost.flops += 2 * steps;
-          compute_ns += steps * interpolate(rates.loop_contraction, static_cast<double>(ir::numel(k.reduction)));
+          compute_ns += steps * interpolate(rates.loop_contraction, static_cast<double>(ir::numel(k.reduction))) *
+                        loop_step_factor;
         } else if (e.contraction) {
           // The matmul's shape: a contraction group's (several column axes for
           // a convolution), else the space's last two axes.
@@ -551,6 +578,15 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
           // group_factor was measured against (2 x 2048 columns).
           double gflops = matmul_gflops(rates_of_shape, batch, m, n, kk);
           if (contractions > 1) gflops = std::max(gflops, matmul_gflops(rates_of_shape, batch, m, n * contractions, kk));
+          // The host's micro-kernel computes whole tiles of min(32, n rounded
+          // up to 16) columns (lower/host_matmul.h): a 1x1 convolution over a
+          // 7x7 map computes 64 columns for its 49. The profile's shapes (N a
+          // multiple of 64) have no such padding. [1152, 49] @ [192] ran 1.4x
+          // its price unpadded (2026-11-29, one thread).
+          if (!gpu) {
+            const long tile = std::min(32L, (n + 15) / 16 * 16);
+            gflops *= static_cast<double>(n) / static_cast<double>((n + tile - 1) / tile * tile);
+          }
           compute_ns += 2 * steps / gflops *  // GFLOP/s = flop/ns
                         (contractions > 1 ? (constant_b || b_in_cache ? rates.group_factor_constant_b : rates.group_factor) : 1.0);
         } else if (unrolled) {
@@ -559,7 +595,7 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
           // Inner: rows as long as the innermost reduced axis.
           const double row = static_cast<double>(k.reduction.back());
           const Curve& inner = e.op == ir::Op::ReduceMax ? rates.reduce_max_inner : rates.reduce_inner;
-          compute_ns += steps * (reduces_inner_axis(k, static_cast<int>(i)) ? interpolate(inner, row)
+          compute_ns += steps * (reduces_inner_axis(program, k, static_cast<int>(i)) ? interpolate(inner, row)
                                                                              : rates.reduce_outer_ns);
         }
         break;

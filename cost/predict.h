@@ -48,8 +48,10 @@ double prologue_evaluations(const kernel::Kernel& kernel);
 // each charged `window_pack_ns`.
 double window_elements(const kernel::Kernel& kernel);
 
-// How a load walks its buffer as the innermost loop variable advances.
-AccessKind classify_load(const kernel::Kernel& kernel, const kernel::KernelExpr& load, bool inside_reduction);
+// How a load walks its buffer (of shape `buffer_shape`) as the innermost loop
+// variable advances.
+AccessKind classify_load(const kernel::Kernel& kernel, const kernel::KernelExpr& load, bool inside_reduction,
+                         const ir::Shape& buffer_shape);
 
 // Rough per-op work for choosing starting terms (extract/): nanoseconds of
 // `elements` evaluations of an elementwise op, a reduction, or a matmul, on

@@ -112,10 +112,12 @@ class KernelAssembler {
 
   // Materialized values (not inputs) this kernel reads (a scatter: its data too).
   const std::vector<ValueId>& loaded() const { return loaded_; }
-  // After the last root: a kernel of convolutions takes its contraction form
-  // (no root can be emitted into it after that).
+  // After the last root: a kernel of convolutions takes its contraction form,
+  // and a kernel's short rows that every load reads as one are merged
+  // (kernel/kernel_reindex.h); no root can be emitted into it after that.
   void finish() {
     if (conv_layout_) to_contraction_form(k_, *conv_layout_);
+    merge_contiguous_rows(k_, s_.program.buffers);
   }
   // By position in loaded(): every load of that value is at its own output
   // index, unguarded and outside any reduction body, so the value could be
@@ -1052,7 +1054,8 @@ Kernelization build(const Graph& g, const std::vector<bool>& materialized, const
   auto trial_price = [&](const std::vector<size_t>& members) {
     if (members.size() == 1) return options.price(s.program, kernels[members.front()].kernel);
     Kernel trial;
-    trial.space = kernels[members.front()].kernel.space;
+    // The roots' own space: a finished kernel's may have merged rows.
+    trial.space = kernel_space(g, kernels[members.front()].roots.front());
     KernelAssembler emitter(s, trial);
     try {
       for (size_t m : members) emitter.emit_root(kernels[m].roots.front());
@@ -1078,7 +1081,7 @@ Kernelization build(const Graph& g, const std::vector<bool>& materialized, const
     for (size_t m : members) merged_roots.push_back(kernels[m].roots.front());
     Kernel merged;
     merged.name = kernel_name(g, merged_roots);
-    merged.space = kernels[members.front()].kernel.space;
+    merged.space = kernel_space(g, merged_roots.front());  // not a finished kernel's (merged rows)
     KernelAssembler emitter(s, merged);
     for (ValueId root : merged_roots) emitter.emit_root(root);
     emitter.finish();

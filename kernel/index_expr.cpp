@@ -23,6 +23,14 @@ IndexRef IndexPool::intern(Node n) {
   return it->second;
 }
 
+IndexRef IndexPool::flattened_pair(IndexRef high, IndexRef low, int64_t low_extent) const {
+  if (high == kNoIndex || low == kNoIndex) return kNoIndex;
+  const Node& h = node(high);
+  const Node& l = node(low);
+  if (h.kind != Kind::kFloorDiv || l.kind != Kind::kMod || h.a != l.a || h.b != l.b) return kNoIndex;
+  return is_const(l.b, low_extent) && low_extent > 0 ? l.a : kNoIndex;
+}
+
 std::pair<IndexRef, int64_t> IndexPool::base_and_offset(IndexRef r) const {
   int64_t offset = 0;
   for (;;) {

@@ -55,6 +55,13 @@ class IndexPool {
   // unsimplified window index is written); anything else (r, 0).
   std::pair<IndexRef, int64_t> base_and_offset(IndexRef r) const;
 
+  // x when the index expressions of two adjacent axes of a buffer, the second
+  // of extent `low_extent`, are (x floordiv low_extent, x mod low_extent):
+  // together they address element x of the two axes flattened, as
+  // floor(x/e)·e + x mod e = x (a view of [..., h, w] as [..., h·w]; a kernel
+  // whose rows were merged, kernel/kernel_reindex.h). kNoIndex otherwise.
+  IndexRef flattened_pair(IndexRef high, IndexRef low, int64_t low_extent) const;
+
   // Bit v set: variable v occurs in r (variables 63 and above share bit 63).
   uint64_t vars_used(IndexRef r) const { return r == kNoIndex ? 0 : vars_used_[static_cast<size_t>(r)]; }
   // Nodes on the longest path from r to a leaf (0 for kNoIndex): what the

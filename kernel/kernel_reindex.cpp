@@ -121,4 +121,61 @@ void to_contraction_form(Kernel& kernel, const ConvLayout& layout) {
   kernel = simplify_kernel(kernel);
 }
 
+namespace {
+
+// Whether every load of `kernel` reads space axes `a` and a + 1 as adjacent
+// buffer axes (var a, var a + 1) whose second has the space's extent, or reads
+// neither; no mask and no index value reads them.
+bool reads_axes_as_one(const Kernel& kernel, const std::vector<Buffer>& buffers, int a) {
+  const IndexPool& pool = kernel.indices;
+  const uint64_t both = (uint64_t{1} << a) | (uint64_t{1} << (a + 1));
+  auto is_var = [&](IndexRef r, int v) {
+    return r != kNoIndex && pool.node(r).kind == IndexPool::Kind::kVar && pool.node(r).value == v;
+  };
+  for (const KernelExpr& e : kernel.exprs) {
+    if (pool.vars_used(e.valid) & both) return false;
+    if (e.kind == KernelExpr::Kind::kIndex) {
+      for (IndexRef r : e.index)
+        if (pool.vars_used(r) & both) return false;
+      continue;
+    }
+    if (e.kind != KernelExpr::Kind::kLoad) continue;
+    const Shape& shape = buffers.at(static_cast<size_t>(e.buffer)).type.shape;
+    for (size_t axis = 0; axis < e.index.size(); ++axis) {
+      if (!(pool.vars_used(e.index[axis]) & both)) continue;
+      if (!is_var(e.index[axis], a) || axis + 1 >= e.index.size() || !is_var(e.index[axis + 1], a + 1) ||
+          shape.at(axis + 1) != kernel.space[static_cast<size_t>(a) + 1])
+        return false;
+      ++axis;  // the pair's second axis
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+void merge_contiguous_rows(Kernel& kernel, const std::vector<Buffer>& buffers) {
+  if (is_scatter_kernel(kernel) || !kernel.indirect.empty()) return;
+  for (const KernelExpr& e : kernel.exprs)
+    if (e.kind == KernelExpr::Kind::kReduce && e.contraction) return;
+  const size_t rank = kernel.space.size();
+  if (rank < 2) return;
+  const int64_t inner = kernel.space[rank - 1], outer = kernel.space[rank - 2];
+  int64_t rows = 1;
+  for (size_t axis = 0; axis + 2 < rank; ++axis) rows *= kernel.space[axis];
+  if (inner >= kMergeRowsBelow || rows < kMergeKeepRows || inner < 1 || outer < 1) return;
+  const int a = static_cast<int>(rank) - 2;
+  if (!reads_axes_as_one(kernel, buffers, a)) return;
+  Shape space(kernel.space.begin(), kernel.space.end() - 2);
+  space.push_back(outer * inner);
+  const Shape reduction = kernel.reduction;
+  change_variables(kernel, space, reduction, [&](IndexPool& pool, int v) {
+    if (v < a) return pool.var(v);
+    const IndexRef x = pool.var(a);
+    if (v == a) return pool.floor_div(x, pool.constant(inner));
+    if (v == a + 1) return pool.mod(x, pool.constant(inner));
+    return pool.var(v - 1);  // the reduction's variables follow the space's
+  });
+}
+
 }  // namespace smelt::kernel

@@ -541,6 +541,66 @@ TEST(DeviceProfile, AContractionNoTiledKernelTakesIsPricedPerStepOfItsLoop) {
   EXPECT_EQ(parse_profile(profile_to_json(p), "p.json").rates[0].loop_contraction.size(), 2u);
 }
 
+// Rows narrower than a vector: a looped contraction's steps and its
+// epilogue's ops that vary along the row, and a plain row loop's such ops, are
+// priced with the profile's factors by the row's width; an op computed once
+// per row (a broadcast's) is not. Wide rows read the factors at their width;
+// the curves survive the JSON.
+TEST(DeviceProfile, NarrowRowsArePricedWithTheFactorsMeasuredByRowWidth) {
+  auto depthwise_silu = [](int64_t side) {
+    ir::Graph g("depthwise_silu");
+    auto x = ir::input(g, "x", DType::F32, {1, 64, side, side});
+    auto w = ir::input(g, "w", DType::F32, {64, 1, 3, 3});
+    auto c = ir::conv(x, w, {{1, 1}, {1, 1}, {1, 1}, {1, 1}, 64});
+    g.add_output(ir::mul(c, ir::sigmoid(c)));
+    return fusion::kernelize(g, fusion::materialize_outputs(g)).program;
+  };
+  DeviceProfile p = default_host_profile().for_threads(1);
+  ASSERT_TRUE(p.rates[0].row_op_factor.empty() && p.rates[0].loop_contraction_row_factor.empty() &&
+              p.rates[0].loop_epilogue_row_factor.empty())
+      << "the reference profile predates the curves";
+  for (ThreadRates& r : p.rates) {
+    r.loop_contraction = {{9, 1.0}};
+    r.op_ns["sigmoid"] = 2.0;
+    r.op_ns["mul"] = 0.5;
+    r.op_ns["exp"] = 1.5;
+  }
+  DeviceProfile narrow = p;
+  for (ThreadRates& r : narrow.rates) {
+    r.loop_contraction_row_factor = {{7, 3.0}, {28, 1.0}};
+    r.loop_epilogue_row_factor = {{7, 5.0}, {1024, 1.0}};
+    r.row_op_factor = {{7, 2.0}, {1024, 1.0}};
+  }
+  for (int64_t side : {int64_t{7}, int64_t{28}}) {
+    SCOPED_TRACE(std::to_string(side) + "x" + std::to_string(side));
+    const kernel::KernelProgram program = depthwise_silu(side);
+    ASSERT_EQ(program.kernels.size(), 1u) << kernel::print_program(program);
+    const double elements = 64.0 * side * side;
+    const double extra = predict(program, program.kernels[0], narrow).compute_us -
+                         predict(program, program.kernels[0], p).compute_us;
+    const double steps_extra = (side == 7 ? 2.0 : 0.0) * elements * 9 * 1.0 / 1000;
+    const double row_factor = side == 7 ? 5.0 : 1.0 + (5.0 - 1.0) * (1 - std::log(28.0 / 7) / std::log(1024.0 / 7));
+    const double ops_extra = (row_factor - 1) * elements * (2.0 + 0.5) / 1000;  // sigmoid, mul
+    EXPECT_NEAR(extra, steps_extra + ops_extra, 1e-3 * (steps_extra + ops_extra) + 1e-9);
+  }
+  // A squeeze-excite's sigmoid, one per map, is not along the row; its
+  // product and the exp are (rows of 7 x 3, merged into 21).
+  ir::Graph se("se_scale");
+  auto x = ir::input(se, "x", DType::F32, {1, 64, 7, 3});
+  auto s = ir::input(se, "s", DType::F32, {1, 64, 1, 1});
+  se.add_output(ir::mul(ir::broadcast(ir::sigmoid(s), {1, 64, 7, 3}), ir::exp(x)));
+  const kernel::KernelProgram program = fusion::kernelize(se, fusion::materialize_outputs(se)).program;
+  ASSERT_EQ(program.kernels.size(), 1u);
+  ASSERT_EQ(program.kernels[0].space, (ir::Shape{1, 64, 21}));
+  const double factor = interpolate(narrow.rates[0].row_op_factor, 21);
+  EXPECT_NEAR(predict(program, program.kernels[0], narrow).compute_us - predict(program, program.kernels[0], p).compute_us,
+              (factor - 1) * 64 * 21 * (1.5 + 0.5) / 1000, 1e-6);
+  const DeviceProfile back = parse_profile(profile_to_json(narrow), "p.json");
+  EXPECT_EQ(back.rates[0].row_op_factor.size(), 2u);
+  EXPECT_EQ(back.rates[0].loop_contraction_row_factor.size(), 2u);
+  EXPECT_EQ(back.rates[0].loop_epilogue_row_factor.size(), 2u);
+}
+
 // Every number anywhere in the profile, made negative or too large for a
 // double, is rejected naming where it is; every required field removed is
 // rejected naming it. (Generated from the profile itself, so a field added to
@@ -663,7 +723,8 @@ AccessKind kind_of_load(const ir::Graph& g, const ir::Tensor& x, bool inside_red
   const kernel::Kernel& k = l.program.kernels.at(0);
   const int buffer = l.buffer_of.at(static_cast<size_t>(x.id));
   for (const kernel::KernelExpr& e : k.exprs)
-    if (e.kind == kernel::KernelExpr::Kind::kLoad && e.buffer == buffer) return classify_load(k, e, inside_reduction);
+    if (e.kind == kernel::KernelExpr::Kind::kLoad && e.buffer == buffer)
+      return classify_load(k, e, inside_reduction, l.program.buffers.at(static_cast<size_t>(buffer)).type.shape);
   ADD_FAILURE() << "no load of buffer " << buffer << "\n" << kernel::print_program(l.program);
   return AccessKind::kContiguous;
 }
@@ -692,6 +753,19 @@ TEST(ClassifyLoad, AReshapeOfAPermuteIsAGather) {
   ir::Graph g2("g2");
   ir::Tensor y = ir::input(g2, "y", DType::F32, {2, 4, 6});
   g2.add_output(ir::exp(ir::reshape(ir::permute(y, {0, 2, 1}), {2, 24})));
+  EXPECT_EQ(kind_of_load(g2, y), AccessKind::kGather);
+}
+
+// A flattened view, x[i, j floordiv 4, j mod 4] with x's last extent 4, reads
+// element j of the pair: contiguous. Over a slice (last extent 5) it is not.
+TEST(ClassifyLoad, AFlattenedViewIsContiguous) {
+  ir::Graph g("g");
+  ir::Tensor x = ir::input(g, "x", DType::F32, {2, 3, 4});
+  g.add_output(ir::exp(ir::reshape(x, {2, 12})));
+  EXPECT_EQ(kind_of_load(g, x), AccessKind::kContiguous);
+  ir::Graph g2("g2");
+  ir::Tensor y = ir::input(g2, "y", DType::F32, {2, 3, 5});
+  g2.add_output(ir::exp(ir::reshape(ir::slice_axis(y, 2, 0, 4), {2, 12})));
   EXPECT_EQ(kind_of_load(g2, y), AccessKind::kGather);
 }
 

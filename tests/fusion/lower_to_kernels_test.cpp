@@ -146,6 +146,55 @@ TEST(LowerToKernels, ViewChainsComposeIntoIndexMaps) {
   EXPECT_EQ(check_program(g, fused.program, 6), "");
 }
 
+// A squeeze-excite's scale over 7x7 maps: rows of 7 merge into rows of 49
+// (kernel::merge_contiguous_rows), read through (x floordiv 7, x mod 7); a
+// load that reads one of the two axes alone, a padded (masked) read, and a
+// kernel of fewer than 64 rows keep their rows.
+TEST(LowerToKernels, ShortRowsThatEveryLoadReadsAsOneAreMerged) {
+  auto space_of = [](const ir::Graph& g) {
+    const fusion::Kernelization fused = fusion::kernelize(g, fusion::materialize_outputs(g));
+    EXPECT_EQ(fused.program.kernels.size(), 1u);
+    EXPECT_EQ(check_program(g, fused.program, 6), "") << kernel::print_program(fused.program);
+    return fused.program.kernels.at(0).space;
+  };
+  ir::Graph scale("scale");
+  auto x = ir::input(scale, "x", DType::F32, {1, 96, 7, 7});
+  auto s = ir::input(scale, "s", DType::F32, {1, 96, 1, 1});
+  scale.add_output(ir::mul(ir::broadcast(ir::sigmoid(s), {1, 96, 7, 7}), x));
+  EXPECT_EQ(space_of(scale), (ir::Shape{1, 96, 49}));
+
+  ir::Graph column("column");  // a broadcast of one column: i2 alone
+  auto y = ir::input(column, "y", DType::F32, {1, 96, 7, 7});
+  auto c = ir::input(column, "c", DType::F32, {1, 96, 7, 1});
+  column.add_output(ir::add(y, ir::broadcast(c, {1, 96, 7, 7})));
+  EXPECT_EQ(space_of(column), (ir::Shape{1, 96, 7, 7}));
+
+  ir::Graph padded("padded");
+  auto z = ir::input(padded, "z", DType::F32, {1, 96, 5, 5});
+  padded.add_output(ir::exp(ir::pad(z, {0, 0, 1, 1}, {0, 0, 1, 1})));
+  EXPECT_EQ(space_of(padded), (ir::Shape{1, 96, 7, 7}));
+
+  ir::Graph few("few_rows");
+  auto w = ir::input(few, "w", DType::F32, {1, 8, 7, 7});
+  few.add_output(ir::exp(w));
+  EXPECT_EQ(space_of(few), (ir::Shape{1, 8, 7, 7}));
+
+  // Two roots over one space merged into one kernel after each was finished
+  // alone (horizontal merging) are emitted over their own space, then merged.
+  ir::Graph two("two_roots");
+  auto t = ir::input(two, "t", DType::F32, {64, 2, 3, 5});
+  auto r = ir::reduce_max(t, {1}, true);
+  two.add_output(ir::exp(ir::sub(t, ir::broadcast(r, {64, 2, 3, 5}))));
+  two.add_output(ir::neg(ir::broadcast(r, {64, 2, 3, 5})));
+  const fusion::Kernelization both = fusion::kernelize(two, fusion::materialize_outputs(two));
+  EXPECT_EQ(check_program(two, both.program, 6), "") << kernel::print_program(both.program);
+
+  ir::Graph once("once");  // one pair: rows of 7 become rows of 35, not 105
+  auto v = ir::input(once, "v", DType::F32, {64, 3, 5, 7});
+  once.add_output(ir::neg(v));
+  EXPECT_EQ(space_of(once), (ir::Shape{64, 3, 35}));
+}
+
 // luminal_fusion's constant: a scalar broadcast is an immediate; a literal of
 // different values is a constant buffer of the program.
 TEST(LowerToKernels, ConstantsAreImmediatesOrConstantBuffers) {
