@@ -582,8 +582,11 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
           // up to 16) columns (lower/host_matmul.h): a 1x1 convolution over a
           // 7x7 map computes 64 columns for its 49. The profile's shapes (N a
           // multiple of 64) have no such padding. [1152, 49] @ [192] ran 1.4x
-          // its price unpadded (2026-11-29, one thread).
-          if (!gpu) {
+          // its price unpadded (2026-11-29, one thread). Below one full tile
+          // (N < 32: a seed's 6-wide halves) the time is the kernel's fixed
+          // costs, which the rate read at the profile's smallest N already
+          // overstates; the padding is not charged there.
+          if (!gpu && n >= 32) {
             const long tile = std::min(32L, (n + 15) / 16 * 16);
             gflops *= static_cast<double>(n) / static_cast<double>((n + tile - 1) / tile * tile);
           }

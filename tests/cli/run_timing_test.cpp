@@ -71,6 +71,15 @@ TEST_F(RunTimingTest, PerKernelJsonTimesEachKernelBesideItsPrediction) {
     EXPECT_GT(k["predicted_us"].get<double>(), 0) << k;
     EXPECT_DOUBLE_EQ(k["measured_over_predicted"].get<double>(), median / k["predicted_us"].get<double>());
     predicted += k["predicted_us"].get<double>();
+    // What the kernel is: its space and reduction (extents), its flops and bytes.
+    ASSERT_TRUE(k["space"].is_array() && !k["space"].empty()) << k;
+    for (const auto& extent : k["space"]) EXPECT_GE(extent.get<int64_t>(), 1) << k;
+    ASSERT_TRUE(k["reduction"].is_array()) << k;
+    EXPECT_GE(k["flops"].get<double>(), 0) << k;
+    EXPECT_GT(k["bytes"].get<double>(), 0) << k;
+    if (!k["reduction"].empty() && k["name"].get<std::string>().rfind("matmul", 0) == 0) {
+      EXPECT_GT(k["flops"].get<double>(), 0) << k;
+    }
   }
   EXPECT_EQ(names.size(), j["kernels"].get<size_t>());
   // The program's prediction is its kernels' plus a fixed cost per run.
