@@ -350,28 +350,6 @@ struct Calibrator {
     const Timing long_rows = shaped(1024, kCopy), short_rows = shaped(24, kCopy);
     r.row_ns = std::max(0.0, (short_rows.median_us - long_rows.median_us) * 1e3 / (n / 24.0 - n / 1024.0));
     record("row (copy in rows of 24 vs 1024)", r.threads, short_rows, r.row_ns, "ns/row");
-    // Sigmoid (a vector-math op) in rows of several widths against rows of
-    // 1024: a row narrower than a vector or two runs (partly) scalar.
-    {
-      auto sigmoid_rows = [&](int64_t cols) {
-        ir::Graph g("sigmoid_rows");
-        ir::Tensor x = ir::input(g, "x", DType::F32, {n / cols, cols});
-        g.add_output(ir::sigmoid(x));
-        return time(fused(g), r.threads);
-      };
-      const Timing wide = sigmoid_rows(1024);
-      const double wide_ns = wide.median_us * 1e3 / static_cast<double>(n / 1024 * 1024);
-      r.row_op_factor.clear();
-      const std::vector<int64_t> widths = options.quick ? std::vector<int64_t>{7, 28} : std::vector<int64_t>{7, 14, 28, 56};
-      for (int64_t width : widths) {
-        const Timing t = sigmoid_rows(width);
-        const double per_element = t.median_us * 1e3 / static_cast<double>(n / width * width);
-        r.row_op_factor.push_back({static_cast<double>(width), std::max(1.0, per_element / std::max(wide_ns, 1e-6))});
-        record("sigmoid in rows of " + std::to_string(width) + " (against 1024)", r.threads, t,
-               r.row_op_factor.back().ns, "x");
-      }
-      r.row_op_factor.push_back({1024, 1});
-    }
     // Sums along rows of several lengths: short rows do not vectorize.
     const std::vector<int64_t> lengths = options.quick ? std::vector<int64_t>{16, 64, 128, 1024}
                                                        : std::vector<int64_t>{8, 16, 32, 64, 100, 128, 256, 1024, 4096};

@@ -96,16 +96,15 @@ struct ThreadRates {
   // its price at 28 (2026-11-29): rows narrower than a vector run scalar.
   // Profiles measured before it have none (a factor of 1).
   Curve loop_contraction_row_factor;
-  // Host profiles: the same for the elementwise ops that vary along the row,
-  // in a plain row loop (row_op_factor, measured with sigmoid against rows of
-  // 1024) and in a looped contraction's epilogue (loop_epilogue_row_factor:
-  // a SiLU after a depthwise 3x3, against the ops' vector rates). x: the
-  // row's width. EfficientNet-B0's SiLU after its depthwise convolutions over
-  // 1152 maps of 7x7 took 4.4 ns an element, priced 0.9 (2026-11-29); the
-  // same sigmoid alone in rows of 7, 1.35x its rate in rows of 1024 (LLVM
-  // vectorizes across rows there). Profiles measured before them have none
-  // (a factor of 1).
-  Curve row_op_factor;
+  // Host profiles: the same for the elementwise ops of that loop's epilogue
+  // that vary along the row (a SiLU after a depthwise 3x3, against sigmoid's
+  // and mul's vector rates; x: the row's width). EfficientNet-B0's SiLU after
+  // its depthwise convolutions over 1152 maps of 7x7 took 4.4 ns an element,
+  // priced 0.9 (2026-11-29). Plain row loops have no such factor: their short
+  // rows merge where every load reads them as one (kernel::
+  // merge_contiguous_rows), and a factor by width alone priced rows of 32 (two
+  // whole vectors) like rows of 28 and split two seeds' kernels for nothing.
+  // Profiles measured before it have none (a factor of 1).
   Curve loop_epilogue_row_factor;
   // A contraction group (several gemms sharing A in one kernel) against the
   // same gemms as separate kernels: multiplies the group's matmul time when

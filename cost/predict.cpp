@@ -392,15 +392,17 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
   // Its one column (kernel::host_tiled_contraction): the reduction loop is the
   // vector loop, a row reduction's.
   const bool looped_along_k = looped_contraction && !gpu && !k.space.empty() && k.space.back() == 1;
-  // A plain row loop on the host (no tiled contraction) over rows narrower
-  // than a vector or two: its ops that vary along the row, and a looped
-  // contraction's steps, cost more per element (the profile's factors by the
-  // row's width; lower/host_kernel.cpp runs each row as its own loop).
+  // A looped contraction on the host (no tiled kernel: a depthwise
+  // convolution) over rows narrower than a vector or two: its steps and its
+  // epilogue's ops that vary along the row cost more per element (the
+  // profile's factors by the row's width; lower/host_kernel.cpp runs each row
+  // as its own loop).
   const bool plain_rows = !gpu && k.space.size() >= 2 && (!contraction || looped_contraction) && !looped_along_k;
   const int innermost_var = static_cast<int>(k.space.size()) - 1;
   const double row_width = k.space.empty() ? 1 : static_cast<double>(k.space.back());
-  const Curve& op_factors = looped_contraction ? rates.loop_epilogue_row_factor : rates.row_op_factor;
-  const double row_op_factor = plain_rows && !op_factors.empty() ? interpolate(op_factors, row_width) : 1.0;
+  const double epilogue_row_factor = plain_rows && looped_contraction && !rates.loop_epilogue_row_factor.empty()
+                                   ? interpolate(rates.loop_epilogue_row_factor, row_width)
+                                   : 1.0;
   const double loop_step_factor = plain_rows && !rates.loop_contraction_row_factor.empty()
                                       ? interpolate(rates.loop_contraction_row_factor, row_width)
                                       : 1.0;
@@ -542,7 +544,7 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
           // An op computed in f16 / bf16 computes in f32 and rounds its result.
           if (e.op != ir::Op::Cast && (e.dtype == ir::DType::F16 || e.dtype == ir::DType::BF16))
             ns += op_ns(rates, "cast_" + std::string(ir::dtype_name(e.dtype)));
-          if (innermost_var >= 0 && (vars[i] >> innermost_var & 1)) ns *= row_op_factor;
+          if (innermost_var >= 0 && (vars[i] >> innermost_var & 1)) ns *= epilogue_row_factor;
           compute_ns += evaluations * ns;
         }
         break;
