@@ -314,21 +314,19 @@ AccessKind classify_load(const kernel::Kernel& kernel, const kernel::KernelExpr&
   // The last two axes read as (x floordiv e, x mod e) for the last extent e
   // address element x of the two flattened (merged rows, a flattened view):
   // one axis indexed by x.
-  std::vector<kernel::IndexRef> index = load.index;
-  if (index.size() >= 2 && buffer_shape.size() == index.size()) {
-    const size_t last = index.size() - 1;
-    if (const kernel::IndexRef flat = kernel.indices.flattened_pair(index[last - 1], index[last], buffer_shape[last]);
-        flat != kernel::kNoIndex) {
-      index.pop_back();
-      index.back() = flat;
-    }
+  size_t axes = load.index.size();
+  kernel::IndexRef flat = kernel::kNoIndex;
+  if (axes >= 2 && buffer_shape.size() == axes) {
+    flat = kernel.indices.flattened_pair(load.index[axes - 2], load.index[axes - 1], buffer_shape[axes - 1]);
+    if (flat != kernel::kNoIndex) --axes;
   }
   int64_t last_coefficient = 0;
-  for (size_t a = 0; a < index.size(); ++a) {
-    const std::optional<int64_t> c = coefficient(kernel.indices, index[a], innermost);
+  for (size_t a = 0; a < axes; ++a) {
+    const kernel::IndexRef r = a + 1 == axes && flat != kernel::kNoIndex ? flat : load.index[a];
+    const std::optional<int64_t> c = coefficient(kernel.indices, r, innermost);
     if (!c) return AccessKind::kGather;
-    if (a + 1 < index.size() && *c != 0) return AccessKind::kStrided;
-    if (a + 1 == index.size()) last_coefficient = *c;
+    if (a + 1 < axes && *c != 0) return AccessKind::kStrided;
+    if (a + 1 == axes) last_coefficient = *c;
   }
   if (last_coefficient == 0) return AccessKind::kBroadcast;
   if (last_coefficient != 1) return AccessKind::kStrided;
@@ -397,13 +395,13 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
   // epilogue's ops that vary along the row cost more per element (the
   // profile's factors by the row's width; lower/host_kernel.cpp runs each row
   // as its own loop).
-  const bool plain_rows = !gpu && k.space.size() >= 2 && (!contraction || looped_contraction) && !looped_along_k;
+  const bool narrow_rows = !gpu && looped_contraction && !looped_along_k && k.space.size() >= 2;
   const int innermost_var = static_cast<int>(k.space.size()) - 1;
   const double row_width = k.space.empty() ? 1 : static_cast<double>(k.space.back());
-  const double epilogue_row_factor = plain_rows && looped_contraction && !rates.loop_epilogue_row_factor.empty()
-                                   ? interpolate(rates.loop_epilogue_row_factor, row_width)
-                                   : 1.0;
-  const double loop_step_factor = plain_rows && !rates.loop_contraction_row_factor.empty()
+  const double epilogue_row_factor = narrow_rows && !rates.loop_epilogue_row_factor.empty()
+                                         ? interpolate(rates.loop_epilogue_row_factor, row_width)
+                                         : 1.0;
+  const double loop_step_factor = narrow_rows && !rates.loop_contraction_row_factor.empty()
                                       ? interpolate(rates.loop_contraction_row_factor, row_width)
                                       : 1.0;
   // Every B side reads constants (kernel::b_sides_are_constant); where the
@@ -581,7 +579,7 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
           double gflops = matmul_gflops(rates_of_shape, batch, m, n, kk);
           if (contractions > 1) gflops = std::max(gflops, matmul_gflops(rates_of_shape, batch, m, n * contractions, kk));
           // The host's micro-kernel computes whole tiles of min(32, n rounded
-          // up to 16) columns (lower/host_matmul.h): a 1x1 convolution over a
+          // up to 16) columns (kernel::kHostMicroTileColumns): a 1x1 convolution over a
           // 7x7 map computes 64 columns for its 49. The profile's shapes (N a
           // multiple of 64) have no such padding. [1152, 49] @ [192] ran 1.4x
           // its price unpadded (2026-11-29, one thread). Below one full tile
@@ -589,7 +587,7 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
           // costs, which the rate read at the profile's smallest N already
           // overstates; the padding is not charged there.
           if (!gpu && n >= 32) {
-            const long tile = std::min(32L, (n + 15) / 16 * 16);
+            const long tile = std::min(static_cast<long>(kernel::kHostMicroTileColumns), (n + 15) / 16 * 16);
             gflops *= static_cast<double>(n) / static_cast<double>((n + tile - 1) / tile * tile);
           }
           compute_ns += 2 * steps / gflops *  // GFLOP/s = flop/ns

@@ -13,6 +13,10 @@
 
 namespace smelt::kernel {
 
+// Columns of the host's tiled contraction's micro-kernel (lower/host_matmul.h;
+// fewer, a multiple of 16, for narrower products): every tile is computed
+// whole, so the cost model charges the padding.
+inline constexpr int64_t kHostMicroTileColumns = 32;
 // A rank-1 space is split into blocks of this many consecutive elements.
 inline constexpr int64_t kHostRank1Chunk = 4096;
 // A chunk should carry at least this many element evaluations (space × reduction)

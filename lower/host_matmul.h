@@ -40,13 +40,14 @@
 
 #include "kernel/kernel.h"
 #include "kernel/contraction_group.h"
+#include "kernel/host_plan.h"
 #include "lower/kernel_emitter.h"
 
 namespace smelt::lower {
 
 struct ContractionTiles {
   int mr = 12;    // rows of the micro-kernel (capped by the register budget)
-  int nr = 32;    // columns of the micro-kernel, a multiple of 16
+  int nr = static_cast<int>(kernel::kHostMicroTileColumns);  // columns of the micro-kernel, a multiple of 16
   int kc = 512;   // K block: a kc×nr B panel (64 KiB, in L2; 1–3 % faster than 256 on Zen 5 for K ≥ 512)
   int mc = 192;   // rows per packed A block
   int nc = 2048;  // columns per packed B block
