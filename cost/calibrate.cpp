@@ -873,6 +873,8 @@ Calibration calibrate_host(const CalibrationOptions& options) {
     c.steps.push_back({"convolution windows" + at, [&c, r] { c.windows(*r); }});
     c.steps.push_back({"contraction as a loop" + at, [&c, r] { c.loop_contraction(*r); }});
   }
+  c.steps.push_back({"products on several threads bounded by one thread's rates",
+                     [&c] { bound_parallel_matmul_rates(c.result.profile); }});
   c.steps.push_back({"fitting memory / compute overlap", [&c] { c.fit_overlap(); }});
   return c.run();
 }

@@ -88,6 +88,22 @@ double matmul_gflops(const std::vector<MatmulPoint>& points, long batch, long m,
   return std::exp(sum / weights);
 }
 
+void bound_parallel_matmul_rates(DeviceProfile& profile) {
+  if (profile.rates.size() < 2) return;
+  const ThreadRates& base = profile.rates.front();
+  auto bound = [&](std::vector<MatmulPoint>& points, const std::vector<MatmulPoint>& base_points, double threads) {
+    for (MatmulPoint& p : points)
+      for (const MatmulPoint& b : base_points)
+        if (b.batch == p.batch && b.m == p.m && b.n == p.n && b.k == p.k) p.gflops = std::min(p.gflops, threads * b.gflops);
+  };
+  for (size_t i = 1; i < profile.rates.size(); ++i) {
+    ThreadRates& r = profile.rates[i];
+    const double threads = static_cast<double>(r.threads) / static_cast<double>(std::max(1u, base.threads));
+    bound(r.matmul, base.matmul, threads);
+    bound(r.matmul_constant_b, base.matmul_constant_b, threads);
+  }
+}
+
 namespace {
 
 using nlohmann::json;
@@ -334,6 +350,7 @@ DeviceProfile parse_profile(const std::string& json_text, const std::string& sou
     if (p.rates.size() != 1) bad(source, "rates", "a " + p.device + " profile has one entry (the whole device)");
     if (p.rates[0].fill.empty()) bad(source, "rates[0].fill", "is missing (a " + p.device + " profile needs it)");
   }
+  bound_parallel_matmul_rates(p);
   return p;
 }
 

@@ -154,6 +154,16 @@ double interpolate(const Curve& curve, double x, Scale values = Scale::kLinear);
 // `points` (ThreadRates::matmul or tensor_core_matmul) nearest in log(batch, m, n, k).
 double matmul_gflops(const std::vector<MatmulPoint>& points, long batch, long m, long n, long k);
 
+// A product on T threads runs at most T times its rate on the profile's fewest
+// threads (the same shape): calibration takes the pool's dispatch cost off a
+// measured time to get the rate, and where the product's work is about that
+// cost (32 x 64 x 64 on 2 threads: 3.2 us measured, 2.6 us dispatch) the rest
+// is noise read as a rate: 519 GFLOP/s against 118 on one thread, which priced
+// six such products merged into one kernel at 10.7 us where they measure 14.6
+// (2026-11-29). Bounds `matmul` and `matmul_constant_b` of every entry above
+// the first where the first has the shape; parse_profile and calibrate apply it.
+void bound_parallel_matmul_rates(DeviceProfile& profile);
+
 // Throws std::runtime_error naming the file and the field that is missing,
 // of the wrong type, negative, not finite, or for another device.
 DeviceProfile load_profile(const std::string& path, const std::string& expected_device = "");

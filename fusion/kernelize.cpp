@@ -338,7 +338,12 @@ class KernelAssembler {
       if (lo > 0) mask = pool_.logical_and(mask, pool_.le(pool_.constant(lo), idx[k]));
       if (hi > 0) mask = pool_.logical_and(mask, pool_.lt(idx[k], pool_.constant(lo + in_shape[k])));
     }
+    if (pool_.is_const(mask, 1)) mask = kNoIndex;
     f.mask = mask;
+    if (pool_.is_const(mask, 0)) {  // every element of the request is padding
+      f.result = constant(pad, dtype(v));
+      return std::nullopt;
+    }
     if (mask == kNoIndex) return Request{x, std::move(inner), f.at.guard, f.at.pad};
     const IndexRef guard = pool_.logical_and(f.at.guard, mask);
     // A pad of a plain buffer is a masked load.
@@ -438,7 +443,7 @@ class KernelAssembler {
       }
       f.next = n.operands.size();
     } else {
-      f.result = f.result < 0 || f.mask == kNoIndex
+      f.result = f.result < 0 || f.mask == kNoIndex || pool_.is_const(f.mask, 1)
                      ? operand
                      : op(Op::Where, {index_value(f.mask, DType::Bool), operand, f.result}, dtype(v));
     }
@@ -452,6 +457,10 @@ class KernelAssembler {
       IndexRef mask = kNoIndex;
       if (begin > 0) mask = pool_.logical_and(mask, pool_.le(pool_.constant(begin), idx[axis]));
       if (end < total) mask = pool_.logical_and(mask, pool_.lt(idx[axis], pool_.constant(end)));
+      // A branch whose mask folded to false (the index on the axis is a
+      // constant outside it: a slice of one member of a batched concat) is
+      // never taken: not visited, so the kernel does not read its buffers.
+      if (pool_.is_const(mask, 0)) continue;
       f.mask = mask;
       return Request{n.operands[j], std::move(inner), pool_.logical_and(f.at.guard, mask), 0};
     }
@@ -653,6 +662,9 @@ class KernelAssembler {
 
   // --- nodes, hash-consed: equal nodes of one kernel are one node (CSE).
   int load(int buffer, const Index& idx, DType type, IndexRef guard, double pad) {
+    // A guard folded to a constant (kernel/index_expr.h): always or never read.
+    if (pool_.is_const(guard, 0)) return constant(pad, type);
+    if (pool_.is_const(guard, 1)) guard = kNoIndex;
     KernelExpr e = make_load(buffer, idx, type, guard, pad);
     e.operands = indirect_operands(k_, e.index, e.valid);
     return intern(std::move(e));
@@ -663,7 +675,15 @@ class KernelAssembler {
     e.operands = indirect_operands(k_, e.index, kNoIndex);
     return intern(std::move(e));
   }
-  int op(Op o, std::vector<int> operands, DType type) { return intern(make_elementwise(o, std::move(operands), type)); }
+  int op(Op o, std::vector<int> operands, DType type) {
+    if (o == Op::Where) {  // a condition that folded to a constant picks its side
+      const KernelExpr& c = k_.exprs[static_cast<size_t>(operands[0])];
+      if (c.kind == KernelExpr::Kind::kIndex && c.index.size() == 1 && c.index[0] != kNoIndex &&
+          pool_.node(c.index[0]).kind == IndexPool::Kind::kConst)
+        return operands[pool_.node(c.index[0]).value != 0 ? 1 : 2];
+    }
+    return intern(make_elementwise(o, std::move(operands), type));
+  }
   int intern(KernelExpr e) {
     Words key{static_cast<int64_t>(e.kind), static_cast<int64_t>(e.dtype), e.buffer, e.valid, bits_of(e.value),
               static_cast<int64_t>(e.op), static_cast<int64_t>(e.to), e.contraction,

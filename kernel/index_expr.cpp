@@ -52,6 +52,15 @@ bool IndexPool::is_const(IndexRef r, int64_t v) const {
   return r != kNoIndex && node(r).kind == Kind::kConst && node(r).value == v;
 }
 
+namespace {
+int64_t floor_div_values(int64_t a, int64_t b) {
+  if (b == 0) throw std::domain_error("index expression divides by zero");
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+int64_t mod_values(int64_t a, int64_t b) { return a - floor_div_values(a, b) * b; }
+}  // namespace
+
 IndexRef IndexPool::constant(int64_t v) { return intern({Kind::kConst, v}); }
 IndexRef IndexPool::var(int number) { return intern({Kind::kVar, number}); }
 
@@ -81,22 +90,43 @@ IndexRef IndexPool::mul(IndexRef a, IndexRef b) {
 }
 IndexRef IndexPool::floor_div(IndexRef a, IndexRef b) {
   if (is_const(b, 1)) return a;
+  if (both_const(a, b) && node(b).value != 0) return constant(floor_div_values(node(a).value, node(b).value));
   return intern({Kind::kFloorDiv, 0, a, b});
 }
 IndexRef IndexPool::mod(IndexRef a, IndexRef b) {
   if (is_const(b, 1)) return constant(0);
+  if (both_const(a, b) && node(b).value != 0) return constant(mod_values(node(a).value, node(b).value));
   return intern({Kind::kMod, 0, a, b});
 }
-IndexRef IndexPool::min(IndexRef a, IndexRef b) { return a == b ? a : intern({Kind::kMin, 0, a, b}); }
-IndexRef IndexPool::max(IndexRef a, IndexRef b) { return a == b ? a : intern({Kind::kMax, 0, a, b}); }
+IndexRef IndexPool::min(IndexRef a, IndexRef b) {
+  if (both_const(a, b)) return constant(std::min(node(a).value, node(b).value));
+  return a == b ? a : intern({Kind::kMin, 0, a, b});
+}
+IndexRef IndexPool::max(IndexRef a, IndexRef b) {
+  if (both_const(a, b)) return constant(std::max(node(a).value, node(b).value));
+  return a == b ? a : intern({Kind::kMax, 0, a, b});
+}
 IndexRef IndexPool::select(IndexRef cond, IndexRef a, IndexRef b) {
-  if (cond == kNoIndex || is_const(cond, 1) || a == b) return a;
-  if (is_const(cond, 0)) return b;
+  if (cond == kNoIndex || a == b) return a;
+  if (cond != kNoIndex && node(cond).kind == Kind::kConst) return node(cond).value != 0 ? a : b;
   return intern({Kind::kSelect, 0, cond, a, b});
 }
-IndexRef IndexPool::lt(IndexRef a, IndexRef b) { return intern({Kind::kLt, 0, a, b}); }
-IndexRef IndexPool::le(IndexRef a, IndexRef b) { return intern({Kind::kLe, 0, a, b}); }
-IndexRef IndexPool::eq(IndexRef a, IndexRef b) { return intern({Kind::kEq, 0, a, b}); }
+// Comparisons and logic of constants fold to 0 / 1: a concat's branch masks
+// at an index a slice made constant (`(4 <= 1) && (1 < 5)`, a member of six
+// batched towers) become plain false / true, which the kernel builder reads to
+// drop the branches never taken (fusion/kernelize.cpp).
+IndexRef IndexPool::lt(IndexRef a, IndexRef b) {
+  if (both_const(a, b)) return constant(node(a).value < node(b).value ? 1 : 0);
+  return intern({Kind::kLt, 0, a, b});
+}
+IndexRef IndexPool::le(IndexRef a, IndexRef b) {
+  if (both_const(a, b)) return constant(node(a).value <= node(b).value ? 1 : 0);
+  return intern({Kind::kLe, 0, a, b});
+}
+IndexRef IndexPool::eq(IndexRef a, IndexRef b) {
+  if (both_const(a, b)) return constant(node(a).value == node(b).value ? 1 : 0);
+  return intern({Kind::kEq, 0, a, b});
+}
 // Shortcuts that return an operand itself are only taken when that operand is
 // already 0/1, so and/or always yield a truth value.
 bool IndexPool::is_boolean(IndexRef r) const {
@@ -108,32 +138,33 @@ bool IndexPool::is_boolean(IndexRef r) const {
     default: return false;
   }
 }
+bool IndexPool::both_const(IndexRef a, IndexRef b) const {
+  return a != kNoIndex && b != kNoIndex && node(a).kind == Kind::kConst && node(b).kind == Kind::kConst;
+}
 IndexRef IndexPool::logical_and(IndexRef a, IndexRef b) {
+  if (is_const(a, 0) || is_const(b, 0)) return constant(0);
   if ((a == kNoIndex || is_const(a, 1)) && is_boolean(b)) return b;
   if ((b == kNoIndex || is_const(b, 1)) && is_boolean(a)) return a;
   if (a == b && is_boolean(a)) return a;
   if (a == kNoIndex) a = constant(1);
   if (b == kNoIndex) b = constant(1);
+  if (both_const(a, b)) return constant(node(a).value != 0 && node(b).value != 0 ? 1 : 0);
   return intern({Kind::kAnd, 0, a, b});
 }
 IndexRef IndexPool::logical_or(IndexRef a, IndexRef b) {
   if (a == kNoIndex || b == kNoIndex) return kNoIndex;
+  if (is_const(a, 0) && is_boolean(b)) return b;
+  if (is_const(b, 0) && is_boolean(a)) return a;
   if (a == b && is_boolean(a)) return a;
+  if (both_const(a, b)) return constant(node(a).value != 0 || node(b).value != 0 ? 1 : 0);
   return intern({Kind::kOr, 0, a, b});
 }
 IndexRef IndexPool::logical_not(IndexRef a) {
   if (a == kNoIndex) return constant(0);
+  if (node(a).kind == Kind::kConst) return constant(node(a).value == 0 ? 1 : 0);
   return intern({Kind::kNot, 0, a});
 }
 
-namespace {
-int64_t floor_div_values(int64_t a, int64_t b) {
-  if (b == 0) throw std::domain_error("index expression divides by zero");
-  int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-int64_t mod_values(int64_t a, int64_t b) { return a - floor_div_values(a, b) * b; }
-}  // namespace
 
 int64_t IndexPool::eval(IndexRef r, std::span<const int64_t> vars) const {
   if (r == kNoIndex) return 1;

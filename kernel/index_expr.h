@@ -49,6 +49,8 @@ class IndexPool {
   bool is_const(IndexRef r, int64_t v) const;
   // True when r's value is always 0 or 1 (comparisons, logic, 0, 1, kNoIndex).
   bool is_boolean(IndexRef r) const;
+  // Both are constants (neither kNoIndex).
+  bool both_const(IndexRef a, IndexRef b) const;
 
   // r as (base, constant): `i + 64` is (i, 64), `i - 64` (i, -64), `64 + i`
   // (i, 64), `(1 + 2i) - 1` (2i, 0) (constants peeled off to any depth, as an

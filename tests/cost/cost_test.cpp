@@ -71,6 +71,26 @@ TEST(DeviceProfile, TheEmbeddedProfileIsTheShippedFile) {
   EXPECT_EQ(profile_to_json(loaded), profile_to_json(default_host_profile()));
 }
 
+// A rate read off a time about the size of the dispatch it was measured with
+// (32 x 64 x 64 at 2 threads: 519 GFLOP/s against 118 on one) is bounded by
+// the threads times the one-thread rate of the same shape; a shape the first
+// entry lacks, and a rate within the bound, stay as measured.
+TEST(DeviceProfile, AParallelRateIsAtMostTheThreadsTimesTheSerialOne) {
+  DeviceProfile p = default_host_profile();
+  p.rates.resize(1);
+  p.rates[0].matmul = {{1, 32, 64, 64, 100.0}, {1, 128, 128, 128, 50.0}};
+  ThreadRates two = p.rates[0];
+  two.threads = 2;
+  two.matmul = {{1, 32, 64, 64, 519.0}, {1, 128, 128, 128, 90.0}, {1, 512, 512, 512, 300.0}};
+  p.rates.push_back(two);
+  const DeviceProfile bounded = parse_profile(profile_to_json(p), "bounded.json", "host");
+  ASSERT_EQ(bounded.rates.size(), 2u);
+  EXPECT_EQ(bounded.rates[1].matmul[0].gflops, 200.0);
+  EXPECT_EQ(bounded.rates[1].matmul[1].gflops, 90.0);
+  EXPECT_EQ(bounded.rates[1].matmul[2].gflops, 300.0);
+  EXPECT_EQ(bounded.rates[0].matmul[0].gflops, 100.0);
+}
+
 TEST(DeviceProfile, RoundTripsThroughJson) {
   const DeviceProfile& p = default_host_profile();
   const std::string text = profile_to_json(p);

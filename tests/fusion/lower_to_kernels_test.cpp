@@ -87,6 +87,29 @@ TEST(LowerToKernels, PadOfAComputedValueIsAWhereOverItsMask) {
   EXPECT_EQ(check_program(g, p, 3), "");
 }
 
+// One member sliced back out of a concat (a batched tower's slice, the
+// index on the concat's axis a constant): the kernel reads that member alone,
+// no where over the other members' masked loads (six loads and five wheres
+// before, which also made the kernel depend on every member's producer).
+TEST(LowerToKernels, ASliceOfOneConcatMemberReadsThatMemberAlone) {
+  ir::Graph g;
+  std::vector<ir::Tensor> members;
+  for (int i = 0; i < 6; ++i)
+    members.push_back(ir::reshape(ir::input(g, "w" + std::to_string(i), DType::F32, {4, 8}), {1, 4, 8}));
+  const ir::Tensor stacked = ir::concat(members, 0);
+  g.add_output(ir::exp(ir::reshape(ir::slice_axis(stacked, 0, 2, 3), {4, 8})));
+  const kernel::KernelProgram p = fusion::kernelize_program(g, fusion::materialize_outputs(g));
+  ASSERT_EQ(p.kernels.size(), 1u);
+  EXPECT_EQ(count_ops(p, ir::Op::Where), 0);
+  EXPECT_EQ(count_kind(p.kernels[0], KernelExpr::Kind::kLoad), 1);
+  for (const KernelExpr& e : p.kernels[0].exprs)
+    if (e.kind == KernelExpr::Kind::kLoad) {
+      EXPECT_EQ(p.buffers[static_cast<size_t>(e.buffer)].name, "w2");
+      EXPECT_EQ(e.valid, kernel::kNoIndex);
+    }
+  EXPECT_EQ(check_program(g, p, 3), "");
+}
+
 TEST(LowerToKernels, AnEmptyConstantLowersWithoutReadingItsLiteral) {
   // Found by the ONNX conformance run (ConstantOfShape with a zero extent): it crashed.
   const ir::Graph g = ir::parse_graph(

@@ -42,6 +42,27 @@ TEST(IndexPool, BuildersFoldConstantsAndShareNodes) {
   EXPECT_EQ(pool.logical_and(kNoIndex, pool.lt(x, pool.constant(3))), pool.lt(x, pool.constant(3)));
 }
 
+// A concat's branch mask at an index a slice made constant ((4 <= 1) && (1 <
+// 5)) folds to 0, so the kernel builder drops the branch (fusion/kernelize.cpp).
+TEST(IndexPool, ComparisonsAndLogicOfConstantsFold) {
+  IndexPool pool;
+  const IndexRef one = pool.constant(1), four = pool.constant(4), five = pool.constant(5), x = pool.var(0);
+  EXPECT_TRUE(pool.is_const(pool.logical_and(pool.le(four, one), pool.lt(one, five)), 0));
+  EXPECT_TRUE(pool.is_const(pool.logical_and(pool.le(one, one), pool.lt(one, four)), 1));
+  EXPECT_TRUE(pool.is_const(pool.eq(four, four), 1));
+  EXPECT_TRUE(pool.is_const(pool.logical_or(pool.lt(five, one), pool.le(four, five)), 1));
+  EXPECT_TRUE(pool.is_const(pool.logical_not(pool.lt(five, one)), 1));
+  EXPECT_TRUE(pool.is_const(pool.logical_and(pool.lt(x, four), pool.lt(five, one)), 0));
+  EXPECT_EQ(pool.logical_or(pool.lt(five, one), pool.lt(x, four)), pool.lt(x, four));
+  EXPECT_TRUE(pool.is_const(pool.floor_div(pool.constant(-7), pool.constant(2)), -4));
+  EXPECT_TRUE(pool.is_const(pool.mod(pool.constant(-7), pool.constant(2)), 1));
+  EXPECT_TRUE(pool.is_const(pool.min(four, five), 4));
+  EXPECT_TRUE(pool.is_const(pool.max(four, five), 5));
+  EXPECT_EQ(pool.select(pool.lt(four, five), x, one), x);
+  // Division by a constant zero is left for eval to report, not folded.
+  EXPECT_FALSE(pool.is_const(pool.floor_div(four, pool.constant(0)), 0));
+}
+
 TEST(IndexPool, LogicYieldsTruthValuesEvenForNonBooleanOperands) {
   IndexPool pool;
   IndexRef x = pool.var(0);
