@@ -9,7 +9,7 @@ namespace smelt::lower {
 // the prologue subtrees — correct for every contraction group and epilogue
 // (integer dtypes, empty extents), not fast.
 void emit_host_contraction(llvm::IRBuilder<>& builder, const HostFunction& host, KernelEmitter& emitter) {
-  if (std::optional<ContractionPlan> plan = plan_host_contraction(emitter.kernel())) {
+  if (std::optional<ContractionPlan> plan = plan_host_contraction(emitter.program(), emitter.kernel())) {
     emit_tiled_contraction(emitter, *plan, host.begin, host.end);
     builder.CreateRetVoid();
     return;

@@ -699,13 +699,22 @@ class TiledContraction {
 
 }  // namespace
 
-std::optional<ContractionPlan> plan_host_contraction(const kernel::Kernel& kernel, const ContractionTiles& tiles) {
+std::optional<ContractionPlan> plan_host_contraction(const kernel::KernelProgram& program, const kernel::Kernel& kernel,
+                                                    const ContractionTiles& tiles) {
   // Empty extents and one column: the straightforward loop (kernel/host_plan.h).
   std::optional<kernel::ContractionGroup> group = kernel::match_contraction_group(kernel);
   if (!kernel::host_tiled_contraction(kernel, group)) return std::nullopt;
   ContractionPlan plan;
   static_cast<kernel::ContractionGroup&>(plan) = std::move(*group);
   ContractionTiles chosen = tiles;
+  // Several B sides packed on every call for few rows: each packed block
+  // serves one or two micro-tiles right after it is written, so a short block
+  // that stays in L1 / L2 beats a long one. Two products sharing A, [8, 512] @
+  // [512, 256] each: 94 us at kc 512, 68 at 128 (separate: 58); at 64 rows and
+  // N 2048, kc 128 lost 10 % (2026-11-29, one thread, B inputs). B packed
+  // once (weights) keeps 512: a SwiGLU group at 128 lost 5 %.
+  if (plan.b_sides.size() > 1 && plan.rows_per_b() <= kGroupFewRows && !kernel::b_sides_are_constant(program, kernel, plan))
+    chosen.kc = std::min(chosen.kc, kGroupFewRowsKc);
   if (kernel::host_column_blocks(kernel) > 1) chosen.nc = static_cast<int>(kernel::host_column_block(kernel));  // a block per unit
   plan.tiles = clamp_tiles(chosen, plan);
   return plan;

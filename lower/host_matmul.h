@@ -28,7 +28,7 @@
 // rows, not single rows. Packing buffers are aligned_alloc'ed per call.
 //
 // The hook (lower/host_contraction.cpp, emit_host_contraction):
-//   if (auto plan = plan_host_contraction(emitter.kernel())) {
+//   if (auto plan = plan_host_contraction(emitter.program(), emitter.kernel())) {
 //     emit_tiled_contraction(emitter, *plan, host.begin, host.end);
 //     builder.CreateRetVoid();
 //     return;
@@ -64,7 +64,12 @@ struct ContractionPlan : kernel::ContractionGroup {
 // A plan when match_contraction_group accepts the kernel (the shape described
 // above) and M, N, K and the batch are non-empty; nullopt otherwise (the
 // caller emits its straightforward loop).
-std::optional<ContractionPlan> plan_host_contraction(const kernel::Kernel& kernel, const ContractionTiles& tiles = {});
+// Rows up to kGroupFewRows with several B sides packed per call take K blocks
+// of kGroupFewRowsKc (host_matmul.cpp says why).
+inline constexpr int64_t kGroupFewRows = 32;
+inline constexpr int kGroupFewRowsKc = 128;
+std::optional<ContractionPlan> plan_host_contraction(const kernel::KernelProgram& program, const kernel::Kernel& kernel,
+                                                    const ContractionTiles& tiles = {});
 
 // Emits, at the emitter's builder position inside the kernel's host function,
 // the tiled contraction over the parallel units (rows) [begin, end) (i64
