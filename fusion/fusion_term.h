@@ -131,6 +131,9 @@ class FusionEvaluator {
   size_t keep_ = 0;
   std::map<size_t, KeptProgram> kept_;  // by number of kernels
   bool worth_keeping(size_t kernels, double predicted_us) const;
+  // As cost::predict_program_us, with each kernel priced by lowering_.price
+  // (simplified, as price() prices it).
+  double program_us(const kernel::KernelProgram& program) const;
   void offer(const FusionTerm& term, const FusionCost& cost);
 };
 
