@@ -323,8 +323,7 @@ class KernelAssembler {
     if (stage > 0) {
       // A computed value: outside the mask the result is the pad value, never
       // the computation at a shifted index (luminal's slice→cos→pad).
-      f.result = f.wrap ? op(Op::Where, {index_value(f.mask, DType::Bool), operand, constant(pad, dtype(v))}, dtype(v))
-                        : operand;
+      f.result = f.wrap ? where(f.mask, operand, constant(pad, dtype(v)), dtype(v)) : operand;
       return std::nullopt;
     }
     const Index& idx = f.at.idx;
@@ -361,8 +360,7 @@ class KernelAssembler {
     const Node& n = node(v);
     if (stage == 0) return Request{n.operands[1], f.at.idx, f.at.guard, 0};
     if (stage == 2) {
-      f.result = f.wrap ? op(Op::Where, {index_value(f.mask, DType::Bool), operand, constant(0, dtype(v))}, dtype(v))
-                        : operand;
+      f.result = f.wrap ? where(f.mask, operand, constant(0, dtype(v)), dtype(v)) : operand;
       return std::nullopt;
     }
     const ValueId data = n.operands[0];
@@ -443,9 +441,7 @@ class KernelAssembler {
       }
       f.next = n.operands.size();
     } else {
-      f.result = f.result < 0 || f.mask == kNoIndex || pool_.is_const(f.mask, 1)
-                     ? operand
-                     : op(Op::Where, {index_value(f.mask, DType::Bool), operand, f.result}, dtype(v));
+      f.result = f.result < 0 ? operand : where(f.mask, operand, f.result, dtype(v));
     }
     const int64_t total = shape(v)[axis];
     while (f.next > 0) {
@@ -523,9 +519,7 @@ class KernelAssembler {
     int body = operand;
     if (contraction) {
       if (stage == 1) {
-        f.operands.push_back(f.wrap ? op(Op::Where, {index_value(f.mask, DType::Bool), operand, constant(0, dtype(v))},
-                                         dtype(v))
-                                    : operand);
+        f.operands.push_back(f.wrap ? where(f.mask, operand, constant(0, dtype(v)), dtype(v)) : operand);
         if (n.op == Op::Conv) return Request{n.operands[1], conv_weight_index(idx), f.at.guard, 0};
         return Request{n.operands[1], matmul_operand_index(shape(n.operands[1]), false, idx, f.reduction_var),
                        f.at.guard, 0};
@@ -675,14 +669,13 @@ class KernelAssembler {
     e.operands = indirect_operands(k_, e.index, kNoIndex);
     return intern(std::move(e));
   }
-  int op(Op o, std::vector<int> operands, DType type) {
-    if (o == Op::Where) {  // a condition that folded to a constant picks its side
-      const KernelExpr& c = k_.exprs[static_cast<size_t>(operands[0])];
-      if (c.kind == KernelExpr::Kind::kIndex && c.index.size() == 1 && c.index[0] != kNoIndex &&
-          pool_.node(c.index[0]).kind == IndexPool::Kind::kConst)
-        return operands[pool_.node(c.index[0]).value != 0 ? 1 : 2];
-    }
-    return intern(make_elementwise(o, std::move(operands), type));
+  int op(Op o, std::vector<int> operands, DType type) { return intern(make_elementwise(o, std::move(operands), type)); }
+  // where(mask, if_true, if_false); a mask that always holds (kNoIndex) or
+  // folded to a constant (kernel/index_expr.h) picks its side, no node.
+  int where(IndexRef mask, int if_true, int if_false, DType type) {
+    if (mask == kNoIndex || pool_.is_const(mask, 1)) return if_true;
+    if (pool_.is_const(mask, 0)) return if_false;
+    return op(Op::Where, {index_value(mask, DType::Bool), if_true, if_false}, type);
   }
   int intern(KernelExpr e) {
     Words key{static_cast<int64_t>(e.kind), static_cast<int64_t>(e.dtype), e.buffer, e.valid, bits_of(e.value),

@@ -108,7 +108,7 @@ IndexRef IndexPool::max(IndexRef a, IndexRef b) {
 }
 IndexRef IndexPool::select(IndexRef cond, IndexRef a, IndexRef b) {
   if (cond == kNoIndex || a == b) return a;
-  if (cond != kNoIndex && node(cond).kind == Kind::kConst) return node(cond).value != 0 ? a : b;
+  if (node(cond).kind == Kind::kConst) return node(cond).value != 0 ? a : b;
   return intern({Kind::kSelect, 0, cond, a, b});
 }
 // Comparisons and logic of constants fold to 0 / 1: a concat's branch masks
