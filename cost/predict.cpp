@@ -20,34 +20,6 @@ using VarMask = uint64_t;  // bit v: depends on iteration variable v
 
 VarMask index_vars(const kernel::IndexPool& pool, kernel::IndexRef r) { return pool.vars_used(r); }
 
-// The coefficient of `var` in `r` when `r` is affine in it; nullopt when `var`
-// enters through a floor-div, mod, min, max or select (a gather).
-std::optional<int64_t> coefficient(const kernel::IndexPool& pool, kernel::IndexRef r, int var) {
-  if (r == kernel::kNoIndex || !(index_vars(pool, r) >> var & 1)) return 0;
-  const kernel::IndexPool::Node& n = pool.node(r);
-  using K = kernel::IndexPool::Kind;
-  switch (n.kind) {
-    case K::kVar: return n.value == var ? 1 : 0;
-    case K::kConst: return 0;
-    case K::kAdd:
-    case K::kSub: {
-      const std::optional<int64_t> a = coefficient(pool, n.a, var), b = coefficient(pool, n.b, var);
-      if (!a || !b) return std::nullopt;
-      return n.kind == K::kAdd ? *a + *b : *a - *b;
-    }
-    case K::kMul: {
-      const bool a_has = index_vars(pool, n.a) >> var & 1, b_has = index_vars(pool, n.b) >> var & 1;
-      if (a_has && b_has) return std::nullopt;
-      const kernel::IndexRef scale = a_has ? n.b : n.a;
-      if (pool.node(scale).kind != K::kConst) return std::nullopt;
-      const std::optional<int64_t> c = coefficient(pool, a_has ? n.a : n.b, var);
-      if (!c) return std::nullopt;
-      return *c * pool.node(scale).value;
-    }
-    default: return std::nullopt;
-  }
-}
-
 double extent_product(const kernel::Kernel& k, VarMask mask) {
   double product = 1;
   for (int v = 0; v < k.num_vars(); ++v) {
@@ -200,7 +172,7 @@ int64_t stride_bytes(const kernel::Kernel& k, const kernel::KernelExpr& load, co
   if (innermost < 0) return 0;
   int64_t stride = 0, axis_stride = ir::dtype_bytes(buffer.type.dtype);
   for (size_t a = load.index.size(); a-- > 0;) {
-    const std::optional<int64_t> c = coefficient(k.indices, load.index[a], innermost);
+    const std::optional<int64_t> c = k.indices.coefficient(load.index[a], innermost);
     if (!c) return 0;
     stride += *c * axis_stride;
     axis_stride *= a < buffer.type.shape.size() ? buffer.type.shape[a] : 1;
@@ -323,7 +295,7 @@ AccessKind classify_load(const kernel::Kernel& kernel, const kernel::KernelExpr&
   int64_t last_coefficient = 0;
   for (size_t a = 0; a < axes; ++a) {
     const kernel::IndexRef r = a + 1 == axes && flat != kernel::kNoIndex ? flat : load.index[a];
-    const std::optional<int64_t> c = coefficient(kernel.indices, r, innermost);
+    const std::optional<int64_t> c = kernel.indices.coefficient(r, innermost);
     if (!c) return AccessKind::kGather;
     if (a + 1 < axes && *c != 0) return AccessKind::kStrided;
     if (a + 1 == axes) last_coefficient = *c;
@@ -370,8 +342,11 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
   VarMask reduction_vars = 0;
   for (size_t r = 0; r < k.reduction.size(); ++r) reduction_vars |= VarMask{1} << (k.space.size() + r);
 
-  // LLVM unrolls a short reduction into the host's vector loop; a GPU block reduces it like any other.
-  const bool unrolled = !gpu && is_unrolled_reduction(k);
+  // LLVM unrolls a short reduction into the host's vector loop, and the host
+  // walks a reduction down the columns outside it (kernel::host_reduces_down_columns):
+  // either way the loads walk with the row, each step an add there. A GPU
+  // block reduces it like any other.
+  const bool unrolled = !gpu && (is_unrolled_reduction(k) || kernel::host_reduces_down_columns(k));
   const int contractions = parts.contractions;
   const bool contraction = contractions > 0;
   const std::optional<kernel::ContractionGroup> group =

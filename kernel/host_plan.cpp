@@ -187,4 +187,41 @@ bool host_masked_loads_as_branches(const Kernel& kernel, const std::vector<int64
   return masked <= kHostMaxBranchedMaskedLoads || !cuts.empty();
 }
 
+bool host_reduces_down_columns(const Kernel& kernel) {
+  const size_t rank = kernel.space.size();
+  if (rank < 2 || kernel.reduction.empty() || is_scatter_kernel(kernel) || is_contraction(kernel)) return false;
+  if (kernel.space.back() > kHostColumnReduceMaxColumns || ir::numel(kernel.space) == 0 || ir::numel(kernel.reduction) == 0)
+    return false;
+  for (const KernelExpr& e : kernel.exprs)
+    if (e.kind == KernelExpr::Kind::kReduce && e.op == Op::ReduceSum && is_float(e.dtype) &&
+        ir::numel(kernel.reduction) > kHostColumnReduceMaxSteps)
+      return false;
+  const int column = static_cast<int>(rank) - 1, innermost = kernel.num_vars() - 1;
+  // Unit stride in `var`: the last axis moves by one with it, no other axis moves.
+  auto unit_stride = [&](const KernelExpr& load, int var) {
+    for (size_t a = 0; a < load.index.size(); ++a)
+      if (kernel.indices.coefficient(load.index[a], var) != (a + 1 == load.index.size() ? 1 : 0)) return false;
+    return true;
+  };
+  std::vector<bool> in_loop;
+  try {
+    in_loop = reduction_loop_nodes(kernel);
+  } catch (const std::invalid_argument&) {
+    return false;
+  }
+  bool along_row = false;
+  for (size_t i = 0; i < kernel.exprs.size(); ++i) {
+    const KernelExpr& e = kernel.exprs[i];
+    if (!in_loop[i] || e.kind != KernelExpr::Kind::kLoad || e.index.empty()) continue;
+    if (!e.operands.empty()) return false;  // an address loaded per element (a gather)
+    uint64_t used = 0;
+    for (IndexRef r : e.index) used |= kernel.indices.vars_used(r);
+    if (used >> innermost & 1 && unit_stride(e, innermost)) return false;  // the plain reduce loop vectorizes
+    if (!(used >> column & 1)) continue;                                     // the same along the row
+    if (!unit_stride(e, column)) return false;
+    along_row = true;
+  }
+  return along_row;
+}
+
 }  // namespace smelt::kernel

@@ -100,4 +100,22 @@ bool host_masked_loads_as_branches(const Kernel& kernel);
 // The same, for `cuts` = host_column_cuts(kernel) already at hand.
 bool host_masked_loads_as_branches(const Kernel& kernel, const std::vector<int64_t>& cuts);
 
+// Whether the host computes a kernel's reduces down its columns: a kernel
+// without contraction, of rank >= 2, whose reduce bodies read along the row
+// (unit stride in the innermost space variable) and across rows in the
+// innermost reduction variable (a sum over an outer axis, a permute fused
+// into a sum). Each row then keeps one accumulator per column (a row buffer
+// on the stack, lower/host_kernel.cpp) and walks the reduction outside the
+// column loop, which vectorizes; the plain form reduces each column by
+// itself, its loads gathers across rows: exp fused into a sum of [4,32,64]
+// over its middle axis took 5.7 us so, where exp and a plain sum as two
+// kernels took 4.0 (2026-11-29, one thread). Each accumulator is one
+// sequential chain, so a float sum takes at most kHostColumnReduceMaxSteps
+// values (the 256 sequential f32 adds the emitter allows a serial sum, with
+// at most 256 half-ulps of error); a row at most kHostColumnReduceMaxColumns.
+// The code generator and the cost model read this one answer.
+inline constexpr int64_t kHostColumnReduceMaxSteps = 256;
+inline constexpr int64_t kHostColumnReduceMaxColumns = 4096;
+bool host_reduces_down_columns(const Kernel& kernel);
+
 }  // namespace smelt::kernel

@@ -23,6 +23,31 @@ IndexRef IndexPool::intern(Node n) {
   return it->second;
 }
 
+std::optional<int64_t> IndexPool::coefficient(IndexRef r, int var) const {
+  if (r == kNoIndex || !(vars_used(r) >> var & 1)) return 0;
+  const Node& n = node(r);
+  switch (n.kind) {
+    case Kind::kVar: return n.value == var ? 1 : 0;
+    case Kind::kConst: return 0;
+    case Kind::kAdd:
+    case Kind::kSub: {
+      const std::optional<int64_t> a = coefficient(n.a, var), b = coefficient(n.b, var);
+      if (!a || !b) return std::nullopt;
+      return n.kind == Kind::kAdd ? *a + *b : *a - *b;
+    }
+    case Kind::kMul: {
+      const bool a_has = vars_used(n.a) >> var & 1, b_has = vars_used(n.b) >> var & 1;
+      if (a_has && b_has) return std::nullopt;
+      const IndexRef scale = a_has ? n.b : n.a;
+      if (node(scale).kind != Kind::kConst) return std::nullopt;
+      const std::optional<int64_t> c = coefficient(a_has ? n.a : n.b, var);
+      if (!c) return std::nullopt;
+      return *c * node(scale).value;
+    }
+    default: return std::nullopt;
+  }
+}
+
 IndexRef IndexPool::flattened_pair(IndexRef high, IndexRef low, int64_t low_extent) const {
   if (high == kNoIndex || low == kNoIndex) return kNoIndex;
   const Node& h = node(high);

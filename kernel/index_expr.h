@@ -3,6 +3,7 @@
 // mod, min, max, select and the comparisons / logic that valid masks use.
 // Nodes live in a hash-consed pool, so equal subexpressions are shared.
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <span>
 #include <string>
@@ -63,6 +64,11 @@ class IndexPool {
   // floor(x/e)·e + x mod e = x (a view of [..., h, w] as [..., h·w]; a kernel
   // whose rows were merged, kernel/kernel_reindex.h). kNoIndex otherwise.
   IndexRef flattened_pair(IndexRef high, IndexRef low, int64_t low_extent) const;
+
+  // The coefficient of variable `var` in r where r is affine in it (0 where
+  // it does not occur); nullopt where it enters through a floor-div, mod,
+  // min, max, select or a product of two terms holding it (a gather).
+  std::optional<int64_t> coefficient(IndexRef r, int var) const;
 
   // Bit v set: variable v occurs in r (variables 63 and above share bit 63).
   uint64_t vars_used(IndexRef r) const { return r == kNoIndex ? 0 : vars_used_[static_cast<size_t>(r)]; }

@@ -3,6 +3,7 @@
 #include "lower/lower.h"
 
 #include <algorithm>
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -91,6 +92,20 @@ void emit_host_rows(llvm::IRBuilder<>& builder, const HostFunction& host, Kernel
       row_of_reduces.push_back({static_cast<int>(node), type, buffer});
     }
   }
+  // Reduces down the columns (kernel::host_reduces_down_columns): one
+  // accumulator per column of the row, on the stack.
+  std::vector<RowBuffer> column_accumulators;
+  if (kernel::host_reduces_down_columns(kernel)) {
+    llvm::IRBuilder<> entry(&host.function->getEntryBlock(), host.function->getEntryBlock().begin());
+    for (size_t node = 0; node < kernel.exprs.size(); ++node) {
+      if (kernel.exprs[node].kind != kernel::KernelExpr::Kind::kReduce) continue;
+      llvm::Type* type = emitter.reduce_identity(static_cast<int>(node))->getType();
+      auto* buffer = entry.CreateAlloca(llvm::ArrayType::get(type, static_cast<uint64_t>(kernel.space.back())), nullptr,
+                                        "column_accumulators");
+      buffer->setAlignment(llvm::Align(64));
+      column_accumulators.push_back({static_cast<int>(node), type, buffer});
+    }
+  }
   emit_loop(builder, host.begin, host.end, [&](llvm::Value* unit) {
     if (rank == 0) {
       NodeValues at(kernel, {});
@@ -144,6 +159,54 @@ void emit_host_rows(llvm::IRBuilder<>& builder, const HostFunction& host, Kernel
     for (int64_t cut : cuts) bounds.push_back(constant(cut));
     bounds.push_back(last);
     emitter.emit_versions(NodeValues(kernel, vars), [&](const kernel::BranchPlan::Leaf& version) {
+      // The columns' segments, each one loop of `body(column)`.
+      auto for_each_column = [&](const char* name, const std::function<void(llvm::Value*)>& body) {
+        for (size_t s = 0; s + 1 < bounds.size(); ++s) emit_loop(builder, bounds[s], bounds[s + 1], body, name);
+      };
+      if (!column_accumulators.empty()) {
+        // Down the columns: the identity in every column's accumulator, then
+        // the reduction's steps in order, each a pass along the row, then the
+        // epilogue along the row with the reduces' values.
+        auto slot = [&](const RowBuffer& acc, llvm::Value* column) {
+          return builder.CreateInBoundsGEP(acc.type, acc.columns, builder.CreateSub(column, first));
+        };
+        for_each_column("init_col", [&](llvm::Value* column) {
+          for (const RowBuffer& acc : column_accumulators)
+            builder.CreateStore(emitter.reduce_identity(acc.node), slot(acc, column));
+        });
+        std::vector<llvm::Value*> steps = vars;
+        steps.resize(static_cast<size_t>(kernel.num_vars()), nullptr);
+        std::function<void(size_t)> nest = [&](size_t dim) {
+          if (dim == kernel.reduction.size()) {
+            for_each_column("reduce_col", [&](llvm::Value* column) {
+              steps[rank - 1] = column;
+              NodeValues at(kernel, steps);
+              at.assume(version);
+              for (const RowBuffer& acc : column_accumulators) {
+                llvm::Value* address = slot(acc, column);
+                builder.CreateStore(emitter.reduce_combine(acc.node, builder.CreateLoad(acc.type, address),
+                                                           emitter.reduce_value(acc.node, at)),
+                                    address);
+              }
+            });
+            return;
+          }
+          emit_loop(builder, constant(0), constant(kernel.reduction[dim]), [&](llvm::Value* r) {
+            steps[rank + dim] = r;
+            nest(dim + 1);
+          }, "r");
+        };
+        nest(0);
+        for_each_column("epilogue_col", [&](llvm::Value* column) {
+          vars[rank - 1] = column;
+          NodeValues at(kernel, vars);
+          at.assume(version);
+          for (const RowBuffer& acc : column_accumulators)
+            at.set(acc.node, emitter.reduce_finish(acc.node, builder.CreateLoad(acc.type, slot(acc, column))));
+          emitter.store_outputs(at, builder.CreateAdd(row_base, column));
+        });
+        return;
+      }
       if (row_of_reduces.empty()) {
         for (size_t s = 0; s + 1 < bounds.size(); ++s)
           emit_loop(builder, bounds[s], bounds[s + 1], [&](llvm::Value* column) {

@@ -838,6 +838,14 @@ llvm::Value* KernelEmitter::block_total_finish(int reduce, llvm::Value* total) {
   return reduce_finish(reduce, builder_.CreateFPTrunc(total, builder_.getFloatTy()));
 }
 
+llvm::Value* KernelEmitter::reduce_value(int reduce, NodeValues& at) {
+  const KernelExpr& e = kernel_.exprs.at(reduce);
+  const int operand = e.operands.at(0);
+  llvm::Value* v = emit_node(operand, at);
+  const DType from = kernel_.exprs[operand].dtype;
+  return ir::is_float(from) != ir::is_float(e.dtype) ? convert(v, from, e.dtype) : v;
+}
+
 llvm::Value* KernelEmitter::emit_reduce_loop(int node, NodeValues& at) {
   llvm::IRBuilder<>& b = builder_;
   const KernelExpr& e = kernel_.exprs.at(node);
@@ -899,10 +907,7 @@ llvm::Value* KernelEmitter::emit_reduce_loop(int node, NodeValues& at) {
         it = kernel::uses_var_at_least(kernel_.indices, it->first, static_cast<int>(first)) ? step.index_cache_.erase(it) : std::next(it);
       for (size_t j = 0; j < kernel_.exprs.size(); ++j)
         if (!inner_[j] && at.get(static_cast<int>(j))) step.set(static_cast<int>(j), at.get(static_cast<int>(j)));
-      llvm::Value* v = emit_node(operand, step);
-      const DType from = kernel_.exprs[operand].dtype;
-      if (ir::is_float(from) != ir::is_float(e.dtype)) v = convert(v, from, e.dtype);
-      b.CreateStore(reduce_combine(node, b.CreateLoad(identity->getType(), slot), v), slot);
+      b.CreateStore(reduce_combine(node, b.CreateLoad(identity->getType(), slot), reduce_value(node, step)), slot);
       return;
     }
     auto body = [&](llvm::Value* r) {

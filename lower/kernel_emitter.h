@@ -156,6 +156,9 @@ class KernelEmitter {
   // Reduce accumulation for node `reduce` (a kReduce): accumulators are f32 for
   // float dtypes, else the integer register type; sums wrap, max propagates NaN.
   llvm::Value* reduce_identity(int reduce);
+  // The value reduce `reduce` takes in at `at` (every variable of its body
+  // set, the reduction's included): its operand, in the accumulator's kind.
+  llvm::Value* reduce_value(int reduce, NodeValues& at);
   llvm::Value* reduce_combine(int reduce, llvm::Value* accumulator, llvm::Value* value);
   llvm::Value* reduce_finish(int reduce, llvm::Value* accumulator);  // rounded to the dtype
 
