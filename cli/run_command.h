@@ -16,6 +16,8 @@ struct RunTimingOptions {
   bool reps_given = false;  // --reps was on the command line (then it must be >= 1)
   int warmup = 1;
   bool warmup_given = false;  // --warmup was on the command line (then --reps must be too)
+  double warmup_s = 0;        // --warmup-s: untimed runs go on until this many seconds have passed
+  bool warmup_s_given = false;
   bool per_kernel = false;    // --per-kernel: time each kernel too (then --reps must be given)
   std::string profile;  // device profile (JSON) the kernels are costed with; "" = the shipped one
 };

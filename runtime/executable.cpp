@@ -1,6 +1,7 @@
 #include "runtime/executable.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <string>
 
@@ -135,26 +136,32 @@ double Executable::run_into(const std::vector<std::span<const uint8_t>>& inputs,
   return loaded_->run_kernels_with(bound);
 }
 
-void Executable::prepare_benchmark(const std::vector<ir::HostTensor>& inputs, int reps, int warmup) {
+void Executable::prepare_benchmark(const std::vector<ir::HostTensor>& inputs, int reps, int warmup, double warmup_s) {
   if (reps < 1) throw std::invalid_argument("benchmark: reps must be at least 1");
   if (warmup < 0) throw std::invalid_argument("benchmark: warmup must not be negative");
-  check_run_work(reps + warmup);
+  if (!(warmup_s >= 0) || warmup_s > 3600)
+    throw std::invalid_argument("benchmark: warmup_s must be between 0 and 3600 seconds");
+  check_run_work(reps + std::max(warmup, warmup_s > 0 ? 1 : 0));
   write_inputs(inputs);
+  const auto start = std::chrono::steady_clock::now();
   for (int w = 0; w < warmup; ++w) loaded_->run_kernels({});
+  while (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < warmup_s)
+    loaded_->run_kernels({});
 }
 
-std::vector<double> Executable::benchmark(const std::vector<ir::HostTensor>& inputs, int reps, int warmup) {
+std::vector<double> Executable::benchmark(const std::vector<ir::HostTensor>& inputs, int reps, int warmup,
+                                          double warmup_s) {
   std::lock_guard lock(run_mutex_);
-  prepare_benchmark(inputs, reps, warmup);
+  prepare_benchmark(inputs, reps, warmup, warmup_s);
   std::vector<double> seconds;
   for (int r = 0; r < reps; ++r) seconds.push_back(loaded_->run_kernels({}));
   return seconds;
 }
 
 std::vector<std::vector<double>> Executable::benchmark_each_kernel(const std::vector<ir::HostTensor>& inputs, int reps,
-                                                                   int warmup) {
+                                                                   int warmup, double warmup_s) {
   std::lock_guard lock(run_mutex_);
-  prepare_benchmark(inputs, reps, warmup);
+  prepare_benchmark(inputs, reps, warmup, warmup_s);
   std::vector<std::vector<double>> seconds(static_cast<size_t>(reps), std::vector<double>(program_.kernels.size()));
   for (std::vector<double>& run : seconds) loaded_->run_kernels(run);
   return seconds;

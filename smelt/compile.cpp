@@ -24,13 +24,13 @@ double Program::run_into(const std::vector<std::span<const uint8_t>>& inputs,
   return executable_->run_into(inputs, outputs);
 }
 
-std::vector<double> Program::benchmark(const std::vector<ir::HostTensor>& inputs, int reps, int warmup) {
-  return executable_->benchmark(inputs, reps, warmup);
+std::vector<double> Program::benchmark(const std::vector<ir::HostTensor>& inputs, int reps, int warmup, double warmup_s) {
+  return executable_->benchmark(inputs, reps, warmup, warmup_s);
 }
 
 std::vector<std::vector<double>> Program::benchmark_each_kernel(const std::vector<ir::HostTensor>& inputs, int reps,
-                                                                int warmup) {
-  return executable_->benchmark_each_kernel(inputs, reps, warmup);
+                                                                int warmup, double warmup_s) {
+  return executable_->benchmark_each_kernel(inputs, reps, warmup, warmup_s);
 }
 
 TargetProfile profile_for_target(Target target, const std::string& processor) {

@@ -54,12 +54,14 @@ class Program {
   // outputs as raw bytes in the layout of runtime/tensor_bytes.h, in graph
   // order (runtime::Executable::run_into). Returns the kernels' seconds.
   double run_into(const std::vector<std::span<const uint8_t>>& inputs, const std::vector<std::span<uint8_t>>& outputs);
-  // Seconds of each of `reps` runs of the kernels (after `warmup` runs; the
-  // inputs are copied in once): wall clock on the host, events on a GPU.
-  std::vector<double> benchmark(const std::vector<ir::HostTensor>& inputs, int reps, int warmup = 1);
+  // Seconds of each of `reps` runs of the kernels (after `warmup` runs and
+  // more until `warmup_s` seconds have passed; the inputs are copied in once):
+  // wall clock on the host, events on a GPU (runtime::Executable::benchmark).
+  std::vector<double> benchmark(const std::vector<ir::HostTensor>& inputs, int reps, int warmup = 1,
+                                double warmup_s = 0);
   // As benchmark, timing each kernel of kernels(): seconds[rep][kernel].
   std::vector<std::vector<double>> benchmark_each_kernel(const std::vector<ir::HostTensor>& inputs, int reps,
-                                                         int warmup = 1);
+                                                         int warmup = 1, double warmup_s = 0);
 
   // What fusion did and chose (smelt/fusion.h).
   const FusionResult& fusion() const { return *fusion_; }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -165,6 +166,27 @@ TEST_F(RunTimingTest, WarmupRunsBeforeTheTimedOnes) {
     EXPECT_EQ(r.exit_code, 2) << bad << r.out;
     EXPECT_TRUE(r.out.empty()) << r.out;
     EXPECT_NE(r.err.find("--warmup N (N >= 0)"), std::string::npos) << r.err;
+  }
+}
+
+// --warmup-s S: untimed runs go on for S seconds (the command cannot end
+// sooner); JSON says so; without --reps, negative or past an hour, a usage error.
+TEST_F(RunTimingTest, WarmupSecondsKeepTheUntimedRunsGoing) {
+  const auto start = std::chrono::steady_clock::now();
+  Result r = smelt("run --json --reps 2 --warmup 0 --warmup-s 0.5 " + example("luminal_fusion.sg"));
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_GE(wall_s, 0.5);
+  const nlohmann::json out = nlohmann::json::parse(r.out);
+  EXPECT_EQ(out["samples_us"].size(), 2u);
+  EXPECT_EQ(out["warmup"], 0);
+  EXPECT_EQ(out["warmup_s"], 0.5);
+  for (const std::string& bad : {std::string("--warmup-s 1"), std::string("--reps 2 --warmup-s -1"),
+                                 std::string("--reps 2 --warmup-s 4000")}) {
+    Result e = smelt("run " + bad + " " + example("luminal_fusion.sg"));
+    EXPECT_EQ(e.exit_code, 2) << bad << e.out;
+    EXPECT_TRUE(e.out.empty()) << e.out;
+    EXPECT_NE(e.err.find("--warmup-s S (0 <= S <= 3600)"), std::string::npos) << e.err;
   }
 }
 
