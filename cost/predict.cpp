@@ -94,12 +94,11 @@ std::vector<double> evaluated_share(const kernel::Kernel& k, const kernel::Branc
   return share;
 }
 
-// A short reduction (at most 16 steps) that LLVM unrolls completely: the
-// space's innermost loop then vectorizes as an elementwise loop does, and its
-// loads walk with that loop.
-constexpr int64_t kUnrolledReduction = 16;
+// A short reduction (kernel::kHostUnrolledReduction) that LLVM unrolls
+// completely: the space's innermost loop then vectorizes as an elementwise
+// loop does, and its loads walk with that loop.
 bool is_unrolled_reduction(const kernel::Kernel& k) {
-  if (k.reduction.empty() || ir::numel(k.reduction) > kUnrolledReduction) return false;
+  if (k.reduction.empty() || ir::numel(k.reduction) > kernel::kHostUnrolledReduction) return false;
   return std::none_of(k.exprs.begin(), k.exprs.end(), [](const kernel::KernelExpr& e) {
     return e.kind == kernel::KernelExpr::Kind::kReduce && e.contraction;
   });

@@ -100,6 +100,14 @@ bool host_masked_loads_as_branches(const Kernel& kernel);
 // The same, for `cuts` = host_column_cuts(kernel) already at hand.
 bool host_masked_loads_as_branches(const Kernel& kernel, const std::vector<int64_t>& cuts);
 
+// A reduction of at most this many steps LLVM unrolls completely, and the
+// space's innermost loop vectorizes as an elementwise loop does (the cost
+// model prices it so). The host keeps a longer innermost reduction loop a
+// loop (llvm.loop.unroll.disable), which its vectorizer then runs along the
+// row: unrolled whole, a global average pool's 56 columns made the loop over
+// its 56 rows the innermost, vectorized by gathers 56 floats apart.
+inline constexpr int64_t kHostUnrolledReduction = 16;
+
 // Whether the host computes a kernel's reduces down its columns: a kernel
 // without contraction, of rank >= 2, whose reduce bodies read along the row
 // (unit stride in the innermost space variable) and across rows in the

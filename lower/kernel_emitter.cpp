@@ -8,6 +8,7 @@
 #include <llvm/IR/Intrinsics.h>
 
 #include "ir/scalar.h"
+#include "kernel/host_plan.h"
 #include "lower/composed_math.h"
 #include "lower/host_vector_math.h"
 #include "lower/lower.h"
@@ -916,7 +917,9 @@ llvm::Value* KernelEmitter::emit_reduce_loop(int node, NodeValues& at) {
     };
     const uint64_t extent = static_cast<uint64_t>(dims[dim]);
     if (!blocked || dim != split) {
-      emit_loop(b, b.getInt64(0), b.getInt64(extent), body, "r");
+      // A long innermost loop stays a loop (kernel::kHostUnrolledReduction).
+      const bool keep_loop = dim + 1 == dims.size() && dims[dim] > kernel::kHostUnrolledReduction;
+      emit_loop(b, b.getInt64(0), b.getInt64(extent), body, "r", keep_loop ? LoopHint::kNoUnroll : LoopHint::kNone);
       return;
     }
     const uint64_t chunks = (extent + static_cast<uint64_t>(chunk) - 1) / static_cast<uint64_t>(chunk);

@@ -256,6 +256,21 @@ TEST(HostCodegen, AConvolutionsResidualEpilogueReadsAndStoresWithoutGathers) {
   expect_jit_matches_reference(g, p, 3);
 }
 
+// A global average pool's sum over [56, 56]: its innermost reduction loop
+// stays a loop (kernel::kHostUnrolledReduction) and vectorizes along the row.
+// Unrolled whole, the loop over the 56 rows became the innermost one,
+// vectorized by gathers 56 floats apart (EfficientNet-B0's squeeze-excite pools).
+TEST(HostCodegen, ALongInnermostReductionVectorizesAlongTheRow) {
+  ir::Graph g("pool");
+  g.add_output(ir::reduce_sum(ir::input(g, "x", DType::F32, {1, 4, 56, 56}), {2, 3}));
+  const kernel::KernelProgram p = fused(g);
+  ASSERT_EQ(p.kernels.size(), 1u);
+  const std::string text = lower::emit_llvm_ir(p, {});
+  EXPECT_EQ(text.find("masked.gather"), std::string::npos);
+  EXPECT_TRUE(std::regex_search(text, std::regex(R"(load <(8|16) x float>)"))) << text;
+  expect_jit_matches_reference(g, p, 9);
+}
+
 // A sum over an outer axis (a permute fused into it) keeps one accumulator
 // per column and walks the reduction outside the column loop, which
 // vectorizes (kernel::host_reduces_down_columns); the plain form gathered each
