@@ -76,36 +76,34 @@ void emit_host_rows(llvm::IRBuilder<>& builder, const HostFunction& host, Kernel
   // 568 us in two passes; the convolution alone 253).
   struct RowBuffer {
     int node;              // the reduce
-    llvm::Type* type;      // its register type
+    llvm::Type* type;      // its element type
     llvm::Value* columns;  // [n x type] on the stack
   };
-  std::vector<RowBuffer> row_of_reduces;
-  if (rank >= 2 && has_contraction(kernel) && kernel.space.back() <= kRowBufferMaxColumns &&
-      has_epilogue_op(kernel)) {
+  // One row buffer per reduce of the kernel, in the entry block; `type_of(node)`.
+  auto row_buffers = [&](const char* name, const std::function<llvm::Type*(int)>& type_of) {
+    std::vector<RowBuffer> buffers;
     llvm::IRBuilder<> entry(&host.function->getEntryBlock(), host.function->getEntryBlock().begin());
     for (size_t node = 0; node < kernel.exprs.size(); ++node) {
       if (kernel.exprs[node].kind != kernel::KernelExpr::Kind::kReduce) continue;
-      llvm::Type* type = register_type(builder.getContext(), kernel.exprs[node].dtype);
-      auto* buffer = entry.CreateAlloca(llvm::ArrayType::get(type, static_cast<uint64_t>(kernel.space.back())), nullptr,
-                                        "row_of_reduce");
+      llvm::Type* type = type_of(static_cast<int>(node));
+      auto* buffer =
+          entry.CreateAlloca(llvm::ArrayType::get(type, static_cast<uint64_t>(kernel.space.back())), nullptr, name);
       buffer->setAlignment(llvm::Align(64));
-      row_of_reduces.push_back({static_cast<int>(node), type, buffer});
+      buffers.push_back({static_cast<int>(node), type, buffer});
     }
-  }
+    return buffers;
+  };
+  std::vector<RowBuffer> row_of_reduces;
+  if (rank >= 2 && has_contraction(kernel) && kernel.space.back() <= kRowBufferMaxColumns && has_epilogue_op(kernel))
+    row_of_reduces = row_buffers("row_of_reduce", [&](int node) {
+      return register_type(builder.getContext(), kernel.exprs[static_cast<size_t>(node)].dtype);
+    });
   // Reduces down the columns (kernel::host_reduces_down_columns): one
   // accumulator per column of the row, on the stack.
   std::vector<RowBuffer> column_accumulators;
-  if (kernel::host_reduces_down_columns(kernel)) {
-    llvm::IRBuilder<> entry(&host.function->getEntryBlock(), host.function->getEntryBlock().begin());
-    for (size_t node = 0; node < kernel.exprs.size(); ++node) {
-      if (kernel.exprs[node].kind != kernel::KernelExpr::Kind::kReduce) continue;
-      llvm::Type* type = emitter.reduce_identity(static_cast<int>(node))->getType();
-      auto* buffer = entry.CreateAlloca(llvm::ArrayType::get(type, static_cast<uint64_t>(kernel.space.back())), nullptr,
-                                        "column_accumulators");
-      buffer->setAlignment(llvm::Align(64));
-      column_accumulators.push_back({static_cast<int>(node), type, buffer});
-    }
-  }
+  if (kernel::host_reduces_down_columns(kernel))
+    column_accumulators =
+        row_buffers("column_accumulators", [&](int node) { return emitter.reduce_identity(node)->getType(); });
   emit_loop(builder, host.begin, host.end, [&](llvm::Value* unit) {
     if (rank == 0) {
       NodeValues at(kernel, {});
