@@ -495,6 +495,17 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
                           elements * in_cache(rates.write));
   }
 
+  // An elementwise op's time per element in a vector loop.
+  auto elementwise_ns = [&](const kernel::KernelExpr& e) {
+    const char* as = pow_as(k, e);
+    std::string key = as ? as : std::string(ir::op_name(e.op));
+    if (e.op == ir::Op::Cast) key = "cast_" + std::string(ir::dtype_name(e.to));
+    double ns = op_ns(rates, key) * (is_math_call(k, e) ? chain_factor : 1.0);
+    // An op computed in f16 / bf16 computes in f32 and rounds its result.
+    if (e.op != ir::Op::Cast && (e.dtype == ir::DType::F16 || e.dtype == ir::DType::BF16))
+      ns += op_ns(rates, "cast_" + std::string(ir::dtype_name(e.dtype)));
+    return ns;
+  };
   if (group && group->columns.size() > 1) compute_ns += window_elements(k) * rates.window_pack_ns;
   for (size_t i = 0; i < k.exprs.size(); ++i) {
     const kernel::KernelExpr& e = k.exprs[i];
@@ -502,20 +513,20 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
     const double evaluations = extent_product(k, vars[i]) * share[i];
     // A looped contraction's loads are in its step; its other nodes in the
     // loop are ops evaluated at every step, not once per packed element.
+    // A packed element costs the profile's prologue rate per node (measured on
+    // loads and selects), a math op at least what it costs in a vector loop: a
+    // sigmoid on A [512, 256] adds 0.55-0.8 ns per element to its product, where
+    // two nodes at the prologue rate priced 0.4 (one thread, 2026-11-29).
     if (prologue[i] && !looped_contraction) {
-      compute_ns += evaluations * rates.prologue_ns;
+      const double ns = e.kind == kernel::KernelExpr::Kind::kElementwise ? std::max(rates.prologue_ns, elementwise_ns(e))
+                                                                         : rates.prologue_ns;
+      compute_ns += evaluations * ns;
       continue;
     }
     switch (e.kind) {
       case kernel::KernelExpr::Kind::kElementwise:
         if (!covered[i]) {
-          const char* as = pow_as(k, e);
-          std::string key = as ? as : std::string(ir::op_name(e.op));
-          if (e.op == ir::Op::Cast) key = "cast_" + std::string(ir::dtype_name(e.to));
-          double ns = op_ns(rates, key) * (is_math_call(k, e) ? chain_factor : 1.0);
-          // An op computed in f16 / bf16 computes in f32 and rounds its result.
-          if (e.op != ir::Op::Cast && (e.dtype == ir::DType::F16 || e.dtype == ir::DType::BF16))
-            ns += op_ns(rates, "cast_" + std::string(ir::dtype_name(e.dtype)));
+          double ns = elementwise_ns(e);
           if (innermost_var >= 0 && (vars[i] >> innermost_var & 1)) ns *= epilogue_row_factor;
           compute_ns += evaluations * ns;
         }

@@ -927,6 +927,33 @@ TEST(Predict, ChainedMathCallsPayTheCallChainFactor) {
               n * static_cast<double>(longest) * sin_ns * r.call_chain_factor.back() / 1000, 1e-9);
 }
 
+// A node of a product's prologue (evaluated per packed element) costs the
+// profile's prologue rate, and a math op at least what it costs in a vector
+// loop: a sigmoid packed with A is not priced as a load.
+TEST(Predict, AMathOpInAProductsPrologueCostsAtLeastItsVectorLoopTime) {
+  const DeviceProfile p = default_host_profile().for_threads(1);
+  const ThreadRates& r = p.at(1);
+  ASSERT_GT(op_ns(r, "sigmoid"), r.prologue_ns) << "the shipped profile: a sigmoid costs more than a packed load";
+  const int64_t m = 512, k = 256, n = 64;
+  auto compute_us = [&](const std::function<ir::Tensor(ir::Tensor)>& prologue) {
+    ir::Graph g("g");
+    ir::Tensor a = ir::input(g, "a", DType::F32, {m, k}), w = ir::input(g, "w", DType::F32, {k, n});
+    g.add_output(ir::matmul(prologue(a), w));
+    const kernel::KernelProgram prog = fusion::kernelize(g, fusion::materialize_outputs(g)).program;
+    EXPECT_EQ(prog.kernels.size(), 1u);
+    return predict(prog, prog.kernels[0], p).compute_us;
+  };
+  const double plain = compute_us([](ir::Tensor a) { return a; });
+  const double evaluations = static_cast<double>(m * k);
+  // The load and the op, each once per element of A.
+  EXPECT_NEAR(compute_us([](ir::Tensor a) { return ir::sigmoid(a); }) - plain,
+              evaluations * (r.prologue_ns + op_ns(r, "sigmoid")) / 1000, 1e-6);
+  // A cheap op costs the prologue rate.
+  ASSERT_LT(op_ns(r, "neg"), r.prologue_ns);
+  EXPECT_NEAR(compute_us([](ir::Tensor a) { return ir::neg(a); }) - plain, evaluations * 2 * r.prologue_ns / 1000,
+              1e-6);
+}
+
 // Rotate-half reads x three times in one kernel (x, and its two halves
 // shifted by half a row behind masks): the shifted loads hit the lines the
 // first one brought in, so they count no bytes and cost in-cache time. With the
