@@ -347,6 +347,27 @@ Value eval(const CExpr& e, const ExprEnv& env) {
       for (const Value& index : list_of(q)) items.push_back(list_of(p)[index_into(p, index)]);
       return Value::list(std::move(items));
     }
+    case Fn::kSumOfCopies: {
+      // What the reference's reduce_sum gives for n copies of the element v
+      // makes in dtype t: float sums accumulate in double from +0.0 and round
+      // at the end (docs/ops.md), so while every partial sum k·v is a double
+      // (n times v's odd integer mantissa below 2^53) the sum is n·v exactly.
+      // Beyond that, and for integer dtypes, no value: the rule does not fire.
+      const Value t = arg(2);
+      if (t.kind != Value::Kind::kDType) throw ExprTypeError("sum-of-copies: the third argument is a dtype");
+      if (!ir::is_float(t.dtype)) throw Undefined{};
+      const double v = ir::round_to_float_dtype(as_double(arg(0)), t.dtype);
+      const int64_t n = as_int(arg(1));
+      if (n < 0) throw Undefined{};
+      if (n == 0 || v == 0) return Value::real(0.0);  // copies of -0.0 sum to +0.0
+      if (!std::isfinite(v)) return Value::real(v);
+      int exponent = 0;
+      int64_t mantissa = static_cast<int64_t>(std::ldexp(std::frexp(std::fabs(v), &exponent), 53));
+      while ((mantissa & 1) == 0) mantissa >>= 1;
+      int64_t bits = 0;
+      if (__builtin_mul_overflow(n, mantissa, &bits) || bits >= (int64_t{1} << 53)) throw Undefined{};
+      return Value::real(static_cast<double>(n) * v);
+    }
     case Fn::kReduceShape: {
       // The shape of a reduction of shape L over AXES (distinct axes of L),
       // as ir's reduction ops infer it: reduced entries dropped, or 1 with keepdims.

@@ -36,6 +36,7 @@ constexpr ExprFunction kFunctions[] = {
     {"compose-perm", Fn::kComposePerm, 2, 2},
     {"inverse-perm", Fn::kInversePerm, 1, 1},
     {"reduce-shape", Fn::kReduceShape, 3, 3},
+    {"sum-of-copies", Fn::kSumOfCopies, 3, 3},
     {"shape", Fn::kShape, 1, 1, ArgKind::kTensor},
     {"rank", Fn::kRank, 1, 1, ArgKind::kTensor},
     {"dim", Fn::kDim, 2, 2, ArgKind::kTensor},

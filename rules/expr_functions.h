@@ -41,6 +41,7 @@ enum class Fn : uint8_t {
   kComposePerm,
   kInversePerm,
   kReduceShape,
+  kSumOfCopies,
   kShape,
   kRank,
   kDim,

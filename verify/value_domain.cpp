@@ -226,6 +226,14 @@ z3::expr ValueDomain::reduce(const std::string& kind, const std::vector<z3::expr
   return reduce_function(kind, vars.size())(args);
 }
 
+z3::expr ValueDomain::copies(const z3::expr& v, const z3::expr& n) {
+  if (real_) return v * z3::to_real(n);
+  z3::sort_vector domain(ctx_);
+  domain.push_back(sort_);
+  domain.push_back(ctx_.int_sort());
+  return function("copies", domain, sort_)(v, n);
+}
+
 z3::expr ValueDomain::dot(const z3::expr& a, const z3::expr& b) {
   if (real_) return a * b;
   return value_function("dot", 2)(a, b);
@@ -349,17 +357,20 @@ std::vector<Axiom> ValueDomain::laws() {
     z3::expr whole = reduce_function("matmul", n)(all);
     law(vars, whole, z3::implies(extents[static_cast<int>(n - 1)] == 1, whole == reduce_function("matmul", n - 1)(fewer)));
   }
-  // The maximum over a nonempty box is one of its terms (max returns one of
-  // its operands, a NaN where there is one): it is the body at a witness index
-  // inside the box, argmax (an uninterpreted function of the body and the box).
-  for (size_t n = 1; n <= 4; ++n) {
-    const std::string name = "reduce_max" + std::to_string(n);
-    if (!used(name)) continue;
+  // A reduction of arity n over a box: the body f, the extents, the
+  // reduction's term, and a witness index inside the box (an uninterpreted
+  // function `witness` of the body and the box) for the laws below.
+  struct Box {
+    std::vector<z3::expr> vars;  // f, then the extents
+    z3::expr whole, nonempty, inside, at_witness, first, count;
+  };
+  auto box = [&](const std::string& kind, size_t n, const std::string& witness) {
+    const std::string name = kind + std::to_string(n);
     z3::sort_vector index(ctx_);
     for (size_t i = 0; i < n; ++i) index.push_back(ctx_.int_sort());
     z3::expr f = ctx_.constant("f!", n == 1 ? ctx_.array_sort(ctx_.int_sort(), sort_) : ctx_.array_sort(index, sort_));
     std::vector<z3::expr> vars{f};
-    z3::expr_vector all(ctx_), at(ctx_);
+    z3::expr_vector all(ctx_), at(ctx_), zeros(ctx_);
     all.push_back(f);
     z3::sort_vector witness_domain(ctx_);
     witness_domain.push_back(f.get_sort());
@@ -368,16 +379,35 @@ std::vector<Axiom> ValueDomain::laws() {
       all.push_back(vars.back());
       witness_domain.push_back(ctx_.int_sort());
     }
-    z3::expr nonempty = ctx_.bool_val(true), inside = ctx_.bool_val(true);
+    z3::expr nonempty = ctx_.bool_val(true), inside = ctx_.bool_val(true), count = ctx_.int_val(1);
     for (size_t i = 0; i < n; ++i) {
       const z3::expr& extent = vars[i + 1];
-      z3::expr w = function(name + ".argmax" + std::to_string(i), witness_domain, ctx_.int_sort())(all);
+      z3::expr w = function(name + "." + witness + std::to_string(i), witness_domain, ctx_.int_sort())(all);
       nonempty = nonempty && extent >= 1;
       inside = inside && w >= 0 && w < extent;
       at.push_back(w);
+      zeros.push_back(ctx_.int_val(0));
+      count = count * extent;
     }
-    z3::expr whole = reduce_function("reduce_max", n)(all);
-    law(vars, whole, z3::implies(nonempty, inside && whole == z3::select(f, at)));
+    return Box{vars, reduce_function(kind, n)(all), nonempty, inside, z3::select(f, at), z3::select(f, zeros), count};
+  };
+  for (size_t n = 1; n <= 4; ++n) {
+    // The maximum over a nonempty box is one of its terms (max returns one of
+    // its operands, a NaN where there is one): the body at a witness index
+    // inside the box, argmax.
+    if (used("reduce_max" + std::to_string(n))) {
+      const Box b = box("reduce_max", n, "argmax");
+      law(b.vars, b.whole, z3::implies(b.nonempty, b.inside && b.whole == b.at_witness));
+    }
+    // A sum over a nonempty box whose terms are all one value is that value's
+    // copies, as many as the box holds (copies()). The witness stands for a
+    // term that differs from the first where one does: where the term there
+    // equals the first, the sum is the first's copies.
+    if (used("reduce_sum" + std::to_string(n))) {
+      const Box b = box("reduce_sum", n, "differs");
+      law(b.vars, b.whole,
+          z3::implies(b.nonempty, b.inside && z3::implies(b.at_witness == b.first, b.whole == copies(b.first, b.count))));
+    }
   }
   return out;
 }

@@ -75,6 +75,9 @@ class ValueDomain {
   // (a dot sum: matmul's and conv's).
   z3::expr reduce(const std::string& kind, const std::vector<z3::expr>& vars,
                   const std::vector<z3::expr>& extents, const z3::expr& body);
+  // The sum of n copies of the value v, as reduce_sum computes it: a law
+  // (laws()) says what a sum over a box whose terms are all one value is.
+  z3::expr copies(const z3::expr& v, const z3::expr& n);
   // The term summed by matmul: a product computed exactly (in double).
   z3::expr dot(const z3::expr& a, const z3::expr& b);
 

@@ -279,6 +279,14 @@ class Evaluator {
       if (l.kind != AttrKind::kInt) throw Unsupported("(product L) of non-integers");
       return scalar(AttrKind::kInt, s_.arith.product(l.items));
     }
+    if (fn == "sum-of-copies") {
+      // The reference's sum of n copies of an element (ValueDomain::copies);
+      // the dtype decides only where the rule engine has a value.
+      const z3::expr v = one(convert(s_, arg(0), AttrKind::kFloat), AttrKind::kFloat, "sum-of-copies");
+      const z3::expr n = one(arg(1), AttrKind::kInt, "sum-of-copies");
+      one(arg(2), AttrKind::kDType, "sum-of-copies");
+      return scalar(AttrKind::kFloat, s_.values.copies(v, n));
+    }
     if (fn == "compose-perm") {
       AttrValue p = as_list(arg(0)), q = as_list(arg(1));
       AttrValue out{AttrKind::kInt, true, {}};

@@ -125,6 +125,24 @@ TEST_F(HostileInputTest, RunAboveTheWorkLimitIsRefusedBeforeItStarts) {
   EXPECT_NE(smelt("run --help").out.find("--work-limit"), std::string::npos);
 }
 
+// A sum of 2^48 copies of 1.0 folds to the reference's 2^48 (exact in its
+// double accumulator: rules/reductions.rules) and runs at once; 2^48 copies of
+// 0.1f would round there, do not fold, and are refused by the work limit.
+TEST_F(HostileInputTest, ASumOfAFullFoldsWhereTheReferenceSumIsExact) {
+  const fs::path ones = write("ones.sg",
+                              "x = full(value=1) : f32[65536,65536,65536]\n"
+                              "y = reduce_sum(x, axes=[0,1,2]) : f32[]\n"
+                              "output y\n");
+  const CliResult r = smelt("run " + ones.string());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("y: f32[] checksum=2.81474977e+14\n"), std::string::npos) << r.out;
+  const fs::path tenths = write("tenths.sg",
+                                "x = full(value=0.1) : f32[65536,65536,65536]\n"
+                                "y = reduce_sum(x, axes=[0,1,2]) : f32[]\n"
+                                "output y\n");
+  expect_bad_input(smelt("run " + tenths.string()), "more than the work limit of", "compiled");
+}
+
 // A maximum over 2^48 copies of one value folds (rules/reductions.rules): the
 // compiled program runs no reduction and finishes at once. The reference
 // interpreter does not fold, so --check is refused before anything runs.

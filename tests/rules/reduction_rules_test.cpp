@@ -1,5 +1,6 @@
 // Family 9: a reduce_max over axes where its operand is uniform (a full, or a
-// broadcast copy) folds away.
+// broadcast copy) folds away; so does a float sum of a full, to the value the
+// reference's sum gives (where that is n times the element, exactly).
 #include <gtest/gtest.h>
 
 #include "tests/rules/rule_case.h"
@@ -14,6 +15,25 @@ std::span<const RuleCase> reduction_cases() {
        "f = full(value=-3) : i32[1,3,1]\noutput f"},
       // The max over an empty axis is the dtype's lowest value, not the full's.
       {"reduce-max-of-full", "f = full(value=1) : f32[4,0]\nm = reduce_max(f, axes=[1])\noutput m", "", false},
+      {"reduce-sum-of-full", "f = full(value=2.5) : f32[4,6]\nm = reduce_sum(f, axes=[1])\noutput m",
+       "f = full(value=15) : f32[4]\noutput f"},
+      // 0.1 is 0.0999755859375 in f16: 35 copies, kept dims.
+      {"reduce-sum-of-full", "f = full(value=0.1) : f16[5,3,7]\nm = reduce_sum(f, axes=[0,2], keepdims=true)\noutput m",
+       "f = full(value=3.4991455078125) : f16[1,3,1]\noutput f"},
+      // 2^20 copies of 0.1f: every partial sum exact in the reference's double.
+      {"reduce-sum-of-full", "f = full(value=0.1) : f32[1024,1024]\nm = reduce_sum(f, axes=[0,1])\noutput m",
+       "f = full(value=104857.6015625) : f32[]\noutput f"},
+      // Copies of -0.0 sum to +0.0 (the reference's sum starts at +0.0).
+      {"reduce-sum-of-full", "f = full(value=-0.0) : bf16[3,2]\nm = reduce_sum(f, axes=[0])\noutput m",
+       "f = full(value=0) : bf16[2]\noutput f"},
+      {"reduce-sum-of-full", "f = full(value=inf) : f32[3]\nm = reduce_sum(f, axes=[0])\noutput m",
+       "f = full(value=inf) : f32[]\noutput f"},
+      // Not for integers (no value: they wrap where floats round), not over an
+      // empty axis, and not past 2^53 / v's mantissa copies (2^30 of 0.1f).
+      {"reduce-sum-of-full", "f = full(value=3) : i32[4,6]\nm = reduce_sum(f, axes=[1])\noutput m", "", false},
+      {"reduce-sum-of-full", "f = full(value=1) : f32[4,0]\nm = reduce_sum(f, axes=[1])\noutput m", "", false},
+      {"reduce-sum-of-full", "f = full(value=0.1) : f32[1073741824]\nm = reduce_sum(f, axes=[0])\noutput m", "",
+       false},
       // Over a new leading axis: x itself.
       {"reduce-max-of-broadcast",
        "x = input() : f32[3,4]\nb = broadcast(x, shape=[5,3,4])\nm = reduce_max(b, axes=[0])\noutput m",

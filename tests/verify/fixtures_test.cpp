@@ -46,6 +46,8 @@ const std::map<std::string, Expected>& expectations() {
       {"reduce-drops-nothing", {"the right side has rank", {"?axes = "}}},
       {"max-of-full-empty-too", {"the elements differ", {"?shape = [0]", "left:  reduce_max1(", "right: ?v"}}},
       {"max-of-broadcast-own-axis", {"the right side does not type-check: reshape", {"?x: ", "?target = "}}},
+      {"sum-of-full-is-one-copy", {"the elements differ", {"left:  reduce_sum1(", "right: ?v"}}},
+      {"sum-of-full-one-copy-too-many", {"the elements differ", {"left:  reduce_sum1(", "right: copies(?v, 2)"}}},
   };
   return kExpected;
 }
