@@ -19,6 +19,17 @@ class HostileInputTest : public smelt::smelt_testing::SmeltCliTest {
     EXPECT_TRUE(r.out.empty()) << what << ": " << r.out;
     EXPECT_NE(r.err.find(message), std::string::npos) << what << ": " << r.err;
   }
+  // A graph reducing 2^48 copies of `value` to a scalar with `op`.
+  fs::path reduction_of_a_full(const std::string& name, const std::string& op, const std::string& value) {
+    return write(name, "x = full(value=" + value + ") : f32[65536,65536,65536]\n" + "y = " + op +
+                           "(x, axes=[0,1,2]) : f32[]\n" + "output y\n");
+  }
+  // Runs `g` and expects it to finish with output y's checksum `checksum`.
+  void expect_runs_to(const fs::path& g, const std::string& checksum) {
+    const CliResult r = smelt("run " + g.string());
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("y: f32[] checksum=" + checksum + "\n"), std::string::npos) << r.out;
+  }
 };
 
 // 2^50 f32 elements: 8 PiB as host tensors, above the limit on any machine.
@@ -129,31 +140,17 @@ TEST_F(HostileInputTest, RunAboveTheWorkLimitIsRefusedBeforeItStarts) {
 // double accumulator: rules/reductions.rules) and runs at once; 2^48 copies of
 // 0.1f would round there, do not fold, and are refused by the work limit.
 TEST_F(HostileInputTest, ASumOfAFullFoldsWhereTheReferenceSumIsExact) {
-  const fs::path ones = write("ones.sg",
-                              "x = full(value=1) : f32[65536,65536,65536]\n"
-                              "y = reduce_sum(x, axes=[0,1,2]) : f32[]\n"
-                              "output y\n");
-  const CliResult r = smelt("run " + ones.string());
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("y: f32[] checksum=2.81474977e+14\n"), std::string::npos) << r.out;
-  const fs::path tenths = write("tenths.sg",
-                                "x = full(value=0.1) : f32[65536,65536,65536]\n"
-                                "y = reduce_sum(x, axes=[0,1,2]) : f32[]\n"
-                                "output y\n");
-  expect_bad_input(smelt("run " + tenths.string()), "more than the work limit of", "compiled");
+  expect_runs_to(reduction_of_a_full("ones.sg", "reduce_sum", "1"), "2.81474977e+14");
+  expect_bad_input(smelt("run " + reduction_of_a_full("tenths.sg", "reduce_sum", "0.1").string()),
+                   "more than the work limit of", "compiled");
 }
 
 // A maximum over 2^48 copies of one value folds (rules/reductions.rules): the
 // compiled program runs no reduction and finishes at once. The reference
 // interpreter does not fold, so --check is refused before anything runs.
 TEST_F(HostileInputTest, MaxOfAFullFoldsAndItsCheckIsRefusedUpFront) {
-  const fs::path g = write("max.sg",
-                           "x = full(value=1) : f32[65536,65536,65536]\n"
-                           "y = reduce_max(x, axes=[0,1,2]) : f32[]\n"
-                           "output y\n");
-  const CliResult r = smelt("run " + g.string());
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("y: f32[] checksum=1\n"), std::string::npos) << r.out;
+  const fs::path g = reduction_of_a_full("max.sg", "reduce_max", "1");
+  expect_runs_to(g, "1");
   expect_bad_input(smelt("run --check " + g.string()), "the reference interpreter, on graph <unnamed> (2 ops",
                    "--check");
 }
