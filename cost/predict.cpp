@@ -142,15 +142,7 @@ const char* pow_as(const kernel::Kernel& k, const kernel::KernelExpr& e) {
 }
 
 // Ops lowered to calls into the vector math library (directly or composed from exp).
-bool is_math_call(const kernel::Kernel& k, const kernel::KernelExpr& e) {
-  if (const char* as = pow_as(k, e)) return std::string_view(as) == "exp2";
-  switch (e.op) {
-    case ir::Op::Exp: case ir::Op::Exp2: case ir::Op::Log: case ir::Op::Log2: case ir::Op::Sin: case ir::Op::Cos:
-    case ir::Op::Tanh: case ir::Op::Erf: case ir::Op::Sigmoid: case ir::Op::Gelu: case ir::Op::Pow:
-      return true;
-    default: return false;
-  }
-}
+bool is_math_call(const kernel::Kernel& k, const kernel::KernelExpr& e) { return kernel::host_math_call(k, e); }
 
 // The longest chain of math calls feeding each other in the kernel.
 int longest_call_chain(const kernel::Kernel& k, const std::vector<double>& share) {
@@ -462,7 +454,11 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
   }
   cost.working_set_bytes = cost.bytes_read + cost.bytes_written;
 
-  const int chain = longest_call_chain(k, share);
+  // Row stages (kernel::host_row_stages): every math call that feeds another
+  // is computed in a pass of its own, so no call waits on another in a loop.
+  const std::vector<std::vector<int>> stages =
+      gpu ? std::vector<std::vector<int>>{} : kernel::host_row_stages(k, program.buffers);
+  const int chain = stages.empty() ? longest_call_chain(k, share) : 1;
   const double chain_factor =
       chain <= 1 || rates.call_chain_factor.empty()
           ? 1.0
@@ -494,6 +490,13 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
     memory_ns += std::max(elements * ir::dtype_bytes(buffer.type.dtype) * interpolate(rates.write, cost.working_set_bytes),
                           elements * in_cache(rates.write));
   }
+
+  // A staged value is stored to its row buffer and read back, in cache.
+  for (const std::vector<int>& pass : stages)
+    for (int node : pass) {
+      const double evaluations = extent_product(k, vars[static_cast<size_t>(node)]) * share[static_cast<size_t>(node)];
+      memory_ns += evaluations * (in_cache(rates.write) + in_cache(rates.read[static_cast<int>(AccessKind::kContiguous)]));
+    }
 
   // An elementwise op's time per element in a vector loop.
   auto elementwise_ns = [&](const kernel::KernelExpr& e) {

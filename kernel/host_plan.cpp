@@ -224,4 +224,82 @@ bool host_reduces_down_columns(const Kernel& kernel) {
   return along_row;
 }
 
+bool host_math_call(const Kernel& kernel, const KernelExpr& e) {
+  if (e.kind != KernelExpr::Kind::kElementwise) return false;
+  if (e.op == Op::Pow && e.operands.size() == 2) {
+    const KernelExpr& base = kernel.exprs[static_cast<size_t>(e.operands[0])];
+    const KernelExpr& exponent = kernel.exprs[static_cast<size_t>(e.operands[1])];
+    if (base.kind == KernelExpr::Kind::kConstant && base.value == 2) return true;  // exp2
+    if (exponent.kind == KernelExpr::Kind::kConstant)
+      for (double arithmetic : {1.0, 2.0, 3.0, 4.0, -1.0, 0.5})
+        if (exponent.value == arithmetic) return false;
+    return true;
+  }
+  switch (e.op) {
+    case Op::Exp: case Op::Exp2: case Op::Log: case Op::Log2: case Op::Sin: case Op::Cos:
+    case Op::Tanh: case Op::Erf: case Op::Sigmoid: case Op::Gelu: case Op::Pow:
+      return true;
+    default: return false;
+  }
+}
+
+namespace {
+// The passes of host_row_stages whatever the row's width: none for a kernel
+// with a reduce or a scatter.
+std::vector<std::vector<int>> chained_calls(const Kernel& kernel) {
+  if (is_scatter_kernel(kernel)) return {};
+  for (const KernelExpr& e : kernel.exprs)
+    if (e.kind == KernelExpr::Kind::kReduce) return {};
+  const size_t n = kernel.exprs.size();
+  // depth: the math calls on the longest path ending at a node, itself included.
+  std::vector<int> depth(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    for (int operand : kernel.exprs[i].operands) depth[i] = std::max(depth[i], depth[static_cast<size_t>(operand)]);
+    if (host_math_call(kernel, kernel.exprs[i])) ++depth[i];
+  }
+  // feeds_call: a math call depends on the node (operands come before their users).
+  std::vector<bool> feeds_call(n, false);
+  for (size_t i = n; i-- > 0;) {
+    if (!feeds_call[i] && !host_math_call(kernel, kernel.exprs[i])) continue;
+    for (int operand : kernel.exprs[i].operands) feeds_call[static_cast<size_t>(operand)] = true;
+  }
+  std::vector<std::vector<int>> stages;
+  for (size_t i = 0; i < n; ++i) {
+    if (!feeds_call[i] || !host_math_call(kernel, kernel.exprs[i])) continue;
+    const size_t pass = static_cast<size_t>(depth[i]) - 1;
+    if (stages.size() <= pass) stages.resize(pass + 1);
+    stages[pass].push_back(static_cast<int>(i));
+  }
+  return stages;
+}
+}  // namespace
+
+bool host_chains_math_calls(const Kernel& kernel) { return !chained_calls(kernel).empty(); }
+
+std::vector<std::vector<int>> host_row_stages(const Kernel& kernel, const std::vector<Buffer>& buffers) {
+  const size_t rank = kernel.space.size();
+  if (rank == 0 || ir::numel(kernel.space) == 0) return {};
+  const int64_t columns = rank == 1 ? std::min(kernel.space[0], kHostRank1Chunk) : kernel.space.back();
+  if (columns < kHostRowStageMinColumns || columns > kHostRowStageMaxColumns) return {};
+  // Every load reads along the row at unit stride (its last axis, or its last
+  // two read as one: IndexPool::flattened_pair), or the same element.
+  const int column = static_cast<int>(rank) - 1;
+  for (const KernelExpr& e : kernel.exprs) {
+    if (e.kind != KernelExpr::Kind::kLoad || e.index.empty()) continue;
+    if (!e.operands.empty()) return {};  // a gather's address, loaded
+    size_t axes = e.index.size();
+    IndexRef last = e.index.back();
+    const Shape& shape = buffers.at(static_cast<size_t>(e.buffer)).type.shape;
+    if (axes >= 2 && shape.size() == axes) {
+      const IndexRef flat = kernel.indices.flattened_pair(e.index[axes - 2], e.index[axes - 1], shape[axes - 1]);
+      if (flat != kNoIndex) --axes, last = flat;
+    }
+    for (size_t a = 0; a + 1 < axes; ++a)
+      if (kernel.indices.coefficient(e.index[a], column) != std::optional<int64_t>(0)) return {};
+    const std::optional<int64_t> step = kernel.indices.coefficient(last, column);
+    if (step != std::optional<int64_t>(0) && step != std::optional<int64_t>(1)) return {};
+  }
+  return chained_calls(kernel);
+}
+
 }  // namespace smelt::kernel

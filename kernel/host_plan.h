@@ -126,4 +126,36 @@ inline constexpr int64_t kHostColumnReduceMaxSteps = 256;
 inline constexpr int64_t kHostColumnReduceMaxColumns = 4096;
 bool host_reduces_down_columns(const Kernel& kernel);
 
+// Ops the host lowers to calls into its vector math library (directly or
+// composed from exp): exp, log, sin, cos, tanh, erf, sigmoid, gelu, pow but
+// where its exponent makes it arithmetic (x^1..x^4, 1/x, sqrt; 2^y is exp2).
+bool host_math_call(const Kernel& kernel, const KernelExpr& e);
+
+// Row stages: the host runs an elementwise kernel's row in passes, each
+// computing some math calls along the whole row into row buffers on the stack
+// (lower/host_kernel.cpp), the last pass the rest and the stores. A vector
+// loop whose body is a chain of math calls runs at the chain's latency, not
+// at its instructions' throughput: exp(sigmoid(x)) · itself over 16 K
+// elements took 27-29 us in one loop; in two passes 18.0 in rows of 64 to
+// 2048 (sigmoid alone 10.0, exp and the product alone 7.9), 22.6 in rows of
+// 32 and 24.8 in rows of 16 (2026-11-29, one thread). So a math call that
+// feeds another is computed in pass d - 1, d being the number of math calls
+// on its longest path, itself included; each pass's nodes are listed in node
+// order, every pass nonempty. None (empty) for a kernel with a reduce or a
+// scatter, a rank-0 space, rows (a rank-1 space: its chunks) outside
+// [kHostRowStageMinColumns, kHostRowStageMaxColumns], or a load that steps
+// along the row other than by one element (`buffers`: the program's): after
+// a transposing read (a gather per vector) the passes did not add up, tanh
+// then exp took 80 us staged where the transpose took 14.3 and the staged
+// chain on contiguous rows 42, and the read staged by itself was slower
+// still. merge_contiguous_rows (kernel/kernel_reindex.h) lengthens the rows
+// of a kernel that chains calls. The code generator and the cost model read
+// this.
+inline constexpr int64_t kHostRowStageMinColumns = 64;
+inline constexpr int64_t kHostRowStageMaxColumns = 4096;
+// Whether a math call feeds another in the kernel (no reduce, no scatter):
+// host_row_stages' passes at any width.
+bool host_chains_math_calls(const Kernel& kernel);
+std::vector<std::vector<int>> host_row_stages(const Kernel& kernel, const std::vector<Buffer>& buffers);
+
 }  // namespace smelt::kernel

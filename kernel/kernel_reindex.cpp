@@ -1,5 +1,6 @@
 #include "kernel/kernel_reindex.h"
 
+#include "kernel/host_plan.h"
 #include "kernel/index_simplify.h"
 
 #include <stdexcept>
@@ -163,7 +164,8 @@ void merge_contiguous_rows(Kernel& kernel, const std::vector<Buffer>& buffers) {
   const int64_t inner = kernel.space[rank - 1], outer = kernel.space[rank - 2];
   int64_t rows = 1;
   for (size_t axis = 0; axis + 2 < rank; ++axis) rows *= kernel.space[axis];
-  if (inner >= kMergeRowsBelow || rows < kMergeKeepRows || inner < 1 || outer < 1) return;
+  if (inner >= kMergeRowsBelow || inner < 1 || outer < 1) return;
+  if (rows < kMergeKeepRows && !host_chains_math_calls(kernel)) return;
   const int a = static_cast<int>(rank) - 2;
   if (!reads_axes_as_one(kernel, buffers, a)) return;
   Shape space(kernel.space.begin(), kernel.space.end() - 2);

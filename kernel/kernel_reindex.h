@@ -47,7 +47,9 @@ void to_contraction_form(Kernel& kernel, const ConvLayout& layout);
 // 9.8 us. The merged loads read (x floordiv 7, x mod 7), which address element
 // x (IndexPool::flattened_pair; LLVM folds the pair's address to x). Merges one pair, where the innermost extent is
 // below kMergeRowsBelow and at least kMergeKeepRows rows remain (the threads
-// split rows); a second merge would need a run of three axes read as one. Never
+// split rows) or the kernel chains math calls (kernel::host_chains_math_calls:
+// its rows run in row stages, at the sum of their passes only from 64 columns
+// on); a second merge would need a run of three axes read as one. Never
 // for a scatter, a gather (indirect variables), a contraction (its
 // columns are planned: kernel/contraction_group.h), or where a mask or an index
 // value reads the two axes.

@@ -98,6 +98,25 @@ void emit_host_rows(llvm::IRBuilder<>& builder, const HostFunction& host, Kernel
     row_of_reduces = row_buffers("row_of_reduce", [&](int node) {
       return register_type(builder.getContext(), kernel.exprs[static_cast<size_t>(node)].dtype);
     });
+  // Row stages (kernel::host_row_stages): each pass computes its nodes along
+  // the row into their row buffers; the last pass reads them back.
+  std::vector<std::vector<RowBuffer>> stages;
+  {
+    llvm::IRBuilder<> entry(&host.function->getEntryBlock(), host.function->getEntryBlock().begin());
+    const std::vector<std::vector<int>> passes = kernel::host_row_stages(kernel, emitter.program().buffers);  // none for rank 0
+    const uint64_t columns = passes.empty() ? 0
+                             : static_cast<uint64_t>(rank == 1 ? std::min(kernel.space[0], kernel::kHostRank1Chunk)
+                                                               : kernel.space.back());
+    for (const std::vector<int>& nodes : passes) {
+      std::vector<RowBuffer>& pass = stages.emplace_back();
+      for (int node : nodes) {
+        llvm::Type* type = register_type(builder.getContext(), kernel.exprs[static_cast<size_t>(node)].dtype);
+        auto* buffer = entry.CreateAlloca(llvm::ArrayType::get(type, columns), nullptr, "row_stage");
+        buffer->setAlignment(llvm::Align(64));
+        pass.push_back({node, type, buffer});
+      }
+    }
+  }
   // Reduces down the columns (kernel::host_reduces_down_columns): one
   // accumulator per column of the row, on the stack.
   std::vector<RowBuffer> column_accumulators;
@@ -206,13 +225,39 @@ void emit_host_rows(llvm::IRBuilder<>& builder, const HostFunction& host, Kernel
         return;
       }
       if (row_of_reduces.empty()) {
+        // The point `column` of this row with the staged values of passes before `pass`.
+        auto point = [&](llvm::Value* column, size_t pass) {
+          vars[rank - 1] = column;
+          NodeValues at(kernel, vars);
+          at.assume(version);
+          llvm::Value* slot = builder.CreateSub(column, first);
+          for (size_t p = 0; p < pass; ++p)
+            for (const RowBuffer& row : stages[p])
+              if (at.live(row.node))
+                at.set(row.node, builder.CreateLoad(row.type, builder.CreateInBoundsGEP(row.type, row.columns, slot)));
+          return at;
+        };
+        // The passes stay loops: unrolled whole (a row of 64), LLVM merged
+        // them back into one straight-line body (transpose + exp: 27.6 us one
+        // pass, 38.4 two passes merged so, 2026-11-29, one thread).
+        const LoopHint hint = has_contraction(kernel) ? LoopHint::kMaskedTail
+                              : stages.empty() ? LoopHint::kNone
+                                                      : LoopHint::kNoUnroll;
+        for (size_t pass = 0; pass < stages.size(); ++pass)
+          for (size_t s = 0; s + 1 < bounds.size(); ++s)
+            emit_loop(builder, bounds[s], bounds[s + 1], [&](llvm::Value* column) {
+              NodeValues at = point(column, pass);
+              llvm::Value* slot = builder.CreateSub(column, first);
+              for (const RowBuffer& row : stages[pass])
+                if (at.live(row.node))
+                  builder.CreateStore(emitter.emit_node(row.node, at),
+                                      builder.CreateInBoundsGEP(row.type, row.columns, slot));
+            }, "stage_col", hint);
         for (size_t s = 0; s + 1 < bounds.size(); ++s)
           emit_loop(builder, bounds[s], bounds[s + 1], [&](llvm::Value* column) {
-            vars[rank - 1] = column;
-            NodeValues at(kernel, vars);
-            at.assume(version);
+            NodeValues at = point(column, stages.size());
             emitter.store_outputs(at, builder.CreateAdd(row_base, column));
-          }, "col", has_contraction(kernel) ? LoopHint::kMaskedTail : LoopHint::kNone);
+          }, "col", hint);
         return;
       }
       // Two passes over the row: the reduces per segment into the row buffers,

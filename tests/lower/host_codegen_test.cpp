@@ -338,6 +338,82 @@ TEST(HostCodegen, ReductionsDownTheColumnsMatchTheReference) {
   }
 }
 
+// Chains of math calls run in row stages (kernel::host_row_stages): a call
+// that feeds another is computed along the row into a row buffer first. Which
+// kernels do, how many passes, and that each computes what the reference does:
+// chains of two and three calls, rows of 8 (merged), a row of 40 (none), a
+// transposing read (none), calls side by side (none), a rank-1 space of two
+// chunks, a concat and a pad along the row (column segments), a concat across
+// rows (a version per row), bf16, and a sum (none).
+TEST(HostCodegen, ChainsOfMathCallsRunInRowStagesThatMatchTheReference) {
+  struct Case {
+    std::string name;
+    std::function<ir::Tensor(ir::Graph&)> build;
+    size_t passes;
+  };
+  const std::vector<Case> cases = {
+      {"exp of sigmoid",
+       [](ir::Graph& g) {
+         auto y = ir::exp(ir::sigmoid(ir::input(g, "x", DType::F32, {8, 64, 32})));
+         return y * y;
+       },
+       1},
+      {"three calls and the input again",
+       [](ir::Graph& g) {
+         auto x = ir::input(g, "x", DType::F32, {5, 3, 40});
+         return ir::tanh(ir::exp(ir::sin(x)) * x) + x;
+       },
+       2},
+      {"rows of 8, merged into one of 400",
+       [](ir::Graph& g) { return ir::exp(ir::sigmoid(ir::input(g, "x", DType::F32, {50, 8}))); }, 1},
+      {"a row of 40", [](ir::Graph& g) { return ir::exp(ir::sigmoid(ir::input(g, "x", DType::F32, {40}))); }, 0},
+      {"a transposing read",
+       [](ir::Graph& g) { return ir::exp(ir::sigmoid(ir::permute(ir::input(g, "x", DType::F32, {64, 80}), {1, 0}))); },
+       0},
+      {"calls side by side",
+       [](ir::Graph& g) {
+         auto x = ir::input(g, "x", DType::F32, {6, 70});
+         return ir::sin(x) + ir::cos(x);
+       },
+       0},
+      {"rank 1, two chunks", [](ir::Graph& g) { return ir::exp(ir::tanh(ir::input(g, "x", DType::F32, {5000}))); }, 1},
+      {"concat along the row",
+       [](ir::Graph& g) {
+         auto c = ir::concat({ir::input(g, "a", DType::F32, {4, 40}), ir::input(g, "b", DType::F32, {4, 60})}, 1);
+         return ir::exp(ir::sigmoid(c));
+       },
+       1},
+      {"pad along the row",
+       [](ir::Graph& g) {
+         auto padded = ir::pad(ir::input(g, "x", DType::F32, {3, 100}), {0, 3}, {0, 5}, 1.5);
+         return ir::log(ir::exp(padded) + ir::input(g, "y", DType::F32, {3, 108}));
+       },
+       1},
+      {"concat across rows (a version per row)",
+       [](ir::Graph& g) {
+         auto c = ir::concat({ir::input(g, "a", DType::F32, {2, 80}), ir::input(g, "b", DType::F32, {3, 80})}, 0);
+         return ir::cos(ir::sigmoid(c));
+       },
+       1},
+      {"bf16", [](ir::Graph& g) { return ir::sin(ir::cos(ir::input(g, "x", DType::BF16, {3, 100}))); }, 1},
+      {"a sum", [](ir::Graph& g) { return ir::reduce_sum(ir::exp(ir::exp(ir::input(g, "x", DType::F32, {6, 70}))), {1}); }, 0},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    ir::Graph g("row_stages");
+    g.add_output(c.build(g));
+    const kernel::KernelProgram p = fused(g);
+    ASSERT_EQ(p.kernels.size(), 1u);
+    EXPECT_EQ(kernel::host_row_stages(p.kernels[0], p.buffers).size(), c.passes);
+    const std::string text = lower::emit_llvm_ir(p, {});
+    EXPECT_EQ(text.find("row_stage") != std::string::npos, c.passes > 0);
+    if (c.passes > 0) {
+      EXPECT_TRUE(std::regex_search(text, std::regex(R"(store <(4|8|16) x (float|bfloat|i16)>)"))) << text;
+    }
+    expect_jit_matches_reference(g, p, 11);
+  }
+}
+
 TEST(HostCodegen, KernelsOfManyInputsStayVectorized) {
   ir::Graph g("sines");
   ir::Tensor sum = ir::sin(ir::input(g, "a0", DType::F32, {256}));
