@@ -264,16 +264,28 @@ struct Calibrator {
     }
     // Power-of-two strides: a transpose of 512 KB (a GPU: 32 MB) whose reads step 512 B … 8 KB.
     const int64_t elements = gpu ? std::max<int64_t>(2048, scaled(int64_t{8} << 20)) : 131072;
-    const double write = interpolate(r.write, 2.0 * 4 * static_cast<double>(elements));
-    for (int64_t cols : {128, 256, 512, 1024, 2048}) {
+    // ns per byte read of a transpose of `count` f32 whose reads step `cols` · 4 bytes.
+    auto aliasing = [&](int64_t count, int64_t cols) {
       ir::Graph g("aliasing");
-      const int64_t rows = elements / cols;
-      g.add_output(ir::neg(ir::permute(ir::input(g, "x", DType::F32, {rows, cols}), {1, 0})));
+      g.add_output(ir::neg(ir::permute(ir::input(g, "x", DType::F32, {count / cols, cols}), {1, 0})));
       const Timing t = time(fused(g), r.threads);
-      const double bytes = 4.0 * static_cast<double>(elements);
+      const double bytes = 4.0 * static_cast<double>(count);
+      const double write = interpolate(r.write, 2 * bytes);
       const double v = std::max(gpu ? 1e-6 : 0.001, (work_us(t, r) * 1e3 - bytes * write) / bytes);
-      r.read_aliasing_stride.push_back({4.0 * static_cast<double>(cols), v});
-      record("read strided by " + std::to_string(4 * cols) + " B", r.threads, t, v, "ns/B");
+      record("read strided by " + std::to_string(4 * cols) + " B over " + std::to_string(count / 256) + " KB", r.threads,
+             t, v, "ns/B");
+      return v;
+    };
+    for (int64_t cols : {128, 256, 512, 1024, 2048}) r.read_aliasing_stride.push_back({4.0 * static_cast<double>(cols), aliasing(elements, cols)});
+    // The same transposes' cost grows with their size (the host: 2 KB steps
+    // over 128 KB, 512 KB and 2 MB measured 0.11, 0.23 and 0.78 ns/B, one
+    // thread, 2026-11-29): the factor by working set (read and written) at a
+    // 2 KB step, 1 at the 512 KB above.
+    if (!gpu) {
+      const double reference = interpolate(r.read_aliasing_stride, 2048);
+      for (int64_t count : {int64_t{32768}, elements, int64_t{524288}})
+        r.read_aliasing_size_factor.push_back(
+            {8.0 * static_cast<double>(count), count == elements ? 1.0 : aliasing(count, 512) / reference});
     }
   }
 

@@ -195,6 +195,8 @@ ThreadRates thread_rates(const json& j, const std::string& path, const std::stri
   }
   r.write = curve(member(j, "write", path, source), path + "write", source);
   r.read_masked_narrow_ns = number(j, "read_masked_narrow_ns", path, source, false);
+  if (j.contains("read_aliasing_size_factor"))
+    r.read_aliasing_size_factor = curve(j["read_aliasing_size_factor"], path + "read_aliasing_size_factor", source);
   r.read_aliasing_stride =
       curve(member(j, "read_aliasing_stride", path, source), path + "read_aliasing_stride", source);
   const json& ops = member(j, "op_ns", path, source);
@@ -397,6 +399,8 @@ std::string profile_to_json(const DeviceProfile& p) {
                      {"group_factor", r.group_factor},
                      {"group_factor_constant_b", r.group_factor_constant_b}});
     if (!r.fill.empty()) rates.back()["fill"] = curve_json(r.fill);
+    if (!r.read_aliasing_size_factor.empty())
+      rates.back()["read_aliasing_size_factor"] = curve_json(r.read_aliasing_size_factor);
     if (!r.loop_contraction.empty()) rates.back()["loop_contraction"] = curve_json(r.loop_contraction);
     if (!r.loop_contraction_row_factor.empty())
       rates.back()["loop_contraction_row_factor"] = curve_json(r.loop_contraction_row_factor);

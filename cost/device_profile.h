@@ -50,6 +50,10 @@ struct ThreadRates {
   // A strided read whose stride is a power of two of at least 512 bytes: every
   // access maps to the same few cache sets. ns per byte by the stride in bytes.
   Curve read_aliasing_stride;
+  // What read_aliasing_stride (measured over transposes of 512 KB) is
+  // multiplied by at a kernel's working set (bytes read and written): 1 at
+  // 1 MB; empty: 1 everywhere.
+  Curve read_aliasing_size_factor;
   // A masked load of a 2-byte type (f16 / bf16 behind a pad or concat mask):
   // the vectorizer scalarizes it; ns per element, in cache.
   double read_masked_narrow_ns = 0;

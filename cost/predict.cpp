@@ -144,14 +144,16 @@ const char* pow_as(const kernel::Kernel& k, const kernel::KernelExpr& e) {
 // Ops lowered to calls into the vector math library (directly or composed from exp).
 bool is_math_call(const kernel::Kernel& k, const kernel::KernelExpr& e) { return kernel::host_math_call(k, e); }
 
-// The longest chain of math calls feeding each other in the kernel.
-int longest_call_chain(const kernel::Kernel& k, const std::vector<double>& share) {
+// The longest chain of math calls feeding each other in the kernel; a load
+// marked in `gathered` (a gather per vector feeding a call) is a link too.
+int longest_call_chain(const kernel::Kernel& k, const std::vector<double>& share, const std::vector<bool>& gathered) {
   std::vector<int> depth(k.exprs.size(), 0);
   int longest = 0;
   for (size_t i = 0; i < k.exprs.size(); ++i) {
     const kernel::KernelExpr& e = k.exprs[i];
     for (int operand : e.operands) depth[i] = std::max(depth[i], depth[operand]);
     if (e.kind == kernel::KernelExpr::Kind::kElementwise && share[i] > 0 && is_math_call(k, e)) ++depth[i];
+    if (gathered[i]) ++depth[i];
     longest = std::max(longest, depth[i]);
   }
   return longest;
@@ -387,8 +389,20 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
     double elements = 0;
     bool narrow = false;  // a 2-byte (or smaller) element type
     bool reread = false;  // lines an earlier load brought in (same_window): in-cache cost only
+    bool gathered = false;  // a gather per vector feeding a math call: not overlapped
   };
   std::vector<Traffic> loads;
+  // Loads read by a gather per vector (strided, gathered, indirect) that feed
+  // a math call: the gather's latency is a link of the call chain, and its
+  // time adds to the calls' rather than overlapping them. A transpose of
+  // [64,32,16] took 14.3 us, with exp after it 28 (exp alone 15.2), with tanh
+  // after it 45.5 (tanh alone 24; 2026-11-29, one thread).
+  std::vector<bool> gathered(k.exprs.size(), false);
+  std::vector<bool> feeds_call(k.exprs.size(), false);
+  for (size_t i = k.exprs.size(); i-- > 0;) {
+    if (!feeds_call[i] && !(share[i] > 0 && is_math_call(k, k.exprs[i]))) continue;
+    for (int operand : k.exprs[i].operands) feeds_call[static_cast<size_t>(operand)] = true;
+  }
   // The host's code for masked loads (kernel::host_masked_loads_as_branches).
   const bool selected_masked_loads = !gpu && !contraction && !kernel::host_masked_loads_as_branches(k, cuts);
   // Windows (same_window): the first load of each is charged the lines they
@@ -433,6 +447,10 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
     // Strided reads of a window that together cover every line of their buffer stream it.
     if (window_leader && kind == AccessKind::kStrided && bytes >= buffer_bytes) kind = AccessKind::kContiguous;
     double elements = bytes / ir::dtype_bytes(buffer.type.dtype);
+    const bool gather_feeding_call = !gpu && !prologue[i] && !reread && feeds_call[i] &&
+                                     (kind == AccessKind::kStrided || kind == AccessKind::kGather ||
+                                      kind == AccessKind::kIndirect);
+    gathered[i] = gather_feeding_call;
     if (kind == AccessKind::kMasked && selected_masked_loads) {
       // A load at a clamped address and a select, at every evaluation: a
       // gather per element (a 16-way concat of 6,000 floats: 20 us, not 1).
@@ -440,7 +458,7 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
       elements = evaluations;
     }
     loads.push_back({bytes, kind, kind == AccessKind::kStrided ? stride_bytes(k, e, buffer, in_reduction) : 0, elements,
-                     ir::dtype_bytes(buffer.type.dtype) < 4, reread});
+                     ir::dtype_bytes(buffer.type.dtype) < 4, reread, gather_feeding_call});
   }
   for (const kernel::KernelOutput& out : k.outputs) {
     const kernel::Buffer& buffer = program.buffers[out.buffer];
@@ -458,12 +476,12 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
   // is computed in a pass of its own, so no call waits on another in a loop.
   const std::vector<std::vector<int>> stages =
       gpu ? std::vector<std::vector<int>>{} : kernel::host_row_stages(k, program.buffers);
-  const int chain = stages.empty() ? longest_call_chain(k, share) : 1;
+  const int chain = stages.empty() ? longest_call_chain(k, share, gathered) : 1;
   const double chain_factor =
       chain <= 1 || rates.call_chain_factor.empty()
           ? 1.0
           : rates.call_chain_factor[std::min<size_t>(static_cast<size_t>(chain) - 1, rates.call_chain_factor.size() - 1)];
-  double memory_ns = 0, compute_ns = 0;
+  double memory_ns = 0, compute_ns = 0, gathered_ns = 0;
   // In cache a load or store costs per element, not per byte: a 2-byte
   // element takes the instructions of a 4-byte one (and a conversion). Not
   // where GPU threads take runs of elements (kernel/gpu_plan.h): there 8 bf16
@@ -480,9 +498,12 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
       floor = std::min(floor, in_cache(contiguous));
     }
     if (aliasing_stride(t.stride) && !rates.read_aliasing_stride.empty())
-      ns = std::max(ns, interpolate(rates.read_aliasing_stride, static_cast<double>(t.stride)));
+      ns = std::max(ns, interpolate(rates.read_aliasing_stride, static_cast<double>(t.stride)) *
+                            (rates.read_aliasing_size_factor.empty()
+                                 ? 1.0
+                                 : interpolate(rates.read_aliasing_size_factor, cost.working_set_bytes)));
     if (t.kind == AccessKind::kMasked && t.narrow) floor = std::max(floor, rates.read_masked_narrow_ns);
-    memory_ns += t.reread ? t.elements * floor : std::max(t.bytes * ns, t.elements * floor);
+    (t.gathered ? gathered_ns : memory_ns) += t.reread ? t.elements * floor : std::max(t.bytes * ns, t.elements * floor);
   }
   for (const kernel::KernelOutput& out : k.outputs) {
     const kernel::Buffer& buffer = program.buffers[out.buffer];
@@ -599,9 +620,11 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
   }
   // Loop set-up and the vector loop's remainder, once per row of the space.
   if (!contraction && k.space.size() >= 2) compute_ns += static_cast<double>(split.units) * rates.row_ns;
-  cost.memory_us = memory_ns / 1000;
+  cost.memory_us = (memory_ns + gathered_ns) / 1000;
+  cost.gathered_us = gathered_ns / 1000;
   cost.compute_us = compute_ns / 1000;
-  double work_us = std::max(cost.memory_us, cost.compute_us) + profile.overlap * std::min(cost.memory_us, cost.compute_us);
+  double work_us = std::max(memory_ns, compute_ns) / 1000 + profile.overlap * std::min(memory_ns, compute_ns) / 1000 +
+                   gathered_ns / 1000;
   // A GPU kernel that keeps few threads busy gets that share of the device,
   // in proportion to its threads below saturation (a power law between the
   // measured points); the tiled matmul's measured rates already hold their fill.

@@ -24,6 +24,9 @@ namespace smelt::cost {
 struct KernelCost {
   double fixed_us = 0;  // inline call + dispatch
   double memory_us = 0;
+  // Of memory_us, the reads by a gather per vector that feed a math call: time
+  // the core spends on them beside the calls, added to the work, not overlapped.
+  double gathered_us = 0;
   double compute_us = 0;
   double total_us = 0;
   double bytes_read = 0;

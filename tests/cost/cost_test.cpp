@@ -958,6 +958,63 @@ TEST(Predict, ChainedMathCallsInRowStagesPayNoChainFactor) {
   EXPECT_DOUBLE_EQ(three.bytes_read, one.bytes_read);
 }
 
+// A load read by a gather per vector (a transposing read) that feeds a math
+// call: its time adds to the call's rather than overlapping it, and it is a
+// link of the call chain. A transpose of [64,32,16] took 14.3 us, with tanh
+// after it 45.5 (tanh alone 24; 2026-11-29, one thread).
+TEST(Predict, AGatherFeedingAMathCallAddsItsTimeAndLinksTheCallChain) {
+  const DeviceProfile p = default_host_profile().for_threads(1);
+  const ThreadRates& r = p.at(1);
+  ASSERT_GE(r.call_chain_factor.size(), 2u);
+  const double n = 64 * 32 * 16;
+  auto cost = [&](bool transposed, bool call) {
+    ir::Graph g("g");
+    ir::Tensor x = ir::input(g, "x", DType::F32, {64, 32, 16});
+    if (transposed) x = ir::permute(x, {2, 1, 0});
+    g.add_output(call ? ir::tanh(x) : ir::neg(x));
+    const kernel::KernelProgram prog = fusion::kernelize(g, fusion::materialize_outputs(g)).program;
+    EXPECT_EQ(prog.kernels.size(), 1u);
+    return predict(prog, prog.kernels[0], p);
+  };
+  const KernelCost copy = cost(true, false), contiguous = cost(false, true), gathered = cost(true, true);
+  EXPECT_EQ(copy.gathered_us, 0);        // no call after it
+  EXPECT_EQ(contiguous.gathered_us, 0);  // no gather
+  EXPECT_GT(gathered.gathered_us, 0);
+  // The tanh is the second link of a chain: a gather, then the call.
+  EXPECT_NEAR(gathered.compute_us, n * op_ns(r, "tanh") * r.call_chain_factor[1] / 1000, 512 * r.row_ns / 1000 + 1e-9);
+  const double rest = gathered.memory_us - gathered.gathered_us;
+  EXPECT_NEAR(gathered.total_us,
+              gathered.fixed_us + std::max(rest, gathered.compute_us) + p.overlap * std::min(rest, gathered.compute_us) +
+                  gathered.gathered_us,
+              1e-9);
+}
+
+// read_aliasing_stride (measured over transposes of 512 KB) is scaled by the
+// kernel's working set: the same 2 KB step took 0.11, 0.23 and 0.78 ns a byte
+// over 128 KB, 512 KB and 2 MB (2026-11-29, one thread).
+TEST(Predict, APowerOfTwoStrideCostsByItsWorkingSet) {
+  DeviceProfile p = default_host_profile().for_threads(1);
+  ThreadRates& r = p.rates.front();
+  r.read[static_cast<int>(AccessKind::kStrided)] = {{1, 1e-4}};
+  r.read_aliasing_stride = {{512, 0.2}, {8192, 0.2}};
+  auto memory_us = [&](int64_t rows) {
+    ir::Graph g("g");
+    g.add_output(ir::neg(ir::permute(ir::input(g, "x", DType::F32, {rows, 32, 16}), {2, 1, 0})));
+    const kernel::KernelProgram prog = fusion::kernelize(g, fusion::materialize_outputs(g)).program;
+    EXPECT_EQ(prog.kernels.size(), 1u);
+    return predict(prog, prog.kernels[0], p).memory_us;
+  };
+  r.read_aliasing_size_factor.clear();
+  const double small = memory_us(64), large = memory_us(1024);  // 256 KB and 4 MB read and written
+  r.read_aliasing_size_factor = {{256 << 10, 0.5}, {1 << 20, 1}, {4 << 20, 3}};
+  const double bytes_small = 4.0 * 64 * 32 * 16, bytes_large = 16 * bytes_small;
+  EXPECT_NEAR(memory_us(64) - small, bytes_small * 0.2 * (0.5 - 1) / 1000, 1e-9);
+  EXPECT_NEAR(memory_us(1024) - large, bytes_large * 0.2 * (3 - 1) / 1000, 1e-9);
+  // The profile carries the factor through its JSON.
+  const DeviceProfile again = parse_profile(profile_to_json(p), "again.json", "host");
+  EXPECT_EQ(again.rates.front().read_aliasing_size_factor.size(), 3u);
+}
+
 // A node of a product's prologue (evaluated per packed element) costs the
 // profile's prologue rate, and a math op at least what it costs in a vector
 // loop: a sigmoid packed with A is not priced as a load.
