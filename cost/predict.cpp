@@ -141,9 +141,6 @@ const char* pow_as(const kernel::Kernel& k, const kernel::KernelExpr& e) {
   return nullptr;
 }
 
-// Ops lowered to calls into the vector math library (directly or composed from exp).
-bool is_math_call(const kernel::Kernel& k, const kernel::KernelExpr& e) { return kernel::host_math_call(k, e); }
-
 // The longest chain of math calls feeding each other in the kernel; a load
 // marked in `gathered` (a gather per vector feeding a call) is a link too.
 int longest_call_chain(const kernel::Kernel& k, const std::vector<double>& share, const std::vector<bool>& gathered) {
@@ -152,7 +149,7 @@ int longest_call_chain(const kernel::Kernel& k, const std::vector<double>& share
   for (size_t i = 0; i < k.exprs.size(); ++i) {
     const kernel::KernelExpr& e = k.exprs[i];
     for (int operand : e.operands) depth[i] = std::max(depth[i], depth[operand]);
-    if (e.kind == kernel::KernelExpr::Kind::kElementwise && share[i] > 0 && is_math_call(k, e)) ++depth[i];
+    if (e.kind == kernel::KernelExpr::Kind::kElementwise && share[i] > 0 && kernel::host_math_call(k, e)) ++depth[i];
     if (gathered[i]) ++depth[i];
     longest = std::max(longest, depth[i]);
   }
@@ -400,7 +397,7 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
   std::vector<bool> gathered(k.exprs.size(), false);
   std::vector<bool> feeds_call(k.exprs.size(), false);
   for (size_t i = k.exprs.size(); i-- > 0;) {
-    if (!feeds_call[i] && !(share[i] > 0 && is_math_call(k, k.exprs[i]))) continue;
+    if (!feeds_call[i] && !(share[i] > 0 && kernel::host_math_call(k, k.exprs[i]))) continue;
     for (int operand : k.exprs[i].operands) feeds_call[static_cast<size_t>(operand)] = true;
   }
   // The host's code for masked loads (kernel::host_masked_loads_as_branches).
@@ -524,7 +521,7 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
     const char* as = pow_as(k, e);
     std::string key = as ? as : std::string(ir::op_name(e.op));
     if (e.op == ir::Op::Cast) key = "cast_" + std::string(ir::dtype_name(e.to));
-    double ns = op_ns(rates, key) * (is_math_call(k, e) ? chain_factor : 1.0);
+    double ns = op_ns(rates, key) * (kernel::host_math_call(k, e) ? chain_factor : 1.0);
     // An op computed in f16 / bf16 computes in f32 and rounds its result.
     if (e.op != ir::Op::Cast && (e.dtype == ir::DType::F16 || e.dtype == ir::DType::BF16))
       ns += op_ns(rates, "cast_" + std::string(ir::dtype_name(e.dtype)));

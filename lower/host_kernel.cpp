@@ -103,7 +103,8 @@ void emit_host_rows(llvm::IRBuilder<>& builder, const HostFunction& host, Kernel
   std::vector<std::vector<RowBuffer>> stages;
   {
     llvm::IRBuilder<> entry(&host.function->getEntryBlock(), host.function->getEntryBlock().begin());
-    const std::vector<std::vector<int>> passes = kernel::host_row_stages(kernel, emitter.program().buffers);  // none for rank 0
+    // None for a rank-0 space, whose space has no columns.
+    const std::vector<std::vector<int>> passes = kernel::host_row_stages(kernel, emitter.program().buffers);
     const uint64_t columns = passes.empty() ? 0
                              : static_cast<uint64_t>(rank == 1 ? std::min(kernel.space[0], kernel::kHostRank1Chunk)
                                                                : kernel.space.back());
@@ -225,12 +226,12 @@ void emit_host_rows(llvm::IRBuilder<>& builder, const HostFunction& host, Kernel
         return;
       }
       if (row_of_reduces.empty()) {
-        // The point `column` of this row with the staged values of passes before `pass`.
-        auto point = [&](llvm::Value* column, size_t pass) {
+        // The point `column` (its row buffer slot `slot`) of this row with
+        // the staged values of the passes before `pass`.
+        auto point = [&](llvm::Value* column, llvm::Value* slot, size_t pass) {
           vars[rank - 1] = column;
           NodeValues at(kernel, vars);
           at.assume(version);
-          llvm::Value* slot = builder.CreateSub(column, first);
           for (size_t p = 0; p < pass; ++p)
             for (const RowBuffer& row : stages[p])
               if (at.live(row.node))
@@ -238,16 +239,17 @@ void emit_host_rows(llvm::IRBuilder<>& builder, const HostFunction& host, Kernel
           return at;
         };
         // The passes stay loops: unrolled whole (a row of 64), LLVM merged
-        // them back into one straight-line body (transpose + exp: 27.6 us one
-        // pass, 38.4 two passes merged so, 2026-11-29, one thread).
+        // two passes back into one straight-line body (a transposing read
+        // staged before exp: 27.6 us in one pass, 38.4 in two merged so,
+        // 2026-11-29, one thread).
         const LoopHint hint = has_contraction(kernel) ? LoopHint::kMaskedTail
                               : stages.empty() ? LoopHint::kNone
                                                       : LoopHint::kNoUnroll;
         for (size_t pass = 0; pass < stages.size(); ++pass)
           for (size_t s = 0; s + 1 < bounds.size(); ++s)
             emit_loop(builder, bounds[s], bounds[s + 1], [&](llvm::Value* column) {
-              NodeValues at = point(column, pass);
               llvm::Value* slot = builder.CreateSub(column, first);
+              NodeValues at = point(column, slot, pass);
               for (const RowBuffer& row : stages[pass])
                 if (at.live(row.node))
                   builder.CreateStore(emitter.emit_node(row.node, at),
@@ -255,7 +257,7 @@ void emit_host_rows(llvm::IRBuilder<>& builder, const HostFunction& host, Kernel
             }, "stage_col", hint);
         for (size_t s = 0; s + 1 < bounds.size(); ++s)
           emit_loop(builder, bounds[s], bounds[s + 1], [&](llvm::Value* column) {
-            NodeValues at = point(column, stages.size());
+            NodeValues at = point(column, builder.CreateSub(column, first), stages.size());
             emitter.store_outputs(at, builder.CreateAdd(row_base, column));
           }, "col", hint);
         return;
