@@ -45,6 +45,10 @@ struct Extracted {
 Extracted run_heuristic(FusionEvaluator& evaluator, const Saturated& s) {
   smelt::fusion::FusionOptions options;
   options.original = smelt::fusion::original_choice(s.sat.egraph, s.graph, s.sat.classes);
+  // To its local optimum, whatever the machine: under ASan migraphx_mlp_towers'
+  // search ran past the default 2 s and stopped unfinished (19.7 s in all,
+  // 2026-11-30, AMD EPYC beside other work).
+  options.time_limit_s = 300;
   options.local_search = false;
   Extracted x;
   x.start = smelt::fusion::extract_fusion(evaluator, options);
