@@ -34,7 +34,7 @@ struct GraphKernelizer {
 using CalibrationProgress = std::function<void(size_t done, size_t total, const std::string& what)>;
 
 struct CalibrationOptions {
-  bool quick = false;              // fewer sizes and shapes: under a minute on two cores
+  bool quick = false;              // fewer sizes and shapes (2.6 min at one thread)
   std::vector<unsigned> threads;   // host: empty = 1, 2, 4, ... up to every core (and every core itself)
   CalibrationProgress progress;
   GraphKernelizer kernelizer;  // both functions required

@@ -14,7 +14,7 @@ namespace smelt::tools {
 struct CalibrateOptions {
   std::string device = "host";            // host | cuda | hip (a GPU: measured on the device, which must be present)
   std::string arch;                       // cuda / hip: "" = the device's own architecture
-  bool quick = false;                     // under a minute on two cores
+  bool quick = false;                     // 2.6 min at --threads 1 (AMD EPYC, 2026-11-30)
   std::vector<unsigned> threads;          // empty: cost::default_calibration_threads()
   std::vector<std::string> graphs;        // .sg / .onnx files for validation; empty: none beyond the random ones
   int random_graphs = 0;                  // 0: 60 (quick: 16)
