@@ -8,8 +8,12 @@ namespace smelt::lower {
 // (a row of the space per parallel unit), a sequential loop over K evaluating
 // the prologue subtrees — correct for every contraction group and epilogue
 // (integer dtypes, empty extents), not fast.
-void emit_host_contraction(llvm::IRBuilder<>& builder, const HostFunction& host, KernelEmitter& emitter) {
-  if (std::optional<ContractionPlan> plan = plan_host_contraction(emitter.program(), emitter.kernel())) {
+void emit_host_contraction(llvm::IRBuilder<>& builder, const HostFunction& host, KernelEmitter& emitter,
+                           const VectorRegisters& registers) {
+  ContractionTiles tiles;
+  tiles.registers = registers.count;
+  tiles.register_floats = registers.floats;
+  if (std::optional<ContractionPlan> plan = plan_host_contraction(emitter.program(), emitter.kernel(), tiles)) {
     emit_tiled_contraction(emitter, *plan, host.begin, host.end);
     builder.CreateRetVoid();
     return;

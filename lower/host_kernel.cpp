@@ -287,7 +287,8 @@ void emit_host_rows(llvm::IRBuilder<>& builder, const HostFunction& host, Kernel
   builder.CreateRetVoid();
 }
 
-llvm::Function* emit_host_kernel(llvm::Module& module, const kernel::KernelProgram& program, size_t kernel) {
+llvm::Function* emit_host_kernel(llvm::Module& module, const kernel::KernelProgram& program, size_t kernel,
+                                 const VectorRegisters& registers) {
   llvm::IRBuilder<> builder(module.getContext());
   HostFunction host = begin_host_function(module, builder, program, kernel);
   static const HostMathHooks math;
@@ -295,7 +296,7 @@ llvm::Function* emit_host_kernel(llvm::Module& module, const kernel::KernelProgr
   if (kernel::is_scatter_kernel(program.kernels[kernel])) {  // one unit (kernel/host_plan.h): the whole kernel
     emitter.emit_scatter();
     builder.CreateRetVoid();
-  } else if (has_contraction(program.kernels[kernel])) emit_host_contraction(builder, host, emitter);
+  } else if (has_contraction(program.kernels[kernel])) emit_host_contraction(builder, host, emitter, registers);
   else emit_host_rows(builder, host, emitter);
   return host.function;
 }

@@ -25,6 +25,13 @@ struct HostFunction {
 HostFunction begin_host_function(llvm::Module& module, llvm::IRBuilder<>& builder, const kernel::KernelProgram& program,
                                  size_t kernel);
 
+// The target's vector registers and their f32 lanes (host_vector_registers,
+// lower/host_target.h): what the tiled contraction's register blocking fits.
+struct VectorRegisters {
+  int count = 32;   // AVX-512: 32 zmm
+  int floats = 16;  // of 16 lanes
+};
+
 // The generic loop nest over units [begin, end): rows of the outer dims, an
 // innermost loop over the last dim evaluating the body per element (reduces as
 // sequential loops inside); ends with `ret void`.
@@ -32,7 +39,8 @@ void emit_host_rows(llvm::IRBuilder<>& builder, const HostFunction& host, Kernel
 
 // Emits the whole function of kernel `kernel` (contraction kernels through
 // emit_host_contraction).
-llvm::Function* emit_host_kernel(llvm::Module& module, const kernel::KernelProgram& program, size_t kernel);
+llvm::Function* emit_host_kernel(llvm::Module& module, const kernel::KernelProgram& program, size_t kernel,
+                                 const VectorRegisters& registers);
 
 // Kernel `kernel`'s function as a call of `body`, a kernel_body's function
 // (lower/kernel_body.h): the buffers it touches, `buffers[i]` of the program
@@ -43,7 +51,8 @@ llvm::Function* emit_host_kernel_call(llvm::Module& module, const kernel::Kernel
 // host_contraction.cpp: a kernel whose anchor is a contraction group. Today the
 // straightforward loop (per output element, a loop over K); a tiled
 // register-blocked version (host_matmul.cpp) hooks in here.
-void emit_host_contraction(llvm::IRBuilder<>& builder, const HostFunction& host, KernelEmitter& emitter);
+void emit_host_contraction(llvm::IRBuilder<>& builder, const HostFunction& host, KernelEmitter& emitter,
+                           const VectorRegisters& registers);
 
 bool has_contraction(const kernel::Kernel& kernel);
 

@@ -21,17 +21,34 @@ using llvm::Value;
 
 int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
 
-// The register budget: 32 vector registers, of which the accumulators take
-// terms·mr·nv, the B vectors of one k step b_sides·nv and one A broadcast.
+// The register budget: the target's vector registers (t.registers of
+// t.register_floats lanes; a <16 x float> takes 16 / lanes of them), of which
+// the accumulators take terms·mr·nv vectors, the B vectors of one k step
+// b_sides·nv and one A broadcast. Of the widths that fit, the one with the
+// most FMAs per load (B vectors and A broadcasts) of a k step: with AVX-512's
+// 32 zmm a plain product takes 12 x 32 (24 FMAs for 14 loads); with AVX2's 16
+// ymm 6 x 16 (12 ymm FMAs for 8 loads), where the 12 x 32 meant for AVX-512
+// spilled its 48 ymm accumulators: a dot-slice group of two [8, 512] @
+// [512, 256] ran 290 us against 213 as a product and an epilogue on an AMD
+// EPYC (Zen 3, 2026-11-30, one thread).
 ContractionTiles clamp_tiles(ContractionTiles t, const ContractionPlan& p) {
-  const int terms = static_cast<int>(p.terms.size()), b_sides = static_cast<int>(p.b_sides.size());
-  t.nr = static_cast<int>(std::max<int64_t>(16, round_up(std::min<int64_t>(std::max(t.nr, 16), round_up(p.n, 16)), 16)));
-  int nv = t.nr / 16;
-  auto mr_budget = [&] { return (31 - b_sides * nv) / std::max(1, terms * nv); };
-  while (nv > 1 && mr_budget() < 2) t.nr = 16 * --nv;
-  // Rows across batch elements share a micro-tile when they share B (flat rows).
+  const int terms = std::max(1, static_cast<int>(p.terms.size())), b_sides = static_cast<int>(p.b_sides.size());
+  const int per_vector = std::max(1, 16 / std::max(1, t.register_floats));  // native registers per <16 x float>
   const int64_t rows = p.rows_per_b();
-  t.mr = static_cast<int>(std::clamp<int64_t>(std::min<int64_t>(t.mr, mr_budget()), 1, std::max<int64_t>(1, rows)));
+  const int widest = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(std::max(t.nr, 16), round_up(p.n, 16)) / 16));
+  auto rows_that_fit = [&](int nv) { return (t.registers - 1 - b_sides * nv * per_vector) / (terms * nv * per_vector); };
+  int best_nv = 1;
+  double best_ratio = -1;
+  for (int nv = widest; nv >= 1; --nv) {
+    const int fit = rows_that_fit(nv);
+    if (fit < 1 && nv > 1) continue;
+    const int64_t mr = std::clamp<int64_t>(std::min<int64_t>(t.mr, fit), 1, std::max<int64_t>(1, rows));
+    const double ratio = static_cast<double>(terms * mr * nv * per_vector) / static_cast<double>(b_sides * nv * per_vector + mr);
+    if (ratio > best_ratio) best_ratio = ratio, best_nv = nv;  // ties: the wider
+  }
+  t.nr = 16 * best_nv;
+  // Rows across batch elements share a micro-tile when they share B (flat rows).
+  t.mr = static_cast<int>(std::clamp<int64_t>(std::min<int64_t>(t.mr, rows_that_fit(best_nv)), 1, std::max<int64_t>(1, rows)));
   t.kc = static_cast<int>(std::clamp<int64_t>(t.kc, 1, p.k));
   t.mc = static_cast<int>(round_up(std::clamp<int64_t>(t.mc, 1, rows), t.mr));
   t.nc = static_cast<int>(round_up(std::clamp<int64_t>(t.nc, 1, p.n), t.nr));

@@ -53,6 +53,10 @@ struct ContractionTiles {
   int nc = 2048;  // columns per packed B block
   int unroll = 4;  // micro-kernel K-loop unroll
   int rows_per_chunk = 768;  // rows per pass over B (bounds the K-block scratch), a multiple of mc
+  // The target's vector registers and their f32 lanes (host_vector_registers):
+  // what mr and nr are clamped to (AVX-512: 32 of 16, AVX2: 16 of 8).
+  int registers = 32;
+  int register_floats = 16;
 };
 
 // A contraction group (kernel/contraction_group.h) and its tiles.

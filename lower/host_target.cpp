@@ -60,6 +60,14 @@ std::unique_ptr<llvm::TargetMachine> host_target_machine(const std::string& cpu)
   return machine;
 }
 
+VectorRegisters host_vector_registers(const llvm::TargetMachine& machine) {
+  if (machine.getTargetTriple().getArch() != llvm::Triple::x86_64) return {32, 4};
+  const llvm::MCSubtargetInfo& cpu = *machine.getMCSubtargetInfo();
+  if (cpu.checkFeatures("+avx512f")) return {32, 16};
+  if (cpu.checkFeatures("+avx")) return {16, 8};
+  return {16, 4};
+}
+
 bool host_vector_math_available() {
   // glibc's vector math library: loaded into the process (for the JIT's symbol
   // lookups) once; without it exp / log / sin / cos stay scalar libm calls.
@@ -119,15 +127,16 @@ std::unique_ptr<llvm::Module> build_host_module(llvm::LLVMContext& context, cons
     ++users[bodies.back().key];
   }
   std::unordered_map<std::string, llvm::Function*> shared;
+  const VectorRegisters registers = host_vector_registers(machine);
   for (size_t k = 0; k < program.kernels.size(); ++k) {
     const KernelBody& body = bodies[k];
     if (users.at(body.key) == 1) {
-      for_this_cpu(emit_host_kernel(*module, program, k));
+      for_this_cpu(emit_host_kernel(*module, program, k, registers));
       continue;
     }
     llvm::Function*& function = shared[body.key];
     if (!function) {
-      function = emit_host_kernel(*module, body.program, 0);
+      function = emit_host_kernel(*module, body.program, 0, registers);
       function->setName("smelt_body" + std::to_string(shared.size() - 1));
       function->setLinkage(llvm::GlobalValue::InternalLinkage);
       function->addFnAttr(llvm::Attribute::NoInline);

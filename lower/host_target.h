@@ -9,6 +9,7 @@
 #include <llvm/Target/TargetMachine.h>
 
 #include "kernel/kernel.h"
+#include "lower/host_kernel.h"
 
 namespace smelt::lower {
 
@@ -21,6 +22,11 @@ bool host_vector_math_available();
 
 // `cpu` empty: this machine's CPU name and features. Throws LowerError.
 std::unique_ptr<llvm::TargetMachine> host_target_machine(const std::string& cpu);
+
+// The vector registers of `machine`'s CPU as the tiled contraction counts them:
+// 32 of 16 floats with AVX-512, 16 of 8 with AVX, 16 of 4 with SSE (x86-64);
+// 32 of 4 elsewhere (AArch64's NEON).
+VectorRegisters host_vector_registers(const llvm::TargetMachine& machine);
 
 // Every kernel of `program` as a host function (kernel_symbol names), verified
 // and optimized (O3, loop vectorization) for `machine`. Throws LowerError.
