@@ -24,9 +24,11 @@ inline constexpr int64_t kHostRank1Chunk = 4096;
 inline constexpr int64_t kHostMinWorkPerChunk = 16 * 1024;
 
 // A contraction of few rows and many columns (a small batch through a wide
-// weight: M ≤ kHostFewRows, N ≥ 2 · kHostColumnBlock, no batch axis above 1)
-// is split by blocks of kHostColumnBlock columns as well as by rows: split by
-// rows alone, every thread would stream (and pack) all of B for its few rows.
+// weight: M ≤ kHostFewRows, N ≥ 2 blocks, no batch axis above 1) is split by
+// blocks of columns as well as by rows: split by rows alone, every thread
+// would stream (and pack) all of B for its few rows. A block is
+// kHostColumnBlock columns divided among the group's B sides (two products
+// sharing A: 1024 columns each), a multiple of 32.
 inline constexpr int64_t kHostFewRows = 256;
 inline constexpr int64_t kHostColumnBlock = 2048;
 // A contraction over several column axes (a convolution's output positions)
@@ -37,7 +39,7 @@ inline constexpr int64_t kHostColumnBlock = 2048;
 inline constexpr int64_t kHostPositionBlocks = 4;
 inline constexpr int64_t kHostMinPositionBlock = 32;
 // Columns per block: N / kHostPositionBlocks rounded up to 32 for several
-// column axes, else kHostColumnBlock.
+// column axes, else kHostColumnBlock / B sides (a multiple of 32).
 int64_t host_column_block(const Kernel& kernel);
 // ceil(N / host_column_block) for such a kernel, else 1.
 int64_t host_column_blocks(const Kernel& kernel);
