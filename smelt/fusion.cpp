@@ -40,8 +40,19 @@ void set_after(FusionResult& r, const ir::Graph& graph, fusion::Kernelization lo
   r.graph = graph;
   r.materialized = std::move(lowering.materialized);
   r.after = kernel::fold_constant_kernels(std::move(lowering.program));
-  if (options.simplify_indices)
+  if (options.simplify_indices) {
+    const kernel::KernelProgram unsimplified = r.after;
     r.index_validation = verify::validate_and_simplify(r.after, {.time_limit_s = options.limits.index_proofs_s});
+    // A simplified kernel is kept where the cost model prices it no dearer:
+    // the extraction compared programs priced unsimplified, and a constant
+    // index can price a few ps above the read it replaces (x[0] for x[i]
+    // under i < 1: a pad of one element, 4 ps, the 2026-11-30 AMD EPYC
+    // profile), which made a pick predicted slower than one kernel per op.
+    for (size_t k = 0; k < r.after.kernels.size(); ++k)
+      if (cost::predict(r.after, r.after.kernels[k], profile).total_us >
+          cost::predict(unsimplified, unsimplified.kernels[k], profile).total_us)
+        r.after.kernels[k] = unsimplified.kernels[k];
+  }
   r.kernels_after = r.after.kernels.size();
   r.predicted_us_after = cost::predict_program_us(r.after, profile);
   for (const kernel::Kernel& k : r.after.kernels) r.after_kernel_costs.push_back(cost::predict(r.after, k, profile));

@@ -1037,9 +1037,13 @@ TEST(Predict, APowerOfTwoStrideCostsByItsWorkingSet) {
 // profile's prologue rate, and a math op at least what it costs in a vector
 // loop: a sigmoid packed with A is not priced as a load.
 TEST(Predict, AMathOpInAProductsPrologueCostsAtLeastItsVectorLoopTime) {
-  const DeviceProfile p = default_host_profile().for_threads(1);
+  DeviceProfile p = default_host_profile().for_threads(1);
+  for (ThreadRates& rates : p.rates) {  // a sigmoid dearer than a packed load, a neg cheaper (measured: either way)
+    rates.prologue_ns = 0.8;
+    rates.op_ns["sigmoid"] = 2.5;
+    rates.op_ns["neg"] = 0.2;
+  }
   const ThreadRates& r = p.at(1);
-  ASSERT_GT(op_ns(r, "sigmoid"), r.prologue_ns) << "the shipped profile: a sigmoid costs more than a packed load";
   const int64_t m = 512, k = 256, n = 64;
   auto compute_us = [&](const std::function<ir::Tensor(ir::Tensor)>& prologue) {
     ir::Graph g("g");
