@@ -32,23 +32,41 @@ int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
 // [512, 256] ran 290 us against 213 as a product and an epilogue on an AMD
 // EPYC (Zen 3, 2026-11-30, one thread).
 ContractionTiles clamp_tiles(ContractionTiles t, const ContractionPlan& p) {
-  const int terms = std::max(1, static_cast<int>(p.terms.size())), b_sides = static_cast<int>(p.b_sides.size());
+  const int terms = std::max(1, static_cast<int>(p.terms.size()));
   const int per_vector = std::max(1, 16 / std::max(1, t.register_floats));  // native registers per <16 x float>
   const int64_t rows = p.rows_per_b();
   const int widest = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(std::max(t.nr, 16), round_up(p.n, 16)) / 16));
-  auto rows_that_fit = [&](int nv) { return (t.registers - 1 - b_sides * nv * per_vector) / (terms * nv * per_vector); };
-  int best_nv = 1;
-  double best_ratio = -1;
-  for (int nv = widest; nv >= 1; --nv) {
-    const int fit = rows_that_fit(nv);
-    if (fit < 1 && nv > 1) continue;
-    const int64_t mr = std::clamp<int64_t>(std::min<int64_t>(t.mr, fit), 1, std::max<int64_t>(1, rows));
-    const double ratio = static_cast<double>(terms * mr * nv * per_vector) / static_cast<double>(b_sides * nv * per_vector + mr);
-    if (ratio > best_ratio) best_ratio = ratio, best_nv = nv;  // ties: the wider
-  }
-  t.nr = 16 * best_nv;
+  // A pass of `pass_terms` terms reading `pass_b` B sides.
+  struct Choice {
+    int nv = 1, mr = 1, terms_per_pass = 0;
+    double ratio = -1;
+  };
+  auto best_for = [&](int pass_terms, int pass_b, int terms_per_pass, Choice best) {
+    auto rows_that_fit = [&](int nv) {
+      return (t.registers - 1 - pass_b * nv * per_vector) / (pass_terms * nv * per_vector);
+    };
+    for (int nv = widest; nv >= 1; --nv) {
+      const int fit = rows_that_fit(nv);
+      if (fit < 1 && nv > 1) continue;
+      const int mr = static_cast<int>(std::clamp<int64_t>(std::min<int64_t>(t.mr, fit), 1, std::max<int64_t>(1, rows)));
+      const double ratio = static_cast<double>(pass_terms * mr * nv * per_vector) /
+                           static_cast<double>(pass_b * nv * per_vector + mr);
+      if (ratio > best.ratio) best = {nv, mr, terms_per_pass, ratio};  // ties: the wider, the fewer passes
+    }
+    return best;
+  };
+  // Every term in one pass; or, where that fits worse, a term per pass (the k
+  // loop once per term over the same packed A): AVX2's 16 ymm hold a group
+  // of two products sharing A as 2 x 16 tiles (8 ymm accumulators, 8 FMAs
+  // per 6 loads), one product at a time as 6 x 16 (12 FMAs per 8 loads). A group of two
+  // [64, 1024] @ [1024, 2048] products of constant weights ran 1.58x the two
+  // apart in 2 x 16 tiles (AMD EPYC, one thread, 2026-11-30).
+  Choice chosen = best_for(terms, static_cast<int>(p.b_sides.size()), 0, {});
+  if (terms > 1) chosen = best_for(1, 1, 1, chosen);
+  t.nr = 16 * chosen.nv;
+  t.terms_per_pass = chosen.terms_per_pass;
   // Rows across batch elements share a micro-tile when they share B (flat rows).
-  t.mr = static_cast<int>(std::clamp<int64_t>(std::min<int64_t>(t.mr, rows_that_fit(best_nv)), 1, std::max<int64_t>(1, rows)));
+  t.mr = chosen.mr;
   t.kc = static_cast<int>(std::clamp<int64_t>(t.kc, 1, p.k));
   t.mc = static_cast<int>(round_up(std::clamp<int64_t>(t.mc, 1, rows), t.mr));
   t.nc = static_cast<int>(round_up(std::clamp<int64_t>(t.nc, 1, p.n), t.nr));
@@ -574,7 +592,6 @@ class TiledContraction {
     return true;
   }
 
-  // Accumulator (term g, row r, vector v) lives at acc[(g·mr + r)·nv + v].
   void micro_kernel(const MicroTile& tile) {
     const int64_t mr = t_.mr, nr = t_.nr, nv = nr / 16;
     std::vector<Value*> a_panel, b_panel;
@@ -595,94 +612,132 @@ class TiledContraction {
       b_panel.push_back(at(b_block_, b_.CreateAdd(c(static_cast<int64_t>(j) * t_.kc * t_.nc),
                                                  b_.CreateMul(b_.CreateMul(tile.jr, tile.kb), c(nr)))));
 
+    // The terms in passes of t_.terms_per_pass (all at once where the
+    // registers hold them): each pass runs the k loop over the same packed A
+    // with its own accumulators and leaves its sums in the epilogue tile (or,
+    // before the last K block, in the scratch).
     Value* zero = llvm::ConstantAggregateZero::get(v16_);
-    std::vector<Value*> acc(static_cast<size_t>(terms() * mr * nv), zero);
     Value* scratch_tile = nullptr;
     if (k_blocked()) {
       Value* row = b_.CreateSub(tile.m_base, tile.m0);
       Value* col = b_.CreateSub(tile.n_base, tile.nc0);
       scratch_tile = at(scratch_, b_.CreateAdd(b_.CreateMul(row, c(t_.nc)), col));
-      for (int64_t g = 0; g < terms(); ++g)
-        for (int64_t r = 0; r < mr; ++r)
-          for (int64_t v = 0; v < nv; ++v) {
-            Value* p = at(scratch_tile, c(g * scratch_rows() * t_.nc + r * t_.nc + v * 16));
-            Value* partial = b_.CreateAlignedLoad(v16_, p, llvm::Align(64));
-            acc[static_cast<size_t>((g * mr + r) * nv + v)] = b_.CreateSelect(tile.first, zero, partial);
-          }
     }
-
-    auto step = [&](Value* kk, std::vector<Value*> a) {
-      std::vector<Value*> b_vectors;
-      for (size_t j = 0; j < p_.b_sides.size(); ++j)
-        for (int64_t v = 0; v < nv; ++v) {
-          Value* offset = b_.CreateAdd(b_.CreateMul(kk, c(nr)), c(v * 16));
-          b_vectors.push_back(b_.CreateAlignedLoad(v16_, at(b_panel[j], offset), llvm::Align(64)));
-          if (prefetch_next_b_panel()) {
-            Value* next = b_.CreateGEP(f32_, b_panel[j], b_.CreateAdd(offset, b_.CreateMul(tile.kb, c(nr))));
-            b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {next->getType()},
-                               {next, b_.getInt32(0), b_.getInt32(3), b_.getInt32(1)});
-          }
-        }
-      for (int64_t r = 0; r < mr; ++r)
-        for (size_t i = 0; i < p_.a_sides.size(); ++i) {
-          Value* scalar = a_rows.empty()
-                              ? b_.CreateLoad(f32_, at(a_panel[i], b_.CreateAdd(b_.CreateMul(kk, c(mr)), c(r))))
-                              : b_.CreateLoad(f32_, at(a_rows[static_cast<size_t>(r) * p_.a_sides.size() + i], kk));
-          Value* broadcast = b_.CreateVectorSplat(16, scalar);
-          for (int64_t g = 0; g < terms(); ++g) {
-            const kernel::ContractionTerm& term = p_.terms[static_cast<size_t>(g)];
-            if (term.a_side != static_cast<int>(i)) continue;
+    const int64_t per_pass = t_.terms_per_pass > 0 ? std::min<int64_t>(t_.terms_per_pass, terms()) : terms();
+    for (int64_t first_term = 0; first_term < terms(); first_term += per_pass) {
+      std::vector<int64_t> pass;  // the terms of this pass; accumulator (pass[g], r, v) at acc[(g·mr + r)·nv + v]
+      for (int64_t g = first_term; g < std::min(terms(), first_term + per_pass); ++g) pass.push_back(g);
+      const int64_t n_pass = static_cast<int64_t>(pass.size());
+      std::vector<int> b_slot(p_.b_sides.size(), -1);  // the B sides this pass reads, in order
+      int b_used = 0;
+      for (int64_t g : pass) {
+        int& slot = b_slot[static_cast<size_t>(p_.terms[static_cast<size_t>(g)].b_side)];
+        if (slot < 0) slot = b_used++;
+      }
+      std::vector<Value*> acc(static_cast<size_t>(n_pass * mr * nv), zero);
+      if (k_blocked())
+        for (int64_t g = 0; g < n_pass; ++g)
+          for (int64_t r = 0; r < mr; ++r)
             for (int64_t v = 0; v < nv; ++v) {
-              Value*& slot = a[static_cast<size_t>((g * mr + r) * nv + v)];
-              slot = b_.CreateIntrinsic(llvm::Intrinsic::fma, {v16_},
-                                        {broadcast, b_vectors[static_cast<size_t>(term.b_side * nv + v)], slot});
+              Value* p = at(scratch_tile, c(pass[g] * scratch_rows() * t_.nc + r * t_.nc + v * 16));
+              Value* partial = b_.CreateAlignedLoad(v16_, p, llvm::Align(64));
+              acc[static_cast<size_t>((g * mr + r) * nv + v)] = b_.CreateSelect(tile.first, zero, partial);
+            }
+
+      auto step = [&](Value* kk, std::vector<Value*> a) {
+        std::vector<Value*> b_vectors(static_cast<size_t>(b_used * nv), nullptr);
+        for (size_t j = 0; j < p_.b_sides.size(); ++j) {
+          if (b_slot[j] < 0) continue;
+          for (int64_t v = 0; v < nv; ++v) {
+            Value* offset = b_.CreateAdd(b_.CreateMul(kk, c(nr)), c(v * 16));
+            b_vectors[static_cast<size_t>(b_slot[j] * nv + v)] =
+                b_.CreateAlignedLoad(v16_, at(b_panel[j], offset), llvm::Align(64));
+            if (prefetch_next_b_panel()) {
+              Value* next = b_.CreateGEP(f32_, b_panel[j], b_.CreateAdd(offset, b_.CreateMul(tile.kb, c(nr))));
+              b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {next->getType()},
+                                 {next, b_.getInt32(0), b_.getInt32(3), b_.getInt32(1)});
             }
           }
         }
-      return a;
-    };
-    const int64_t unroll = t_.unroll;
-    Value* main_end = b_.CreateSub(tile.kb, b_.CreateURem(tile.kb, c(unroll)));
-    acc = loop(c(0), main_end, unroll, acc, [&](Value* kk, const std::vector<Value*>& in) {
-      std::vector<Value*> a = in;
-      for (int64_t u = 0; u < unroll; ++u) a = step(b_.CreateAdd(kk, c(u)), a);
-      return a;
-    }, "k");
-    if (unroll > 1)
-      acc = loop(main_end, tile.kb, 1, acc, [&](Value* kk, const std::vector<Value*>& in) { return step(kk, in); },
-                 "k_rest");
+        for (int64_t r = 0; r < mr; ++r)
+          for (size_t i = 0; i < p_.a_sides.size(); ++i) {
+            bool used = false;
+            for (int64_t g : pass) used = used || p_.terms[static_cast<size_t>(g)].a_side == static_cast<int>(i);
+            if (!used) continue;
+            Value* scalar = a_rows.empty()
+                                ? b_.CreateLoad(f32_, at(a_panel[i], b_.CreateAdd(b_.CreateMul(kk, c(mr)), c(r))))
+                                : b_.CreateLoad(f32_, at(a_rows[static_cast<size_t>(r) * p_.a_sides.size() + i], kk));
+            Value* broadcast = b_.CreateVectorSplat(16, scalar);
+            for (int64_t g = 0; g < n_pass; ++g) {
+              const kernel::ContractionTerm& term = p_.terms[static_cast<size_t>(pass[g])];
+              if (term.a_side != static_cast<int>(i)) continue;
+              for (int64_t v = 0; v < nv; ++v) {
+                Value*& slot = a[static_cast<size_t>((g * mr + r) * nv + v)];
+                slot = b_.CreateIntrinsic(
+                    llvm::Intrinsic::fma, {v16_},
+                    {broadcast, b_vectors[static_cast<size_t>(b_slot[static_cast<size_t>(term.b_side)] * nv + v)], slot});
+              }
+            }
+          }
+        return a;
+      };
+      const int64_t unroll = t_.unroll;
+      Value* main_end = b_.CreateSub(tile.kb, b_.CreateURem(tile.kb, c(unroll)));
+      acc = loop(c(0), main_end, unroll, acc, [&](Value* kk, const std::vector<Value*>& in) {
+        std::vector<Value*> a = in;
+        for (int64_t u = 0; u < unroll; ++u) a = step(b_.CreateAdd(kk, c(u)), a);
+        return a;
+      }, "k");
+      if (unroll > 1)
+        acc = loop(main_end, tile.kb, 1, acc, [&](Value* kk, const std::vector<Value*>& in) { return step(kk, in); },
+                   "k_rest");
+
+      auto to_tile = [&] {
+        for (int64_t g = 0; g < n_pass; ++g)
+          for (int64_t r = 0; r < mr; ++r)
+            for (int64_t v = 0; v < nv; ++v)
+              b_.CreateAlignedStore(acc[static_cast<size_t>((g * mr + r) * nv + v)],
+                                    at(tile_, c((pass[g] * mr + r) * nr + v * 16)), llvm::Align(64));
+      };
+      if (!k_blocked()) {
+        to_tile();
+        continue;
+      }
+      BasicBlock* last = block("sums_to_tile");
+      BasicBlock* keep = block("keep_partial");
+      BasicBlock* join = block("pass_done");
+      b_.CreateCondBr(tile.last, last, keep);
+      b_.SetInsertPoint(keep);
+      for (int64_t g = 0; g < n_pass; ++g)
+        for (int64_t r = 0; r < mr; ++r)
+          for (int64_t v = 0; v < nv; ++v) {
+            Value* p = at(scratch_tile, c(pass[g] * scratch_rows() * t_.nc + r * t_.nc + v * 16));
+            b_.CreateAlignedStore(acc[static_cast<size_t>((g * mr + r) * nv + v)], p, llvm::Align(64));
+          }
+      b_.CreateBr(join);
+      b_.SetInsertPoint(last);
+      to_tile();
+      b_.CreateBr(join);
+      b_.SetInsertPoint(join);
+    }
 
     if (!k_blocked()) {
-      epilogue(tile, acc);
+      epilogue(tile);
       return;
     }
     BasicBlock* epi = block("epilogue");
-    BasicBlock* keep = block("keep_partial");
     BasicBlock* join = block("tile_done");
-    b_.CreateCondBr(tile.last, epi, keep);
-    b_.SetInsertPoint(keep);
-    for (int64_t g = 0; g < terms(); ++g)
-      for (int64_t r = 0; r < mr; ++r)
-        for (int64_t v = 0; v < nv; ++v) {
-          Value* p = at(scratch_tile, c(g * scratch_rows() * t_.nc + r * t_.nc + v * 16));
-          b_.CreateAlignedStore(acc[static_cast<size_t>((g * mr + r) * nv + v)], p, llvm::Align(64));
-        }
-    b_.CreateBr(join);
+    b_.CreateCondBr(tile.last, epi, join);
     b_.SetInsertPoint(epi);
-    epilogue(tile, acc);
+    epilogue(tile);
     b_.CreateBr(join);
     b_.SetInsertPoint(join);
   }
 
-  // Spills the accumulators to the tile, then runs the epilogue per valid
-  // element with the reduces' values preset.
-  void epilogue(const MicroTile& tile, const std::vector<Value*>& acc) {
-    const int64_t mr = t_.mr, nr = t_.nr, nv = nr / 16;
-    for (int64_t g = 0; g < terms(); ++g)
-      for (int64_t r = 0; r < mr; ++r)
-        for (int64_t v = 0; v < nv; ++v)
-          b_.CreateAlignedStore(acc[static_cast<size_t>((g * mr + r) * nv + v)],
-                                at(tile_, c((g * mr + r) * nr + v * 16)), llvm::Align(64));
+  // The epilogue per valid element of the tile, the reduces' values preset
+  // from the sums the passes left in the epilogue tile.
+  void epilogue(const MicroTile& tile) {
+    const int64_t mr = t_.mr, nr = t_.nr;
     Value* rows = min(c(mr), b_.CreateSub(tile.m1, tile.m_base));
     Value* cols = min(c(nr), b_.CreateSub(c(p_.n), tile.n_base));
     versions(*tile.range, [&](const kernel::BranchPlan::Leaf& version) {

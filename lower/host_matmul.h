@@ -57,6 +57,9 @@ struct ContractionTiles {
   // what mr and nr are clamped to (AVX-512: 32 of 16, AVX2: 16 of 8).
   int registers = 32;
   int register_floats = 16;
+  // Terms of a contraction group the micro-kernel computes at once (0: all);
+  // clamp_tiles chooses 1 where all at once fit the registers worse.
+  int terms_per_pass = 0;
 };
 
 // A contraction group (kernel/contraction_group.h) and its tiles.

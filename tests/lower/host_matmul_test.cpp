@@ -9,6 +9,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <tuple>
 
 #include "ir/builder.h"
 #include "kernel/host_plan.h"
@@ -189,8 +190,9 @@ TEST(TiledMatmul, TwoProductsOfFewRowsPackShortKBlocks) {
 // The micro-kernel fits the target's vector registers: AVX-512's 32 zmm take
 // 12 x 32 tiles (24 accumulators), AVX2's 16 ymm 6 x 16 (12 ymm accumulators:
 // the 12 x 32 tile spilled there, a dot-slice group ran 2.9x slower on an AMD
-// EPYC); a group of two products over 8 rows 6 x 32 and 2 x 16. Every plan
-// leaves a register for A's broadcast and the B vectors of a k step.
+// EPYC); a group of two products over 8 rows both terms at once in 6 x 32
+// with AVX-512, one term per pass in 6 x 16 with AVX2 (both at once would be
+// 2 x 16). Every pass leaves a register for A's broadcast and its B vectors.
 TEST(TiledMatmul, RegisterBlockingFitsTheTargetsVectorRegisters) {
   EXPECT_EQ(lower::host_vector_registers(*lower::host_target_machine("skylake-avx512")).count, 32);
   EXPECT_EQ(lower::host_vector_registers(*lower::host_target_machine("skylake-avx512")).floats, 16);
@@ -205,24 +207,26 @@ TEST(TiledMatmul, RegisterBlockingFitsTheTargetsVectorRegisters) {
     const std::optional<lower::ContractionPlan> plan =
         lower::plan_host_contraction(program, program.kernels[0], wanted);
     EXPECT_TRUE(plan.has_value());
-    if (!plan) return std::pair<int, int>{0, 0};
+    if (!plan) return std::tuple<int, int, int>{0, 0, 0};
     const int per_vector = 16 / registers.floats, nv = plan->tiles.nr / 16;
-    const int used = static_cast<int>(plan->terms.size()) * plan->tiles.mr * nv * per_vector +
-                     static_cast<int>(plan->b_sides.size()) * nv * per_vector + 1;
+    const bool all_at_once = plan->tiles.terms_per_pass == 0;
+    const int terms = all_at_once ? static_cast<int>(plan->terms.size()) : plan->tiles.terms_per_pass;
+    const int b_sides = all_at_once ? static_cast<int>(plan->b_sides.size()) : plan->tiles.terms_per_pass;
+    const int used = terms * plan->tiles.mr * nv * per_vector + b_sides * nv * per_vector + 1;
     EXPECT_LE(used, registers.count) << plan->tiles.mr << " x " << plan->tiles.nr;
-    return std::pair<int, int>{plan->tiles.mr, plan->tiles.nr};
+    return std::tuple<int, int, int>{plan->tiles.mr, plan->tiles.nr, plan->tiles.terms_per_pass};
   };
   ir::Graph plain("plain");
   plain.add_output(ir::matmul(ir::input(plain, "a", ir::DType::F32, {64, 256}),
                               ir::input(plain, "b", ir::DType::F32, {256, 256})));
-  EXPECT_EQ(tiles(plain, {32, 16}), std::make_pair(12, 32));
-  EXPECT_EQ(tiles(plain, {16, 8}), std::make_pair(6, 16));
+  EXPECT_EQ(tiles(plain, {32, 16}), std::make_tuple(12, 32, 0));
+  EXPECT_EQ(tiles(plain, {16, 8}), std::make_tuple(6, 16, 0));
   ir::Graph group("group");
   auto a = ir::input(group, "a", ir::DType::F32, {8, 512});
   group.add_output(ir::mul(ir::matmul(a, ir::input(group, "b1", ir::DType::F32, {512, 256})),
                            ir::gelu(ir::matmul(a, ir::input(group, "b2", ir::DType::F32, {512, 256})))));
-  EXPECT_EQ(tiles(group, {32, 16}), std::make_pair(6, 32));
-  EXPECT_EQ(tiles(group, {16, 8}), std::make_pair(2, 16));
+  EXPECT_EQ(tiles(group, {32, 16}), std::make_tuple(6, 32, 0));
+  EXPECT_EQ(tiles(group, {16, 8}), std::make_tuple(6, 16, 1));
 }
 
 TEST(TiledMatmul, EpilogueOverPartialColumnTilesMatchesTheReference) {
