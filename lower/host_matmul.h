@@ -14,7 +14,9 @@
 // pack a KC×NC block of every distinct B-side subtree (its prologue applied
 // while packing, zeros past N); per MC block of rows, pack an MC×KC block of
 // every distinct A-side subtree; then an MR×NR register-blocked micro-kernel of
-// <16 x float> llvm.fma per term of the group, accumulating in f32. With
+// <16 x float> llvm.fma per term of the group, accumulating in f32 (MR×NR fit
+// to the target's vector registers; a group's terms one pass each where all
+// at once would fit worse, each pass leaving its sums in the epilogue tile). With
 // K > KC, partial sums wait in a per-call f32 scratch; at the last K block the
 // accumulators go through the epilogue (KernelEmitter: the reduce values
 // preset, every output stored).
