@@ -11,8 +11,7 @@ namespace smelt::lower {
 void emit_host_contraction(llvm::IRBuilder<>& builder, const HostFunction& host, KernelEmitter& emitter,
                            const VectorRegisters& registers) {
   ContractionTiles tiles;
-  tiles.registers = registers.count;
-  tiles.register_floats = registers.floats;
+  tiles.registers = registers;
   if (std::optional<ContractionPlan> plan = plan_host_contraction(emitter.program(), emitter.kernel(), tiles)) {
     emit_tiled_contraction(emitter, *plan, host.begin, host.end);
     builder.CreateRetVoid();

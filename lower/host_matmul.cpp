@@ -21,8 +21,8 @@ using llvm::Value;
 
 int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
 
-// The register budget: the target's vector registers (t.registers of
-// t.register_floats lanes; a <16 x float> takes 16 / lanes of them), of which
+// The register budget: the target's vector registers (t.registers.count of
+// t.registers.floats lanes; a <16 x float> takes 16 / lanes of them), of which
 // the accumulators take terms·mr·nv vectors, the B vectors of one k step
 // b_sides·nv and one A broadcast. Of the widths that fit, the one with the
 // most FMAs per load (B vectors and A broadcasts) of a k step: with AVX-512's
@@ -33,7 +33,7 @@ int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
 // EPYC (Zen 3, 2026-11-30, one thread).
 ContractionTiles clamp_tiles(ContractionTiles t, const ContractionPlan& p) {
   const int terms = std::max(1, static_cast<int>(p.terms.size()));
-  const int per_vector = std::max(1, 16 / std::max(1, t.register_floats));  // native registers per <16 x float>
+  const int per_vector = std::max(1, 16 / std::max(1, t.registers.floats));  // native registers per <16 x float>
   const int64_t rows = p.rows_per_b();
   const int widest = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(std::max(t.nr, 16), round_up(p.n, 16)) / 16));
   // A pass of `pass_terms` terms reading `pass_b` B sides.
@@ -43,7 +43,7 @@ ContractionTiles clamp_tiles(ContractionTiles t, const ContractionPlan& p) {
   };
   auto best_for = [&](int pass_terms, int pass_b, int terms_per_pass, Choice best) {
     auto rows_that_fit = [&](int nv) {
-      return (t.registers - 1 - pass_b * nv * per_vector) / (pass_terms * nv * per_vector);
+      return (t.registers.count - 1 - pass_b * nv * per_vector) / (pass_terms * nv * per_vector);
     };
     for (int nv = widest; nv >= 1; --nv) {
       const int fit = rows_that_fit(nv);

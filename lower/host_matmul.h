@@ -43,6 +43,7 @@
 #include "kernel/kernel.h"
 #include "kernel/contraction_group.h"
 #include "kernel/host_plan.h"
+#include "lower/host_kernel.h"
 #include "lower/kernel_emitter.h"
 
 namespace smelt::lower {
@@ -55,10 +56,9 @@ struct ContractionTiles {
   int nc = 2048;  // columns per packed B block
   int unroll = 4;  // micro-kernel K-loop unroll
   int rows_per_chunk = 768;  // rows per pass over B (bounds the K-block scratch), a multiple of mc
-  // The target's vector registers and their f32 lanes (host_vector_registers):
-  // what mr and nr are clamped to (AVX-512: 32 of 16, AVX2: 16 of 8).
-  int registers = 32;
-  int register_floats = 16;
+  // The target's vector registers (host_vector_registers): what mr and nr
+  // are clamped to (AVX-512: 32 of 16 lanes, AVX2: 16 of 8).
+  VectorRegisters registers;
   // Terms of a contraction group the micro-kernel computes at once (0: all);
   // clamp_tiles chooses 1 where all at once fit the registers worse.
   int terms_per_pass = 0;

@@ -48,14 +48,17 @@ void set_after(FusionResult& r, const ir::Graph& graph, fusion::Kernelization lo
     // index can price a few ps above the read it replaces (x[0] for x[i]
     // under i < 1: a pad of one element, 4 ps, the 2026-11-30 AMD EPYC
     // profile), which made a pick predicted slower than one kernel per op.
-    for (size_t k = 0; k < r.after.kernels.size(); ++k)
-      if (cost::predict(r.after, r.after.kernels[k], profile).total_us >
-          cost::predict(unsimplified, unsimplified.kernels[k], profile).total_us)
-        r.after.kernels[k] = unsimplified.kernels[k];
+    for (size_t k = 0; k < r.after.kernels.size(); ++k) {
+      const cost::KernelCost simplified = cost::predict(r.after, r.after.kernels[k], profile);
+      const cost::KernelCost as_built = cost::predict(unsimplified, unsimplified.kernels[k], profile);
+      if (simplified.total_us > as_built.total_us) r.after.kernels[k] = unsimplified.kernels[k];
+      r.after_kernel_costs.push_back(simplified.total_us > as_built.total_us ? as_built : simplified);
+    }
+  } else {
+    for (const kernel::Kernel& k : r.after.kernels) r.after_kernel_costs.push_back(cost::predict(r.after, k, profile));
   }
   r.kernels_after = r.after.kernels.size();
   r.predicted_us_after = cost::predict_program_us(r.after, profile);
-  for (const kernel::Kernel& k : r.after.kernels) r.after_kernel_costs.push_back(cost::predict(r.after, k, profile));
 }
 
 // A program FuseOptions::measure times: a term and its kernels.

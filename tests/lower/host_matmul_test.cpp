@@ -202,8 +202,7 @@ TEST(TiledMatmul, RegisterBlockingFitsTheTargetsVectorRegisters) {
     const kernel::KernelProgram program = fusion::kernelize_program(g, fusion::materialize_outputs(g));
     EXPECT_EQ(program.kernels.size(), 1u);
     lower::ContractionTiles wanted;
-    wanted.registers = registers.count;
-    wanted.register_floats = registers.floats;
+    wanted.registers = registers;
     const std::optional<lower::ContractionPlan> plan =
         lower::plan_host_contraction(program, program.kernels[0], wanted);
     EXPECT_TRUE(plan.has_value());
