@@ -11,7 +11,8 @@
 // equal to the simplifier's form of that node, which then stands for it — the
 // simplifier only proposes, every equality used is proved. A counterexample
 // or an unknown answer means the simplification is not used and the raw
-// expression stays in that slot.
+// expression stays in that slot. A query proved in an earlier kernel of the
+// program (a model's repeated layers) is not asked again.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -47,6 +48,9 @@ struct IndexCheck {
   std::vector<int64_t> counterexample;  // kCounterexample: one value per kernel variable
   std::string reason;                   // kUnknown: why
   int steps = 0;  // kProved through intermediate equalities (0: one query did it)
+  // kProved by the same query in an earlier kernel of the program (the same
+  // printed expressions, mask and variable ranges): not asked again.
+  bool reused = false;
   double seconds = 0;
 };
 

@@ -62,6 +62,36 @@ TEST(IndexValidation, ReshapeRoundTripIsProvedAndSimplified) {
   EXPECT_EQ(kernel::run_kernels(p, inputs)[0].reals, kernel::run_kernels(raw, inputs)[0].reals);
 }
 
+// A whole model repeats its layers: a query already proved in an earlier
+// kernel (same printed expressions, same variable ranges) is not asked again;
+// over other ranges it is a different query and is proved on its own.
+TEST(IndexValidation, AQueryProvedInAnEarlierKernelIsReusedOnlyOverTheSameRanges) {
+  KernelProgram p;
+  auto add_round_trip = [&p](int64_t n) {
+    int x = kernel::add_buffer(p, "x" + std::to_string(p.buffers.size()), {DType::F32, {n}}, BufferKind::kInput,
+                               static_cast<int>(p.buffers.size()));
+    int y = kernel::add_buffer(p, "y" + std::to_string(p.buffers.size()), {DType::F32, {n}}, BufferKind::kOutput,
+                               static_cast<int>(p.buffers.size()));
+    p.kernels.push_back({"round_trip_" + std::to_string(p.kernels.size()), {n}, {}, {}, {}, {}});
+    KernelBuilder kb(p.kernels.back());
+    kernel::IndexPool& ix = kb.indices();
+    IndexRef i = kb.var(0), four = ix.constant(4);
+    kb.output(y, kb.load(x, {ix.add(ix.mul(ix.floor_div(i, four), four), ix.mod(i, four))}, DType::F32));
+  };
+  add_round_trip(24);
+  add_round_trip(24);
+  add_round_trip(32);
+  ValidationReport report = validate_and_simplify(p);
+  ASSERT_EQ(report.kernels.size(), 3u);
+  for (int k = 0; k < 3; ++k) {
+    const IndexCheck& index = check_of(report.kernels[k], 0, 0);
+    EXPECT_EQ(index.outcome, IndexOutcome::kProved) << k;
+    EXPECT_EQ(index.simplified, "i0") << k;
+    EXPECT_EQ(index.reused, k == 1) << k;  // kernel 2's i0 ranges over 0..31, not 0..23
+    EXPECT_EQ(index_str(p.kernels[k], 0, 0), "i0") << k;
+  }
+}
+
 // The same kernel with the hand-made "simplification" `replacement` in place of
 // load 0's index; returns the validation of it.
 KernelValidation validate_replacement(const kernel::Kernel& raw, kernel::Kernel& candidate,
