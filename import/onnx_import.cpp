@@ -1,8 +1,11 @@
 #include "import/onnx_import.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <memory>
 #include <optional>
 #include <set>
+#include <string_view>
 
 #include "import/context.h"
 #include "import/graph_prune.h"
@@ -32,9 +35,12 @@ const ConverterTable& converters() {
   return table;
 }
 
-onnx::ModelProto parse_model(const std::string& bytes, const std::string& filename) {
+onnx::ModelProto parse_model(std::string_view bytes, const std::string& filename) {
   onnx::ModelProto model;
-  if (!model.ParseFromString(bytes)) throw ImportError(filename + ": not an ONNX model (protobuf parse failed)");
+  if (bytes.size() > static_cast<size_t>(INT32_MAX))
+    throw ImportError(filename + ": " + std::to_string(bytes.size()) +
+                      " bytes; a protobuf message holds less than 2 GiB (larger models keep their weights in external files, which smelt does not read)");
+  if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) throw ImportError(filename + ": not an ONNX model (protobuf parse failed)");
   if (!model.has_graph()) throw ImportError(filename + ": the model has no graph");
   return model;
 }
@@ -221,12 +227,17 @@ ImportResult import_graph(const onnx::ModelProto& model, const std::string& file
   return result;
 }
 
-std::string read_file(const std::string& path) {
+std::unique_ptr<MappedInputFile> map_file(const std::string& path) {
   try {
-    return read_input_file(path);
+    return std::make_unique<MappedInputFile>(path);
   } catch (const InputFileError& e) {
     throw ImportError(e.what());
   }
+}
+
+onnx::ModelProto parse_model_file(const std::string& path) {
+  // The file is unmapped once parsed: GPT-2's is 475 MB.
+  return parse_model(map_file(path)->bytes(), path);
 }
 
 }  // namespace
@@ -236,8 +247,7 @@ ImportResult import_model_bytes(const std::string& bytes, const std::string& fil
 }
 
 ImportResult import_model_file(const std::string& path, const ImportOptions& options) {
-  // The file's bytes are freed once parsed: GPT-2's are 475 MB.
-  const onnx::ModelProto model = parse_model(read_file(path), path);
+  const onnx::ModelProto model = parse_model_file(path);
   return import_graph(model, path, options);
 }
 
@@ -249,7 +259,7 @@ std::vector<std::string> supported_op_types() {
 }
 
 ModelSummary summarize_model(const std::string& path) {
-  onnx::ModelProto model = parse_model(read_file(path), path);
+  onnx::ModelProto model = parse_model_file(path);
   std::set<std::string> initializer_names;
   for (const onnx::TensorProto& init : model.graph().initializer()) initializer_names.insert(init.name());
   ModelSummary summary;
