@@ -5,9 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "ir/builder.h"
 #include "ir/host_tensor.h"
@@ -157,11 +161,22 @@ TEST(WorkLimit, InterpreterRefusesAGraphAboveTheLimitBeforeEvaluating) {
   EXPECT_THROW(interpret_with_error_scales(g, {in}), WorkLimitError);
 }
 
+// Both ways in: copied (read_input_file) and mapped (MappedInputFile, ONNX models).
+const std::vector<std::pair<std::string, std::function<std::string(const std::string&, uint64_t)>>> kReaders{
+    {"read_input_file", [](const std::string& path, uint64_t max_bytes) { return read_input_file(path, max_bytes); }},
+    {"MappedInputFile",
+     [](const std::string& path, uint64_t max_bytes) { return std::string(MappedInputFile(path, max_bytes).bytes()); }}};
+
 TEST(InputFile, ReadsARegularFile) {
-  const std::string path = ::testing::TempDir() + "/smelt_input_file_test.txt";
+  const std::string path = ::testing::TempDir() + "/smelt_input_file_test.txt", empty = path + ".empty";
   std::ofstream(path) << "hello";
-  EXPECT_EQ(read_input_file(path), "hello");
+  std::ofstream{empty};
+  for (const auto& [reader, read] : kReaders) {
+    EXPECT_EQ(read(path, UINT64_MAX), "hello") << reader;
+    EXPECT_EQ(read(empty, UINT64_MAX), "") << reader;
+  }
   std::remove(path.c_str());
+  std::remove(empty.c_str());
 }
 
 TEST(InputFile, DirectoriesDevicesAndMissingFilesAreRefusedBeforeReading) {
@@ -169,36 +184,37 @@ TEST(InputFile, DirectoriesDevicesAndMissingFilesAreRefusedBeforeReading) {
       {::testing::TempDir(), "is a directory, not a file"},
       {"/dev/zero", "is not a regular file"},
       {"/nonexistent/smelt/file", "cannot read file: No such file or directory"}};
-  for (const auto& [path, message] : cases) {
-    try {
-      read_input_file(path);
-      FAIL() << "expected an InputFileError for " << path;
-    } catch (const InputFileError& e) {
-      EXPECT_EQ(std::string(e.what()), path + ": " + e.message());
-      EXPECT_NE(e.message().find(message), std::string::npos) << e.what();
+  for (const auto& [reader, read] : kReaders)
+    for (const auto& [path, message] : cases) {
+      try {
+        read(path, UINT64_MAX);
+        FAIL() << reader << ": expected an InputFileError for " << path;
+      } catch (const InputFileError& e) {
+        EXPECT_EQ(std::string(e.what()), path + ": " + e.message());
+        EXPECT_NE(e.message().find(message), std::string::npos) << reader << ": " << e.what();
+      }
     }
-  }
 }
 
 TEST(InputFile, FileAboveTheMemoryLimitOrTheCallersBoundIsRefused) {
   const std::string path = ::testing::TempDir() + "/smelt_input_file_big.txt";
   std::ofstream(path) << std::string(4096, 'x');
-  try {
-    read_input_file(path, 1000);
-    FAIL() << "expected an InputFileError";
-  } catch (const InputFileError& e) {
-    EXPECT_NE(e.message().find("is 4.0 KiB; a file of this kind holds at most 1000 B"), std::string::npos)
-        << e.what();
-  }
-  {
+  for (const auto& [reader, read] : kReaders) {
+    try {
+      read(path, 1000);
+      FAIL() << reader << ": expected an InputFileError";
+    } catch (const InputFileError& e) {
+      EXPECT_NE(e.message().find("is 4.0 KiB; a file of this kind holds at most 1000 B"), std::string::npos)
+          << reader << ": " << e.what();
+    }
     ScopedMemoryLimit limit(1000);
     try {
-      read_input_file(path);
-      FAIL() << "expected an InputFileError";
+      read(path, UINT64_MAX);
+      FAIL() << reader << ": expected an InputFileError";
     } catch (const InputFileError& e) {
       EXPECT_NE(e.message().find("reading the file needs 4.0 KiB, more than the memory limit of 1000 B"),
                 std::string::npos)
-          << e.what();
+          << reader << ": " << e.what();
     }
   }
   std::remove(path.c_str());
