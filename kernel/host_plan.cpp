@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <optional>
 #include <set>
+#include <stdexcept>
+#include <vector>
 
 #include "kernel/contraction_group.h"
 
@@ -170,6 +172,47 @@ std::vector<int64_t> host_column_cuts(const Kernel& kernel) {
   }
   if (cuts.empty() || cuts.size() + 1 > kHostMaxColumnSegments) return {};
   return {cuts.begin(), cuts.end()};
+}
+
+std::vector<InteriorCondition> host_interior_conditions(const Kernel& kernel) {
+  const IndexPool& pool = kernel.indices;
+  const int num_vars = kernel.num_vars();
+  if (kernel.space.size() < 2 || !is_contraction(kernel) || num_vars >= 63) return {};
+  std::vector<bool> in_loop;
+  try {
+    in_loop = reduction_loop_nodes(kernel);
+  } catch (const std::invalid_argument&) {
+    return {};
+  }
+  const uint64_t all_vars = (uint64_t{1} << num_vars) - 1;
+  const int column = static_cast<int>(kernel.space.size()) - 1;
+  std::vector<InteriorCondition> conditions;
+  std::set<IndexRef> seen;
+  for (size_t i = 0; i < kernel.exprs.size(); ++i) {
+    const KernelExpr& e = kernel.exprs[i];
+    if (!in_loop[i] || e.kind != KernelExpr::Kind::kLoad || e.valid == kNoIndex) continue;
+    std::vector<IndexRef> pending{e.valid};  // the mask's conjunction, down to its comparisons
+    while (!pending.empty()) {
+      const IndexRef at = pending.back();
+      pending.pop_back();
+      const IndexPool::Node& n = pool.node(at);
+      if (n.kind == IndexPool::Kind::kAnd) {
+        pending.insert(pending.end(), {n.a, n.b});
+        continue;
+      }
+      if (n.kind != IndexPool::Kind::kLt && n.kind != IndexPool::Kind::kLe) return {};
+      if ((pool.vars_used(at) & ~all_vars) != 0) return {};
+      if (!seen.insert(at).second) continue;
+      InteriorCondition c{at, std::vector<int64_t>(static_cast<size_t>(num_vars), 0)};
+      for (int v = column; v < num_vars; ++v) {
+        const std::optional<int64_t> a = pool.coefficient(n.a, v), b = pool.coefficient(n.b, v);
+        if (!a || !b) return {};
+        c.slope[static_cast<size_t>(v)] = *a - *b;
+      }
+      conditions.push_back(std::move(c));
+    }
+  }
+  return conditions;
 }
 
 bool host_tiled_contraction(const Kernel& kernel) {

@@ -91,6 +91,25 @@ bool host_packs_b_once(const KernelProgram& program, const Kernel& kernel, const
 inline constexpr size_t kHostMaxColumnSegments = 8;
 std::vector<int64_t> host_column_cuts(const Kernel& kernel);
 
+// The comparisons a looped contraction's masked loads AND together (a padded
+// depthwise convolution's `1 <= 2·i2 + r1`, `2·i3 + r2 < 58`), each affine in
+// the column variable and the reduction variables (any other variable is the
+// row's, fixed in a row). Over a row's column segment and the reduction's
+// range such a comparison holds everywhere when it holds at its worst corner
+// (each variable at the end its slope pushes against): the host tests that
+// per row and segment and runs the segment with the comparisons known true —
+// plain loads in place of masked ones, or of gathers (lower/host_kernel.cpp).
+struct InteriorCondition {
+  IndexRef comparison;  // a kLt or kLe node: `a < b` or `a <= b`
+  // The slope of a − b per variable number (0 where it does not occur); only
+  // the column's and the reduction's entries are read.
+  std::vector<int64_t> slope;
+};
+// Empty for a kernel that is not a contraction, has no masked load in its
+// reduction loop, has a comparison in such a mask that is not affine in those
+// variables, or reads a gathered (indirect) index there.
+std::vector<InteriorCondition> host_interior_conditions(const Kernel& kernel);
+
 // Whether the host code guards each masked load with a branch (LLVM's loop
 // vectorizer makes a masked vector load of it) rather than a select of a load
 // at a clamped address (a gather per element). The vectorizer gives up on a

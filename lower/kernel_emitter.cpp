@@ -245,7 +245,9 @@ llvm::Value* KernelEmitter::index(kernel::IndexRef ref, const NodeValues& at) {
   if (ref == kernel::kNoIndex) return builder_.getInt64(1);
   // Memoized per evaluation point: index DAGs share subexpressions heavily.
   if (auto it = at.index_cache_.find(ref); it != at.index_cache_.end()) return it->second;
-  const std::optional<bool> decided = at.decided(ref);
+  std::optional<bool> decided = at.decided(ref);
+  if (!decided && assumed_true_ && std::find(assumed_true_->begin(), assumed_true_->end(), ref) != assumed_true_->end())
+    decided = true;
   llvm::Value* v = decided ? builder_.getInt64(*decided ? 1 : 0) : emit_index(ref, at);
   at.index_cache_.emplace(ref, v);
   return v;

@@ -196,6 +196,10 @@ class KernelEmitter {
   // loop makes it a masked load) instead of a load from a selected address (a
   // gather there). For the host's row loops; the default keeps straight-line code.
   void set_masked_loads_as_branches(bool on) { masked_loads_as_branches_ = on; }
+  // Index comparisons known to hold wherever the code emitted next runs (a
+  // segment the host tested: kernel::host_interior_conditions): they emit as
+  // true. Null: none. `comparisons` must outlive its use.
+  void assume_true(const std::vector<kernel::IndexRef>* comparisons) { assumed_true_ = comparisons; }
   bool masked_loads_as_branches() const { return masked_loads_as_branches_; }
   void prefetch_row(const NodeValues& at, int64_t row_length);
 
@@ -244,6 +248,7 @@ class KernelEmitter {
   std::vector<llvm::MDNode*> alias_scope_;  // per buffer the kernel touches: its own scope / the others'
   std::vector<llvm::MDNode*> no_alias_;
   bool masked_loads_as_branches_ = false;
+  const std::vector<kernel::IndexRef>* assumed_true_ = nullptr;
   std::unordered_map<kernel::IndexRef, bool> non_negative_;
 };
 

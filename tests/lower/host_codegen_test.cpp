@@ -149,6 +149,36 @@ TEST(HostCodegen, MaskedLoadsAlongTheRowAreMaskedVectorLoads) {
   EXPECT_EQ(text.find("@llvm.masked.gather"), std::string::npos) << text;
 }
 
+// A padded depthwise convolution (EfficientNet's, stride 1 and 2, odd sizes):
+// the comparisons of its input's mask are affine in the column and the
+// window, so each row segment runs unmasked where they hold throughout
+// (kernel::host_interior_conditions) — whole vector loads there, where the
+// masked form read lane by lane behind branches (stride 2) or not in vectors
+// at all (stride 1) — and the edges keep their masks: the outputs match.
+TEST(HostCodegen, APaddedDepthwiseConvolutionRunsItsInteriorUnmasked) {
+  for (int64_t stride : {1, 2}) {
+    ir::Graph g("depthwise");
+    auto x = ir::input(g, "x", DType::F32, {1, 24, 57, 59});
+    auto w = ir::input(g, "w", DType::F32, {24, 1, 3, 3});
+    g.add_output(ir::conv(x, w, {{stride, stride}, {}, {1, 1}, {1, 1}, 24}));
+    const kernel::KernelProgram p = fused(g);
+    ASSERT_EQ(p.kernels.size(), 1u);
+    const std::vector<kernel::InteriorCondition> conditions = kernel::host_interior_conditions(p.kernels[0]);
+    ASSERT_EQ(conditions.size(), 4u) << stride;  // 0 <= row, row < 57, 0 <= column, column < 59 (each over the window)
+    const std::string text = lower::emit_llvm_ir(p, {});
+    EXPECT_TRUE(std::regex_search(text, std::regex(R"(load <(8|16) x float>)"))) << stride << text;
+    EXPECT_EQ(text.find("pred.load"), std::string::npos) << stride << text;
+    EXPECT_EQ(text.find("@llvm.masked.gather"), std::string::npos) << stride << text;
+    expect_jit_matches_reference(g, p, 7);
+  }
+  // Unpadded, nothing is masked: no conditions.
+  ir::Graph g("depthwise_unpadded");
+  auto x = ir::input(g, "x", DType::F32, {1, 8, 12, 12});
+  auto w = ir::input(g, "w", DType::F32, {8, 1, 3, 3});
+  g.add_output(ir::conv(x, w, {{}, {}, {}, {}, 8}));
+  EXPECT_TRUE(kernel::host_interior_conditions(fused(g).kernels.at(0)).empty());
+}
+
 // A six-way concat along the row: the column loop is split where its masks
 // change (lower/host_kernel.cpp), so the segments vectorize — the loop over the
 // whole row, with six masked loads, was not vectorized at all. (Some segments
