@@ -178,7 +178,7 @@ void emit_host_rows(llvm::IRBuilder<>& builder, const HostFunction& host, Kernel
   // reads whole vectors and shuffles them (the padded depthwise 3x3 of stride
   // 2 above, interior unmasked: 2,458 us with a masked tail, 363-437 without).
   bool strided_columns = false;
-  {
+  if (has_contraction(kernel)) {
     const std::vector<bool> in_loop = kernel::reduction_loop_nodes(kernel);
     for (size_t node = 0; node < kernel.exprs.size(); ++node) {
       const kernel::KernelExpr& e = kernel.exprs[node];
