@@ -13,7 +13,7 @@
 namespace smelt::verify {
 namespace {
 
-using Kind = CaseOutcome::Kind;
+using OutcomeKind = CaseOutcome::Kind;
 
 // Rounds of instantiation: enough for every chain of laws the value domain has
 // (comm, then an identity, then a law on the new term).
@@ -139,17 +139,17 @@ class Checker {
     for (const z3::expr& f : base_) solver_.add(f);
 
     switch (solver_.check()) {
-      case z3::unsat: return {Kind::kVacuous, "", ""};
+      case z3::unsat: return {OutcomeKind::kVacuous, "", ""};
       case z3::unknown: return unknown("deciding whether the left side can match");
       case z3::sat: break;
     }
     if (static_failure) {
-      return {Kind::kFailed, "the right side does not type-check: " + *static_failure,
+      return {OutcomeKind::kFailed, "the right side does not type-check: " + *static_failure,
               describe_model(s_, solver_.get_model(), std::nullopt)};
     }
     for (const Goal& g : goals)
       if (auto out = refute(g)) return *out;
-    return {Kind::kProved, "", ""};
+    return {OutcomeKind::kProved, "", ""};
   }
 
  private:
@@ -204,7 +204,7 @@ class Checker {
   }
 
   CaseOutcome unknown(const std::string& what) {
-    return {Kind::kUnknown, "Z3 gave up (" + solver_.reason_unknown() + ") " + what, ""};
+    return {OutcomeKind::kUnknown, "Z3 gave up (" + solver_.reason_unknown() + ") " + what, ""};
   }
 
   // nullopt when the goal follows from the assumptions.
@@ -227,7 +227,7 @@ class Checker {
         // The ground instances did not prove it; the laws as quantifiers may
         // (terms under binders). Otherwise the model is the counterexample.
         if (!proved_with_quantified_laws(g))
-          out = CaseOutcome{Kind::kFailed, g.explain(m), describe_model(s_, m, g.mismatch)};
+          out = CaseOutcome{OutcomeKind::kFailed, g.explain(m), describe_model(s_, m, g.mismatch)};
         break;
       }
     }
