@@ -527,7 +527,15 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
       ns += op_ns(rates, "cast_" + std::string(ir::dtype_name(e.dtype)));
     return ns;
   };
-  if (group && group->columns.size() > 1) compute_ns += window_elements(k) * rates.window_pack_ns;
+  // Windows cost their packing (measured on a padded 3x3 convolution); columns
+  // that are a plain matrix's (kernel::b_columns_are_flat: a 1x1 convolution at
+  // stride 1) pack as a matmul's B, which its rate holds. Charged windows, a 1x1
+  // convolution with its bias, residual and ReLU ([256, 64] @ [64, 56x56], one
+  // thread) was priced 370 us over the product and a separate elementwise
+  // kernel, and measured 1,432 us against their 1,637 (minima of 5 rounds,
+  // AMD EPYC, 2026-11-30): ResNet-50 kept 12 residual adds as kernels of their own.
+  if (group && group->columns.size() > 1 && !kernel::b_columns_are_flat(program, k, *group))
+    compute_ns += window_elements(k) * rates.window_pack_ns;
   for (size_t i = 0; i < k.exprs.size(); ++i) {
     const kernel::KernelExpr& e = k.exprs[i];
     if (share[i] == 0) continue;

@@ -77,7 +77,12 @@ std::optional<ContractionGroup> match_contraction_group(const kernel::Kernel& ke
   return std::nullopt;
 }
 
-bool b_sides_are_constant(const KernelProgram& program, const Kernel& kernel, const ContractionGroup& group) {
+namespace {
+
+// Calls visit(node) once per node of the group's B-side subtrees; stops at the
+// first visit that returns false and returns false then.
+template <typename Visit>
+bool every_b_side_node(const Kernel& kernel, const ContractionGroup& group, Visit visit) {
   std::vector<int> stack(group.b_sides.begin(), group.b_sides.end());
   std::vector<bool> seen(kernel.exprs.size(), false);
   while (!stack.empty()) {
@@ -86,12 +91,50 @@ bool b_sides_are_constant(const KernelProgram& program, const Kernel& kernel, co
     if (seen[static_cast<size_t>(e)]) continue;
     seen[static_cast<size_t>(e)] = true;
     const KernelExpr& x = kernel.exprs[static_cast<size_t>(e)];
-    if (x.kind == KernelExpr::Kind::kReduce) return false;
-    if (x.kind == KernelExpr::Kind::kLoad && program.buffers.at(static_cast<size_t>(x.buffer)).kind != BufferKind::kConstant)
-      return false;
+    if (!visit(x)) return false;
     for (int operand : x.operands) stack.push_back(operand);
   }
   return true;
+}
+
+}  // namespace
+
+bool b_sides_are_constant(const KernelProgram& program, const Kernel& kernel, const ContractionGroup& group) {
+  return every_b_side_node(kernel, group, [&](const KernelExpr& x) {
+    if (x.kind == KernelExpr::Kind::kReduce) return false;
+    return x.kind != KernelExpr::Kind::kLoad || program.buffers.at(static_cast<size_t>(x.buffer)).kind == BufferKind::kConstant;
+  });
+}
+
+bool b_columns_are_flat(const KernelProgram& program, const Kernel& kernel, const ContractionGroup& group) {
+  if (group.columns.size() < 2) return true;
+  const int first_column = static_cast<int>(group.batch.size()) + 1;
+  const int columns = static_cast<int>(group.columns.size());
+  uint64_t column_bits = 0;
+  for (int a = 0; a < columns; ++a) column_bits |= uint64_t{1} << (first_column + a);
+  return every_b_side_node(kernel, group, [&](const KernelExpr& x) {
+    if (x.kind == KernelExpr::Kind::kIndex) return (kernel.indices.vars_used(x.index.at(0)) & column_bits) == 0;
+    if (x.kind != KernelExpr::Kind::kLoad) return true;
+    uint64_t used = kernel.indices.vars_used(x.valid);
+    for (IndexRef r : x.index) used |= kernel.indices.vars_used(r);
+    if ((used & column_bits) == 0) return true;  // a value per k (a scale), not per column
+    if (x.valid != kNoIndex) return false;       // a padded window
+    const Shape& shape = program.buffers.at(static_cast<size_t>(x.buffer)).type.shape;
+    if (shape.size() != x.index.size()) return false;
+    int64_t want = 1;  // the column axis' stride in the flattened index n
+    for (int a = columns - 1; a >= 0; --a) {
+      int64_t stride = 1, offset_coefficient = 0;
+      for (size_t d = shape.size(); d-- > 0;) {
+        const std::optional<int64_t> c = kernel.indices.coefficient(x.index[d], first_column + a);
+        if (!c) return false;
+        offset_coefficient += *c * stride;
+        stride *= shape[d];
+      }
+      if (offset_coefficient != want) return false;
+      want *= group.columns[static_cast<size_t>(a)];
+    }
+    return true;
+  });
 }
 
 }  // namespace smelt::kernel

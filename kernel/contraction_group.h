@@ -58,4 +58,14 @@ std::optional<ContractionGroup> match_contraction_group(const Kernel& kernel);
 // product: 31 ms measured, 61 ms priced at packed-per-call rates).
 bool b_sides_are_constant(const KernelProgram& program, const Kernel& kernel, const ContractionGroup& group);
 
+// Every load of the group's B sides that reads a column variable reads the
+// columns as one flattened index: unmasked, its row-major offset in its buffer
+// affine in the column variables, with coefficient 1 for the last and the
+// product of the later column extents for each earlier one (a 1x1 convolution
+// at stride 1 without padding: x[c, i2, i3] of a [C, 56, 56] map is
+// x[c·3136 + n]). Its B is then a plain matrix, not windows: packing it costs
+// what a matmul's B costs (cost/predict.cpp charges windows only otherwise).
+// True for a group of one column axis.
+bool b_columns_are_flat(const KernelProgram& program, const Kernel& kernel, const ContractionGroup& group);
+
 }  // namespace smelt::kernel

@@ -453,7 +453,7 @@ class TiledContraction {
           loop(c(0), kb, 1, [&](Value* kk) {
             Value* row = at(panel, b_.CreateMul(kk, c(nr)));
             Value* k = b_.CreateAdd(kc0, kk);
-            if (p_.columns.size() > 1) {
+            if (p_.columns.size() > 1 && !p_.flat_columns) {
               pack_b_row_by_lines(range, p_.b_sides[j], row, n_base, cols, k, version);
             } else {
               loop(c(0), cols, 1, [&](Value* col) {
@@ -801,6 +801,7 @@ std::optional<ContractionPlan> plan_host_contraction(const kernel::KernelProgram
     chosen.kc = std::min(chosen.kc, kGroupFewRowsKc);
   if (kernel::host_column_blocks(kernel) > 1) chosen.nc = static_cast<int>(kernel::host_column_block(kernel));  // a block per unit
   plan.tiles = clamp_tiles(chosen, plan);
+  plan.flat_columns = plan.columns.size() > 1 && kernel::b_columns_are_flat(program, kernel, plan);
   return plan;
 }
 

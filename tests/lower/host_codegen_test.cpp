@@ -8,6 +8,7 @@
 
 #include "ir/builder.h"
 #include "kernel/constant_folding.h"
+#include "kernel/contraction_group.h"
 #include "kernel/host_plan.h"
 #include "ir/interpreter.h"
 #include "ir/tensor_compare.h"
@@ -284,6 +285,35 @@ TEST(HostCodegen, AConvolutionsResidualEpilogueReadsAndStoresWithoutGathers) {
   EXPECT_EQ(text.find("masked.gather"), std::string::npos);
   EXPECT_EQ(text.find("masked.scatter"), std::string::npos);
   expect_jit_matches_reference(g, p, 3);
+}
+
+// A 1x1 convolution at stride 1 without padding reads its input's positions
+// [h, w] as one flattened column (kernel::b_columns_are_flat): B is packed as
+// a matmul's, sixteen columns a copy, not line by line (a 7x7 map's lines
+// took a loop of seven each); a padded 3x3 and a 1x1 at stride 2 keep their
+// windows' packing.
+TEST(HostCodegen, AOneByOneConvolutionAtStrideOnePacksItsPositionsAsAMatrix) {
+  struct Case {
+    const char* name;
+    int64_t side, stride, pad;
+    bool flat;
+  };
+  for (const Case& c : {Case{"1x1", 1, 1, 0, true}, Case{"3x3 padded", 3, 1, 1, false}, Case{"1x1 at stride 2", 1, 2, 0, false}}) {
+    SCOPED_TRACE(c.name);
+    ir::Graph g("conv");
+    auto x = ir::input(g, "x", DType::F32, {1, 24, 7, 7});
+    auto w = ir::input(g, "w", DType::F32, {40, 24, c.side, c.side});
+    g.add_output(ir::relu(ir::conv(x, w, {{c.stride, c.stride}, {1, 1}, {c.pad, c.pad}, {c.pad, c.pad}, 1})));
+    const kernel::KernelProgram p = fused(g);
+    ASSERT_EQ(p.kernels.size(), 1u);
+    const std::optional<kernel::ContractionGroup> group = kernel::match_contraction_group(p.kernels[0]);
+    ASSERT_TRUE(group && group->columns.size() == 2) << kernel::print_program(p);
+    ASSERT_TRUE(kernel::host_tiled_contraction(p.kernels[0], group));
+    EXPECT_EQ(kernel::b_columns_are_flat(p, p.kernels[0], *group), c.flat);
+    const std::string text = lower::emit_llvm_ir(p, {});
+    EXPECT_EQ(text.find("pack_b_line") == std::string::npos, c.flat);
+    expect_jit_matches_reference(g, p, 11);
+  }
 }
 
 // A global average pool's sum over [56, 56]: its innermost reduction loop
