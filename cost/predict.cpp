@@ -160,13 +160,9 @@ int longest_call_chain(const kernel::Kernel& k, const std::vector<double>& share
 int64_t stride_bytes(const kernel::Kernel& k, const kernel::KernelExpr& load, const kernel::Buffer& buffer, bool inside_reduction) {
   const int innermost = inside_reduction ? k.num_vars() - 1 : static_cast<int>(k.space.size()) - 1;
   if (innermost < 0) return 0;
-  int64_t stride = 0, axis_stride = ir::dtype_bytes(buffer.type.dtype);
-  for (size_t a = load.index.size(); a-- > 0;) {
-    const std::optional<int64_t> c = k.indices.coefficient(load.index[a], innermost);
-    if (!c) return 0;
-    stride += *c * axis_stride;
-    axis_stride *= a < buffer.type.shape.size() ? buffer.type.shape[a] : 1;
-  }
+  const std::optional<int64_t> elements = kernel::load_offset_coefficient(k, load, buffer.type.shape, innermost);
+  if (!elements) return 0;
+  const int64_t stride = *elements * ir::dtype_bytes(buffer.type.dtype);
   return stride < 0 ? -stride : stride;
 }
 

@@ -123,14 +123,7 @@ bool b_columns_are_flat(const KernelProgram& program, const Kernel& kernel, cons
     if (shape.size() != x.index.size()) return false;
     int64_t want = 1;  // the column axis' stride in the flattened index n
     for (int a = columns - 1; a >= 0; --a) {
-      int64_t stride = 1, offset_coefficient = 0;
-      for (size_t d = shape.size(); d-- > 0;) {
-        const std::optional<int64_t> c = kernel.indices.coefficient(x.index[d], first_column + a);
-        if (!c) return false;
-        offset_coefficient += *c * stride;
-        stride *= shape[d];
-      }
-      if (offset_coefficient != want) return false;
+      if (load_offset_coefficient(kernel, x, shape, first_column + a) != std::optional<int64_t>(want)) return false;
       want *= group.columns[static_cast<size_t>(a)];
     }
     return true;

@@ -275,6 +275,18 @@ bool uses_var_at_least(const IndexPool& pool, IndexRef r, int first) {
          uses_var_at_least(pool, n.c, first);
 }
 
+std::optional<int64_t> load_offset_coefficient(const Kernel& kernel, const KernelExpr& load, const Shape& buffer_shape,
+                                               int var) {
+  int64_t coefficient = 0, axis_stride = 1;
+  for (size_t a = load.index.size(); a-- > 0;) {
+    const std::optional<int64_t> c = kernel.indices.coefficient(load.index[a], var);
+    if (!c) return std::nullopt;
+    coefficient += *c * axis_stride;
+    axis_stride *= a < buffer_shape.size() ? buffer_shape[a] : 1;
+  }
+  return coefficient;
+}
+
 std::vector<bool> reduction_loop_nodes(const Kernel& k) {
   // Bits of the reduction variables (at most kIndirectVarBase loop variables).
   const int loop_vars = std::min(k.num_vars(), kIndirectVarBase);

@@ -7,6 +7,7 @@
 // reduction, or a contraction group (several matmul-shaped sums over the same
 // M×N×K space, e.g. the two gemms of a SwiGLU, combined in the epilogue).
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -146,6 +147,13 @@ void validate(const KernelProgram& program);
 // True where an index expression uses a variable numbered `first` or above
 // (for a kernel: its reduction variables when `first` = space.size()).
 bool uses_var_at_least(const IndexPool& pool, IndexRef r, int first);
+
+// The coefficient of variable `var` in a load's row-major element offset into
+// a buffer of shape `buffer_shape` (how many elements it moves as `var` steps
+// by one); nullopt where an index is not affine in it (a floor-div, mod, a
+// product of two terms holding it, a gather).
+std::optional<int64_t> load_offset_coefficient(const Kernel& kernel, const KernelExpr& load, const Shape& buffer_shape,
+                                               int var);
 
 // Which nodes run inside the anchor's reduction loop (the prologue): those that
 // vary with a reduction variable, and loop-invariant nodes used only inside

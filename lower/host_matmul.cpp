@@ -801,7 +801,7 @@ std::optional<ContractionPlan> plan_host_contraction(const kernel::KernelProgram
     chosen.kc = std::min(chosen.kc, kGroupFewRowsKc);
   if (kernel::host_column_blocks(kernel) > 1) chosen.nc = static_cast<int>(kernel::host_column_block(kernel));  // a block per unit
   plan.tiles = clamp_tiles(chosen, plan);
-  plan.flat_columns = plan.columns.size() > 1 && kernel::b_columns_are_flat(program, kernel, plan);
+  plan.flat_columns = kernel::b_columns_are_flat(program, kernel, plan);
   return plan;
 }
 

@@ -68,9 +68,9 @@ struct ContractionTiles {
 struct ContractionPlan : kernel::ContractionGroup {
   // b_sides_read_batch false: rows of all batch elements share one packed B.
   ContractionTiles tiles;  // clamped to the kernel and the register budget
-  // Several column axes that B reads as one flattened index
-  // (kernel::b_columns_are_flat: a 1x1 convolution at stride 1): B is packed
-  // as a matmul's, sixteen columns at a time, not line by line.
+  // B reads its column axes as one flattened index (kernel::b_columns_are_flat:
+  // one axis, or a 1x1 convolution's [h, w] at stride 1): B is packed as a
+  // matmul's, sixteen columns at a time, not line by line.
   bool flat_columns = false;
 };
 
