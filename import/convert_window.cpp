@@ -89,8 +89,9 @@ Tensor padded(Tensor x, const Window& w, double value, double extra) {
   return x;
 }
 
-// Each kernel offset is a slice of the graph: beyond these, a model would
-// build a graph too large to optimize (a refusal, not a hang).
+// Each kernel offset is a slice of the graph: beyond these along one axis
+// (pooled() combines larger windows axis by axis), a model would build a graph
+// too large to optimize (a refusal, not a hang).
 constexpr int64_t kMaxKernelOffsets = 8192;
 
 // Kernel offsets, each a vector over the spatial axes, in row-major order.
@@ -98,8 +99,8 @@ std::vector<std::vector<int64_t>> offsets(Context& ctx, const std::vector<int64_
   int64_t count = 1;
   for (int64_t k : kernel) count = std::min<int64_t>(count * k, kMaxKernelOffsets + 1);
   if (count > kMaxKernelOffsets)
-    ctx.unsupported("a kernel of more than " + std::to_string(kMaxKernelOffsets) +
-                    " positions (smelt decomposes a window into one slice per position)");
+    ctx.unsupported("a window of more than " + std::to_string(kMaxKernelOffsets) +
+                    " positions along one axis (smelt pools one slice per position)");
   std::vector<std::vector<int64_t>> all{{}};
   for (int64_t k : kernel) {
     std::vector<std::vector<int64_t>> next;
@@ -123,6 +124,42 @@ Tensor window_slice(Tensor padded_x, const Window& w, const std::vector<int64_t>
     step.push_back(w.strides[i]);
   }
   return ir::slice(padded_x, start, stop, step);
+}
+
+// A window of at most this many positions is combined in one stage, one slice
+// per position, so a pooling stays one elementwise kernel (ResNet's 3x3 max
+// pool: 9 slices). A larger one is combined axis by axis: a max or sum over a
+// box is the max or sum over each of its axes in turn, so an 80x60 window is
+// 80 + 60 slices in two stages, not 4,800 (ONNX's MaxPool2d_stride_padding_dilation
+// test: 9,600 ops took 150 s of the conformance run, 2.4 s axis by axis).
+constexpr int64_t kMaxOneStagePositions = 64;
+
+// Each window position's slice of the padded input `p`, combined by `combine`
+// (max, add): [N, C, out...].
+Tensor pooled(Context& ctx, Tensor p, const Window& w, Tensor (*combine)(Tensor, Tensor)) {
+  const auto combined = [&](const Tensor& from, const Window& window) {
+    std::optional<Tensor> y;
+    for (const auto& o : offsets(ctx, window.kernel)) {
+      Tensor v = window_slice(from, window, o);
+      y = y ? combine(*y, v) : v;
+    }
+    return *y;
+  };
+  int64_t positions = 1;
+  for (int64_t k : w.kernel) positions = std::min(positions * k, kMaxOneStagePositions + 1);
+  if (positions <= kMaxOneStagePositions) return combined(p, w);
+  const size_t n = w.kernel.size();
+  for (size_t i = 0; i < n; ++i) {
+    // The window along axis i alone; the axes before it are already pooled.
+    Window along{std::vector<int64_t>(n, 1), std::vector<int64_t>(n, 1), std::vector<int64_t>(n, 1), {}, {}, {}, {}};
+    along.kernel[i] = w.kernel[i];
+    along.strides[i] = w.strides[i];
+    along.dilations[i] = w.dilations[i];
+    along.out.assign(p.shape().begin() + 2, p.shape().end());
+    along.out[i] = w.out[i];
+    p = combined(p, along);
+  }
+  return p;
 }
 
 Tensor spatial_input(Context& ctx) {
@@ -165,13 +202,7 @@ void convert_max_pool(Context& ctx) {
   const Window w = window_of(ctx, x.shape(), kernel_shape(ctx, static_cast<size_t>(x.rank() - 2)),
                              ctx.attr_int("ceil_mode", 0) != 0);
   const double lowest = -std::numeric_limits<double>::infinity();
-  Tensor p = padded(x, w, lowest, lowest);
-  std::optional<Tensor> y;
-  for (const auto& o : offsets(ctx, w.kernel)) {
-    Tensor v = window_slice(p, w, o);
-    y = y ? ir::max(*y, v) : v;
-  }
-  ctx.set_output(0, *y);
+  ctx.set_output(0, pooled(ctx, padded(x, w, lowest, lowest), w, ir::max));
 }
 
 void convert_average_pool(Context& ctx) {
@@ -187,13 +218,8 @@ void convert_average_pool(Context& ctx) {
   ir::Shape ones_shape{1, 1};
   ones_shape.insert(ones_shape.end(), x.shape().begin() + 2, x.shape().end());
   Tensor counted = padded(ctx.scalar_like(1, x.dtype(), ones_shape), w, include_pad ? 1 : 0, 0);
-  std::optional<Tensor> sum, count;
-  for (const auto& o : offsets(ctx, w.kernel)) {
-    Tensor v = window_slice(p, w, o), c = window_slice(counted, w, o);
-    sum = sum ? ir::add(*sum, v) : v;
-    count = count ? ir::add(*count, c) : c;
-  }
-  ctx.set_output(0, ir::div(*sum, ir::broadcast(*count, sum->shape())));
+  Tensor sum = pooled(ctx, p, w, ir::add), count = pooled(ctx, counted, w, ir::add);
+  ctx.set_output(0, ir::div(sum, ir::broadcast(count, sum.shape())));
 }
 
 void convert_conv(Context& ctx) {
