@@ -428,13 +428,20 @@ class TiledContraction {
           Value* mb = min(c(t_.mc), b_.CreateSub(m1, mc0));
           Value* m_panels = b_.CreateUDiv(b_.CreateAdd(mb, c(mr - 1)), c(mr));
           if (!a_in_place()) pack_a(range, mc0, m1, kb, kc0, m_panels);
-          loop(c(0), n_panels, 1, [&](Value* jr) {
+          auto tile_at = [&](Value* ir, Value* jr) {
+            MicroTile tile{&range, m0, b_.CreateAdd(mc0, b_.CreateMul(ir, c(mr))), m1,
+                           nc0, b_.CreateAdd(nc0, b_.CreateMul(jr, c(nr))), ir, jr, kb, kc0, first, last};
+            micro_kernel(tile);
+          };
+          if (rows_outer()) {
             loop(c(0), m_panels, 1, [&](Value* ir) {
-              MicroTile tile{&range, m0, b_.CreateAdd(mc0, b_.CreateMul(ir, c(mr))), m1,
-                             nc0, b_.CreateAdd(nc0, b_.CreateMul(jr, c(nr))), ir, jr, kb, kc0, first, last};
-              micro_kernel(tile);
+              loop(c(0), n_panels, 1, [&](Value* jr) { tile_at(ir, jr); }, "jr");
             }, "ir");
-          }, "jr");
+          } else {
+            loop(c(0), n_panels, 1, [&](Value* jr) {
+              loop(c(0), m_panels, 1, [&](Value* ir) { tile_at(ir, jr); }, "ir");
+            }, "jr");
+          }
         }, "mc");
       }, "kc");
     }, "nc");
@@ -548,6 +555,10 @@ class TiledContraction {
   // spent 30 % of its time packing; side by side, in place was also 1–9 %
   // faster on the square, MLP and wide shapes measured (M 8–512, N up to
   // 4096, 1 and 2 threads).
+  bool rows_outer() const {
+    if (!rows_outer_) rows_outer_ = contraction_rows_outer(k_, p_);
+    return *rows_outer_;
+  }
   bool a_in_place() const {
     if (a_in_place_) return *a_in_place_;
     a_in_place_ = true;
@@ -772,6 +783,7 @@ class TiledContraction {
   size_t rank_;
   llvm::AllocaInst* tile_ = nullptr;
   mutable std::optional<bool> a_in_place_;
+  mutable std::optional<bool> rows_outer_;
   Value* a_pack_ = nullptr;
   Value* b_pack_ = nullptr;    // B packed per call (one block), or
   Value* packed_b_ = nullptr;  // B packed once (every block; b_is_constant)
@@ -782,6 +794,24 @@ class TiledContraction {
 };
 
 }  // namespace
+
+bool contraction_rows_outer(const kernel::Kernel& kernel, const ContractionPlan& plan) {
+  const int64_t b_block_bytes =
+      std::min<int64_t>(plan.tiles.kc, plan.k) * std::min<int64_t>(plan.tiles.nc, plan.n) * 4;
+  if (b_block_bytes > kRowsOuterMaxBBlockBytes) return false;
+  const std::vector<bool> in_loop = kernel::reduction_loop_nodes(kernel);
+  const size_t row_axis = plan.batch.size();
+  uint64_t columns = 0;
+  for (size_t a = 0; a < plan.columns.size(); ++a) columns |= uint64_t{1} << (row_axis + 1 + a);
+  for (size_t i = 0; i < kernel.exprs.size(); ++i) {
+    const kernel::KernelExpr& e = kernel.exprs[i];
+    if (in_loop[i] || e.kind != kernel::KernelExpr::Kind::kLoad) continue;
+    uint64_t used = 0;
+    for (kernel::IndexRef axis : e.index) used |= kernel.indices.vars_used(axis);
+    if ((used >> row_axis & 1) && (used & columns)) return true;
+  }
+  return false;
+}
 
 std::optional<ContractionPlan> plan_host_contraction(const kernel::KernelProgram& program, const kernel::Kernel& kernel,
                                                     const ContractionTiles& tiles) {

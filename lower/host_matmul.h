@@ -84,6 +84,22 @@ inline constexpr int kGroupFewRowsKc = 128;
 std::optional<ContractionPlan> plan_host_contraction(const kernel::KernelProgram& program, const kernel::Kernel& kernel,
                                                     const ContractionTiles& tiles = {});
 
+// Whether a block's micro-tiles run row tile by row tile, each across every
+// column panel (else column panel by column panel, each down every row tile,
+// BLIS's order: a panel of B stays in L1 while the rows pass): where the
+// epilogue reads a buffer at every output element (a residual) and the packed
+// B block is at most kRowsOuterMaxBBlockBytes. Down the column panels the
+// epilogue read 64 bytes of the residual from each of up to mc channel planes
+// in turn, too many streams to prefetch once the residual has left the cache;
+// row by row each row's is one run. ResNet-50's 1x1 convolutions with bias,
+// residual and ReLU at two threads, in the model: 64 -> 256 at 56x56
+// 1,628-1,684 us -> 1,151-1,305 (B block 64 x 2,048 floats, 512 KiB), 128 ->
+// 512 at 28x28 1,034-1,049 -> 728-842, 256 -> 1024 at 14x14 1,088-1,111 ->
+// 860-984 (two rounds each, 2026-11-30, AMD EPYC). A larger block keeps the
+// column panel outside: each row tile would read all of it again.
+inline constexpr int64_t kRowsOuterMaxBBlockBytes = int64_t{512} << 10;
+bool contraction_rows_outer(const kernel::Kernel& kernel, const ContractionPlan& plan);
+
 // Emits, at the emitter's builder position inside the kernel's host function,
 // the tiled contraction over the parallel units (rows) [begin, end) (i64
 // values); the builder is left after it (the caller emits the return). Marks

@@ -169,6 +169,36 @@ TEST(TiledMatmul, AOneByOneConvolutionReadsItsWeightsInPlace) {
   EXPECT_EQ(allocations, 1u) << "A packed per call, not read in place";
 }
 
+// A convolution whose epilogue reads a residual runs its blocks row tile by
+// row tile, each across every column panel (lower::contraction_rows_outer);
+// a bias alone, or a packed B block past kRowsOuterMaxBBlockBytes, keeps the
+// column panel outside. Each computes what the reference does, over row tiles
+// and column panels cut short (40 rows, 81 or 1,600 columns) and in calls of
+// 7 rows.
+TEST(TiledMatmul, AResidualEpilogueRunsRowTileByRowTile) {
+  struct Case {
+    const char* name;
+    int64_t channels_in, side;
+    bool residual, rows_outer;
+  };
+  for (const Case& c : {Case{"residual", 24, 9, true, true}, Case{"bias alone", 24, 9, false, false},
+                        Case{"residual, B block of 512 x 1,600 floats", 512, 40, true, false}}) {
+    SCOPED_TRACE(c.name);
+    ir::Graph g("conv1x1_epilogue");
+    auto x = ir::input(g, "x", ir::DType::F32, {1, c.channels_in, c.side, c.side});
+    auto w = ir::input(g, "w", ir::DType::F32, {40, c.channels_in, 1, 1});
+    auto b = ir::input(g, "b", ir::DType::F32, {1, 40, 1, 1});
+    auto y = ir::add(ir::conv(x, w, {}), ir::broadcast(b, {1, 40, c.side, c.side}));
+    if (c.residual) y = ir::add(y, ir::input(g, "residual", ir::DType::F32, {1, 40, c.side, c.side}));
+    g.add_output(ir::relu(y));
+    expect_matches_reference(g, 7);
+    const kernel::KernelProgram program = fusion::kernelize_program(g, fusion::materialize_outputs(g));
+    const std::optional<lower::ContractionPlan> plan = lower::plan_host_contraction(program, program.kernels[0]);
+    ASSERT_TRUE(plan);
+    EXPECT_EQ(lower::contraction_rows_outer(program.kernels[0], *plan), c.rows_outer);
+  }
+}
+
 TEST(TiledMatmul, TwoProductsOfFewRowsPackShortKBlocks) {
   // Two products sharing A over 8 rows, B inputs packed on every call: K
   // blocks of lower::kGroupFewRowsKc = 128 (four blocks of K = 512, the
