@@ -433,7 +433,7 @@ class TiledContraction {
                            nc0, b_.CreateAdd(nc0, b_.CreateMul(jr, c(nr))), ir, jr, kb, kc0, first, last};
             micro_kernel(tile);
           };
-          if (rows_outer()) {
+          if (p_.rows_outer) {
             loop(c(0), m_panels, 1, [&](Value* ir) {
               loop(c(0), n_panels, 1, [&](Value* jr) { tile_at(ir, jr); }, "jr");
             }, "ir");
@@ -555,10 +555,6 @@ class TiledContraction {
   // spent 30 % of its time packing; side by side, in place was also 1–9 %
   // faster on the square, MLP and wide shapes measured (M 8–512, N up to
   // 4096, 1 and 2 threads).
-  bool rows_outer() const {
-    if (!rows_outer_) rows_outer_ = contraction_rows_outer(k_, p_);
-    return *rows_outer_;
-  }
   bool a_in_place() const {
     if (a_in_place_) return *a_in_place_;
     a_in_place_ = true;
@@ -783,7 +779,6 @@ class TiledContraction {
   size_t rank_;
   llvm::AllocaInst* tile_ = nullptr;
   mutable std::optional<bool> a_in_place_;
-  mutable std::optional<bool> rows_outer_;
   Value* a_pack_ = nullptr;
   Value* b_pack_ = nullptr;    // B packed per call (one block), or
   Value* packed_b_ = nullptr;  // B packed once (every block; b_is_constant)
@@ -832,6 +827,7 @@ std::optional<ContractionPlan> plan_host_contraction(const kernel::KernelProgram
   if (kernel::host_column_blocks(kernel) > 1) chosen.nc = static_cast<int>(kernel::host_column_block(kernel));  // a block per unit
   plan.tiles = clamp_tiles(chosen, plan);
   plan.flat_columns = kernel::b_columns_are_flat(program, kernel, plan);
+  plan.rows_outer = contraction_rows_outer(kernel, plan);
   return plan;
 }
 

@@ -72,6 +72,8 @@ struct ContractionPlan : kernel::ContractionGroup {
   // one axis, or a 1x1 convolution's [h, w] at stride 1): B is packed as a
   // matmul's, sixteen columns at a time, not line by line.
   bool flat_columns = false;
+  // A block's micro-tiles run row tile by row tile (contraction_rows_outer).
+  bool rows_outer = false;
 };
 
 // A plan when match_contraction_group accepts the kernel (the shape described
@@ -97,6 +99,7 @@ std::optional<ContractionPlan> plan_host_contraction(const kernel::KernelProgram
 // 512 at 28x28 1,034-1,049 -> 728-842, 256 -> 1024 at 14x14 1,088-1,111 ->
 // 860-984 (two rounds each, 2026-11-30, AMD EPYC). A larger block keeps the
 // column panel outside: each row tile would read all of it again.
+// plan_host_contraction sets ContractionPlan::rows_outer from it.
 inline constexpr int64_t kRowsOuterMaxBBlockBytes = int64_t{512} << 10;
 bool contraction_rows_outer(const kernel::Kernel& kernel, const ContractionPlan& plan);
 

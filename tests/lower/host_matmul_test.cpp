@@ -195,6 +195,7 @@ TEST(TiledMatmul, AResidualEpilogueRunsRowTileByRowTile) {
     const kernel::KernelProgram program = fusion::kernelize_program(g, fusion::materialize_outputs(g));
     const std::optional<lower::ContractionPlan> plan = lower::plan_host_contraction(program, program.kernels[0]);
     ASSERT_TRUE(plan);
+    EXPECT_EQ(plan->rows_outer, c.rows_outer);
     EXPECT_EQ(lower::contraction_rows_outer(program.kernels[0], *plan), c.rows_outer);
   }
 }
