@@ -21,6 +21,10 @@ int main(int argc, char** argv) {
   CLI::App app{kDescription, "smelt"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Print help for every subcommand and exit");
+  app.footer(
+      "Environment: SMELT_OBJECT_CACHE=DIR keeps the host objects LLVM compiles in DIR and loads them when the\n"
+      "same program is compiled again; SMELT_LIBDEVICE (CUDA's libdevice.10.bc), SMELT_LD_LLD (ld.lld-19) and\n"
+      "SMELT_ROCM_DEVICE_LIBS (a folder) locate what --target cuda / hip need where it is not found (docs/cli.md).");
   SharedOptions shared;
   // Each command registers its own options (cli/*_command.cpp), in the order `--help` lists them.
   const std::vector<Registered> commands = {

@@ -104,8 +104,8 @@ void optimize(llvm::Module& module, llvm::TargetMachine& machine) {
 }
 }  // namespace
 
-std::unique_ptr<llvm::Module> build_host_module(llvm::LLVMContext& context, const kernel::KernelProgram& program,
-                                                llvm::TargetMachine& machine) {
+std::unique_ptr<llvm::Module> emit_host_module(llvm::LLVMContext& context, const kernel::KernelProgram& program,
+                                               llvm::TargetMachine& machine) {
   try {
     kernel::validate(program);
   } catch (const std::exception& e) {
@@ -147,6 +147,11 @@ std::unique_ptr<llvm::Module> build_host_module(llvm::LLVMContext& context, cons
   std::string problems;
   llvm::raw_string_ostream out(problems);
   if (llvm::verifyModule(*module, &out)) throw LowerError("internal error, invalid LLVM IR: " + problems);
+  return module;
+}
+
+void optimize_host_module(llvm::Module& module, llvm::TargetMachine& machine) {
+  llvm::LLVMContext& context = module.getContext();
   // LLVM reports a loop it was asked to vectorize and could not (a matmul
   // epilogue LLVM finds no reduction in) as a warning on stderr: smelt's
   // users would read LLVM's noise. Remarks and warnings are dropped; an error
@@ -162,7 +167,7 @@ std::unique_ptr<llvm::Module> build_host_module(llvm::LLVMContext& context, cons
         *static_cast<std::string*>(errors) += stream.str() + "\n";
       },
       &llvm_errors);
-  optimize(*module, machine);
+  optimize(module, machine);
   // Code generation (the JIT's, later) keeps the context: errors there still
   // go to stderr, the rest nowhere.
   context.setDiagnosticHandlerCallBack(
@@ -175,6 +180,12 @@ std::unique_ptr<llvm::Module> build_host_module(llvm::LLVMContext& context, cons
       },
       nullptr);
   if (!llvm_errors.empty()) throw LowerError("LLVM: " + llvm_errors);
+}
+
+std::unique_ptr<llvm::Module> build_host_module(llvm::LLVMContext& context, const kernel::KernelProgram& program,
+                                                llvm::TargetMachine& machine) {
+  std::unique_ptr<llvm::Module> module = emit_host_module(context, program, machine);
+  optimize_host_module(*module, machine);
   return module;
 }
 

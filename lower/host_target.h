@@ -32,5 +32,15 @@ VectorRegisters host_vector_registers(const llvm::TargetMachine& machine);
 // and optimized (O3, loop vectorization) for `machine`. Throws LowerError.
 std::unique_ptr<llvm::Module> build_host_module(llvm::LLVMContext& context, const kernel::KernelProgram& program,
                                                 llvm::TargetMachine& machine);
+// build_host_module's two steps: the verified module as emitted, then the
+// pipeline that optimizes it (and inlines the host math left as calls).
+std::unique_ptr<llvm::Module> emit_host_module(llvm::LLVMContext& context, const kernel::KernelProgram& program,
+                                               llvm::TargetMachine& machine);
+void optimize_host_module(llvm::Module& module, llvm::TargetMachine& machine);
+
+// The version of what turns an emitted module into an object: optimize_host_module's
+// passes and HostJit's code generation options. Compiled objects are cached
+// under it (host_object_cache.h): change it with either.
+inline constexpr int kHostPipelineVersion = 1;
 
 }  // namespace smelt::lower

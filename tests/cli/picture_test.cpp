@@ -10,7 +10,7 @@
 #include <string>
 
 #include "tools/picture.h"
-#include "tests/support/scoped_path.h"
+#include "tests/support/scoped_env.h"
 
 namespace {
 
@@ -21,7 +21,7 @@ class PathWithoutDot {
  public:
   PathWithoutDot() : folder_(fs::temp_directory_path() / ("smelt_no_dot_" + std::to_string(::getpid()))) {
     fs::create_directories(folder_);
-    path_.emplace(folder_.string());
+    path_.emplace("PATH", folder_.string());
   }
   PathWithoutDot(const PathWithoutDot&) = delete;
   PathWithoutDot& operator=(const PathWithoutDot&) = delete;
@@ -32,7 +32,7 @@ class PathWithoutDot {
 
  private:
   fs::path folder_;
-  std::optional<smelt::smelt_testing::ScopedPath> path_;
+  std::optional<smelt::smelt_testing::ScopedEnv> path_;
 };
 
 std::string message_of(const std::string& dot) {
@@ -81,7 +81,7 @@ TEST(Picture, ADotThatStopsReadingIsAnErrorNotASignal) {
   fs::permissions(folder / "dot", fs::perms::owner_all);
   std::string message;
   {
-    const smelt::smelt_testing::ScopedPath fake_dot(folder.string() + ":/usr/bin:/bin");
+    const smelt::smelt_testing::ScopedEnv fake_dot("PATH", folder.string() + ":/usr/bin:/bin");
     message = message_of("digraph g {\n" + std::string(1 << 20, ' ') + "}\n");  // far more than a pipe holds
   }
   fs::remove_all(folder);

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "tools/picture.h"
-#include "tests/support/scoped_path.h"
+#include "tests/support/scoped_env.h"
 #include "tests/support/smelt_cli_fixture.h"
 
 namespace {
@@ -289,7 +289,7 @@ TEST_F(CompileCli, PictureErrorsExitOneWithoutAFile) {
   fs::create_directories(dir_ / "empty");
   const fs::path svg = dir_ / "p.svg", dot = dir_ / "p.dot";
   {
-    const smelt::smelt_testing::ScopedPath no_dot((dir_ / "empty").string());
+    const smelt::smelt_testing::ScopedEnv no_dot("PATH", (dir_ / "empty").string());
     expect_error("--dot '" + dot.string() + "' --svg '" + svg.string() + "'",
                  "graphviz's `dot` is not installed (Debian: apt-get install graphviz); write --dot instead", svg);
     EXPECT_FALSE(fs::exists(dot));
@@ -301,7 +301,7 @@ TEST_F(CompileCli, PictureErrorsExitOneWithoutAFile) {
   fs::create_directories(dir_ / "bin");
   const fs::path failing = write("bin/dot", "#!/bin/sh\necho 'Error: out of ink' >&2\nexit 3\n");
   fs::permissions(failing, fs::perms::owner_all);
-  const smelt::smelt_testing::ScopedPath fake_dot((dir_ / "bin").string() + ":/usr/bin:/bin");
+  const smelt::smelt_testing::ScopedEnv fake_dot("PATH", (dir_ / "bin").string() + ":/usr/bin:/bin");
   expect_error("--svg '" + svg.string() + "'", "graphviz's dot failed (exit 3): Error: out of ink", svg);
 }
 

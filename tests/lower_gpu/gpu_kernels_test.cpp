@@ -12,6 +12,7 @@
 #include "fusion/kernelize.h"
 #include "ir/text_format.h"
 #include "lower/lower.h"
+#include "tests/support/scoped_env.h"
 
 namespace smelt {
 namespace {
@@ -357,22 +358,7 @@ TEST(GpuKernels, UnknownArchIsAClearError) {
   EXPECT_THROW(lower::launch_config(program.kernels[0], {Target::kHost, ""}), lower::LowerError);
 }
 
-// Sets an environment variable for one scope.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    ::setenv(name, value, 1);
-  }
-  ~ScopedEnv() {
-    if (old_.empty()) ::unsetenv(name_);
-    else ::setenv(name_, old_.c_str(), 1);
-  }
-
- private:
-  const char* name_;
-  std::string old_;
-};
+using smelt_testing::ScopedEnv;
 
 TEST(GpuKernels, MissingLinkerIsAClearError) {
   ScopedEnv linker("SMELT_LD_LLD", "/nonexistent/ld.lld-19");
