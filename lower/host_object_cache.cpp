@@ -8,6 +8,7 @@
 #include <random>
 #include <sstream>
 
+#include <llvm/ADT/StringExtras.h>
 #include <llvm/Config/llvm-config.h>
 #include <llvm/Support/SHA256.h>
 #include <llvm/Support/raw_ostream.h>
@@ -24,20 +25,10 @@ std::atomic<uint64_t> hits{0}, stores{0};
 // size and xxh3 as 16 hex digits each and a newline, then the object.
 constexpr const char* kMagic = "smelt host object 1\n";
 
-std::string hex(const uint8_t* bytes, size_t n) {
-  static const char* digits = "0123456789abcdef";
-  std::string out;
-  for (size_t i = 0; i < n; ++i) {
-    out += digits[bytes[i] >> 4];
-    out += digits[bytes[i] & 15];
-  }
-  return out;
-}
-
 std::string hex64(uint64_t value) {
   uint8_t bytes[8];
   for (int i = 0; i < 8; ++i) bytes[i] = static_cast<uint8_t>(value >> (56 - 8 * i));
-  return hex(bytes, 8);
+  return llvm::toHex(bytes, /*LowerCase=*/true);
 }
 
 std::string header(const std::string& key, const std::string& object) {
@@ -72,7 +63,7 @@ std::string host_object_key(const llvm::Module& module, const llvm::TargetMachin
   add(host_vector_math_available() ? "libmvec" : "no libmvec");
   add(text);
   const std::array<uint8_t, 32> digest = sha.final();
-  return hex(digest.data(), digest.size());
+  return llvm::toHex(digest, /*LowerCase=*/true);
 }
 
 std::optional<std::string> load_host_object(const std::string& folder, const std::string& key) {

@@ -10,7 +10,7 @@
 // The key is a SHA-256 of everything the object depends on: the unoptimized
 // module as text (its kernels, constants, target triple and data layout), the
 // CPU name and features, whether libmvec's vector math may be called, the LLVM
-// version and kHostPipelineVersion (host_target.cpp: bump it when the passes
+// version and kHostPipelineVersion (host_target.h: bump it when the passes
 // that run on a module or the code generation options change). A file holds its
 // key and a checksum of the object: a truncated, damaged or foreign file is a
 // miss (and is overwritten), never an object loaded. Files are written under a
@@ -38,7 +38,7 @@ std::optional<std::string> load_host_object(const std::string& folder, const std
 // object.
 void store_host_object(const std::string& folder, const std::string& key, const std::string& object);
 
-// Objects this process found in, and stored into, a cache (for tests and --json).
+// Objects this process found in, and stored into, a cache (for the tests).
 struct HostObjectCacheCounts {
   uint64_t hits = 0, stores = 0;
 };
