@@ -162,7 +162,7 @@ Registered register_compile(CLI::App& app, SharedOptions& shared) {
                    "Seconds the extraction may search: a safety net behind --search-budget (the report says when it "
                    "fired)")
       ->check(CLI::PositiveNumber)
-      ->default_val(2);
+      ->default_val(smelt::Limits{}.extraction_s);
   compile_cmd->add_option("--target", compile->target, "Target of --emit: host, cuda or hip")
       ->check(CLI::IsMember({"host", "cuda", "hip"}))
       ->default_val("host");

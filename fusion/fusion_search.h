@@ -39,7 +39,7 @@ struct FusionOptions {
   // where the machine is not slower than expected, so the answer is the same
   // whatever the load. The time limit is a safety net (FusionExtraction::stopped_by).
   size_t max_evaluations = 0;
-  double time_limit_s = 2;
+  double time_limit_s = 10;  // smelt::Limits::extraction_s says why
   bool local_search = true;  // off: the best starting point
   // The term the graph was added as (original_choice), a starting point and
   // the guarantee of step 3; empty when unknown.

@@ -20,7 +20,14 @@ struct Limits {
   // (0: no limit). It decides where the search stops, so a busy machine gets
   // the same program; extraction_s is the safety net (FusionResult::extraction_stop).
   size_t extraction_evaluations = 20000;
-  double extraction_s = 2;    // seconds the extraction may search
+  // Seconds the extraction may search: far enough above what the budget takes
+  // that a busy machine does not change the answer. Quiet on the 2-core AMD
+  // EPYC (2026-11-30) every whole model of bench/models finished in 0.05-0.75 s
+  // (at most 4,000 programs priced) and the ten towers in 0.9 s (1,983); at 2 s
+  // the towers' search was cut short at load 4-5 (7 kernels, not 5). The
+  // towers price about 2,200 programs a second, so their whole budget would
+  // take 9 s: the net sits just above it.
+  double extraction_s = 10;
   // Seconds of Z3 proofs of simplified index maps, all kernels together; slots
   // not proved by then keep the composed form (FusionResult::index_validation says so).
   double index_proofs_s = 2;
