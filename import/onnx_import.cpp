@@ -136,7 +136,9 @@ std::string sg_name(const std::string& onnx_name, const ir::Graph& g) {
   return unique;
 }
 
-ImportResult import_graph(const onnx::ModelProto& model, const std::string& filename, const ImportOptions& options) {
+// Takes the model to free each initializer's bytes once converted: GPT-2's
+// peak compile memory 1,817 -> 1,407 MB (its file is 475 MB; 2026-11-30).
+ImportResult import_graph(onnx::ModelProto model, const std::string& filename, const ImportOptions& options) {
   const std::optional<int64_t> opset = default_opset(model);
   if (opset && (*opset < 1 || *opset > kNewestOpset))
     throw UnsupportedError(filename + ": opset " + std::to_string(*opset) +
@@ -170,9 +172,10 @@ ImportResult import_graph(const onnx::ModelProto& model, const std::string& file
     }
     ctx.define(info.name(), std::move(v));
   }
-  for (const onnx::TensorProto& init : onnx_graph.initializer()) {
+  for (onnx::TensorProto& init : *model.mutable_graph()->mutable_initializer()) {
     OnnxValue v;
     ir::HostTensor t = tensor_from_proto(init, filename + ": initializer '" + init.name() + "'");
+    if (init.has_raw_data()) std::string().swap(*init.mutable_raw_data());  // clear_raw_data keeps the capacity
     v.type = t.type;
     if (options.initializers_as_inputs) {
       v.id = ir::input(g, sg_name(init.name(), g), t.type.dtype, t.type.shape);
@@ -247,8 +250,7 @@ ImportResult import_model_bytes(const std::string& bytes, const std::string& fil
 }
 
 ImportResult import_model_file(const std::string& path, const ImportOptions& options) {
-  const onnx::ModelProto model = parse_model_file(path);
-  return import_graph(model, path, options);
+  return import_graph(parse_model_file(path), path, options);
 }
 
 std::vector<std::string> supported_op_types() {
