@@ -313,13 +313,13 @@ void emit_host_rows(llvm::IRBuilder<>& builder, const HostFunction& host, Kernel
                 at.set(row.node, builder.CreateLoad(row.type, builder.CreateInBoundsGEP(row.type, row.columns, slot)));
           return at;
         };
-        // The passes stay loops: unrolled whole (a row of 64), LLVM merged
-        // two passes back into one straight-line body (a transposing read
-        // staged before exp: 27.6 us in one pass, 38.4 in two merged so,
-        // 2026-11-29, one thread).
+        // The passes stay loops (LoopHint::kStagedPass): unrolled whole (a
+        // row of 64), LLVM merged two passes back into one straight-line body
+        // (a transposing read staged before exp: 27.6 us in one pass, 38.4 in
+        // two merged so, 2026-11-29, one thread).
         const LoopHint hint = has_contraction(kernel) ? contraction_hint
                               : stages.empty() ? LoopHint::kNone
-                                                      : LoopHint::kNoUnroll;
+                                                      : LoopHint::kStagedPass;
         const std::vector<llvm::Value*> row_vars = vars;
         for (size_t pass = 0; pass < stages.size(); ++pass)
           for (size_t s = 0; s + 1 < bounds.size(); ++s)

@@ -105,9 +105,14 @@ void emit_loop(llvm::IRBuilder<>& builder, llvm::Value* begin, llvm::Value* end,
       return llvm::MDNode::get(context, parts);
     };
     std::vector<llvm::Metadata*> parts = {nullptr};
-    if (hint == LoopHint::kNoUnroll) {
+    if (hint == LoopHint::kNoUnroll || hint == LoopHint::kStagedPass) {
       llvm::Metadata* no_unroll[] = {llvm::MDString::get(context, "llvm.loop.unroll.disable")};
       parts.push_back(llvm::MDNode::get(context, no_unroll));
+      if (hint == LoopHint::kStagedPass) {
+        llvm::Metadata* interleave[] = {llvm::MDString::get(context, "llvm.loop.interleave.count"),
+                                        llvm::ConstantAsMetadata::get(builder.getInt32(4))};
+        parts.push_back(llvm::MDNode::get(context, interleave));
+      }
     } else {
       parts.push_back(flag("llvm.loop.vectorize.enable"));
       parts.push_back(flag("llvm.loop.vectorize.predicate.enable"));

@@ -265,6 +265,14 @@ enum class LoopHint {
   // whose scalar remainder ran its reduction element by element (EfficientNet-
   // B0's depthwise 3x3 over 144 maps of 56x56: 333 us, 253 us masked).
   kMaskedTail,
+  // A pass of a row-staged kernel (kernel::host_row_stages): kNoUnroll, and
+  // vectorized four vectors an iteration (llvm.loop.interleave.count 4). With
+  // unrolling off LLVM interleaved these loops once, so a chain of math calls
+  // staged ran slower than the same calls as separate kernels (which LLVM
+  // interleaves four times): exp(sigmoid(x))^2 over 16 x 1,024 floats 31.2 us
+  // staged, 24.1 interleaved twice, 19.4 four times, 30.7 unfused; exp(exp(x))
+  // over 8 K floats 12.2, 8.6 and 10.7 unfused (2026-11-30, AMD EPYC, one thread).
+  kStagedPass,
 };
 
 // `for (i = begin; i < end; ++i) body(i)` with i64 bounds, at the builder's
