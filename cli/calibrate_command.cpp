@@ -14,6 +14,7 @@
 #include "cli/command.h"
 #include "cli/commands.h"
 #include "cli/format.h"
+#include "error/output_file.h"
 #include "tools/calibration.h"
 #include "smelt/smelt.h"
 
@@ -22,18 +23,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Writes through a temporary file, so a failure leaves no partial output.
+// Writes whole or not at all (error/output_file.h), so a failure leaves no partial output.
 void write_atomically(const fs::path& path, const std::string& text) {
-  const fs::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    if (!out || !(out << text) || !out.flush()) {
-      std::error_code ignored;
-      fs::remove(tmp, ignored);
-      throw std::runtime_error(path.string() + ": cannot write");
-    }
-  }
-  fs::rename(tmp, path);
+  if (const std::string problem = write_output_file(path.string(), text); !problem.empty())
+    throw std::runtime_error(problem);
 }
 
 std::string summary_line(const smelt::tools::ValidationSummary& s, const char* what) {

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "error/output_file.h"
 #include "tools/picture.h"
 
 namespace smelt::cli {
@@ -24,27 +25,6 @@ std::string folder_problem(const std::string& path) {
   if (::access(folder.c_str(), W_OK) != 0)
     return "cannot write " + path + " (folder " + folder.string() + " is not writable)";
   if (fs::is_directory(file, error)) return "cannot write " + path + " (a folder)";
-  return "";
-}
-
-// `text` into `path` through a temporary file beside it: readers never see half a file.
-std::string write_whole(const std::string& path, const std::string& text) {
-  const std::string temporary = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) return "cannot write " + path + ": " + std::strerror(errno);
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    out.close();
-    if (!out) {
-      std::remove(temporary.c_str());
-      return "cannot write " + path;
-    }
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    std::remove(temporary.c_str());
-    return "cannot write " + path + ": " + why;
-  }
   return "";
 }
 
@@ -69,9 +49,9 @@ std::string write_picture_files(const PictureFiles& files, const std::string& do
     }
   }
   if (!files.dot.empty())
-    if (std::string problem = write_whole(files.dot, dot); !problem.empty()) return problem;
+    if (std::string problem = write_output_file(files.dot, dot); !problem.empty()) return problem;
   if (!files.svg.empty())
-    if (std::string problem = write_whole(files.svg, svg); !problem.empty()) return problem;
+    if (std::string problem = write_output_file(files.svg, svg); !problem.empty()) return problem;
   return "";
 }
 

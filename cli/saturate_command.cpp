@@ -10,6 +10,7 @@
 #include "cli/command.h"
 #include "cli/commands.h"
 #include "cli/format.h"
+#include "error/output_file.h"
 #include "smelt/memory.h"
 #include "tools/saturation.h"
 #include "smelt/smelt.h"
@@ -21,21 +22,10 @@ using smelt::egraph::IterationStats;
 using smelt::egraph::RuleRunStats;
 using smelt::egraph::RunReport;
 
-// Writes `text` to `path` whole, or nothing: a temporary beside it, renamed.
+// Writes `text` to `path` whole, or nothing (error/output_file.h).
 bool write_file(const std::string& path, const std::string& text, const char* what) {
-  const std::string temporary = path + ".partial";
-  {
-    std::ofstream out(temporary, std::ios::binary);
-    out << text;
-    if (!out.flush()) {
-      std::remove(temporary.c_str());
-      std::cerr << "error: cannot write " << what << " to " << path << "\n";
-      return false;
-    }
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    std::remove(temporary.c_str());
-    std::cerr << "error: cannot write " << what << " to " << path << "\n";
+  if (const std::string problem = write_output_file(path, text); !problem.empty()) {
+    std::cerr << "error: " << problem << " (" << what << ")\n";
     return false;
   }
   return true;

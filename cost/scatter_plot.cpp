@@ -1,18 +1,16 @@
 #include "cost/scatter_plot.h"
 
 #include <png.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
-#include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <stdexcept>
+
+#include "error/output_file.h"
 
 namespace smelt::cost {
 namespace {
@@ -233,12 +231,6 @@ std::string ratio_label(double r) {
   return buf;
 }
 
-// Temporary file names beside the destination, unique within this process too.
-std::string temp_path_for(const std::string& path) {
-  static std::atomic<unsigned> counter{0};
-  return path + ".tmp." + std::to_string(static_cast<long>(::getpid())) + "." + std::to_string(counter++);
-}
-
 }  // namespace
 
 double ScatterLayout::pixel_x(double x) const {
@@ -356,35 +348,26 @@ void write_scatter_png(const std::string& path, const ScatterPlot& plot) {
   c.text(l.left + (l.right - l.left - text_width(plot.x_label, 2)) / 2, l.bottom + 48, plot.x_label, 2, kBlack);
   c.text(14, l.top + (l.bottom - l.top + text_width(plot.y_label, 2)) / 2, plot.y_label, 2, kBlack, true);
 
-  // Encode to a temporary file beside `path`, then rename over it.
-  const std::string tmp = temp_path_for(path);
-  std::FILE* f = std::fopen(tmp.c_str(), "wbx");
-  if (!f) throw std::runtime_error(path + ": cannot write: " + std::strerror(errno));
+  // Encoded in memory (libpng's simplified API: a first call sizes it), then
+  // written whole (error/output_file.h).
   png_image image;
   std::memset(&image, 0, sizeof image);
   image.version = PNG_IMAGE_VERSION;
   image.width = static_cast<png_uint_32>(c.width());
   image.height = static_cast<png_uint_32>(c.height());
   image.format = PNG_FORMAT_RGB;
-  bool ok = png_image_write_to_stdio(&image, f, 0, c.data(), 0, nullptr) != 0;
-  std::string why = ok ? "" : std::string(image.message);
-  png_image_free(&image);
-  if (std::fclose(f) != 0 && ok) {
-    ok = false;
-    why = std::strerror(errno);
-  }
+  png_alloc_size_t png_bytes = 0;
+  std::string png;
+  bool ok = png_image_write_to_memory(&image, nullptr, &png_bytes, 0, c.data(), 0, nullptr) != 0;
   if (ok) {
-    std::error_code ec;
-    std::filesystem::rename(tmp, path, ec);
-    if (ec) {
-      ok = false;
-      why = ec.message();
-    }
+    png.resize(png_bytes);
+    ok = png_image_write_to_memory(&image, png.data(), &png_bytes, 0, c.data(), 0, nullptr) != 0;
+    png.resize(png_bytes);
   }
-  if (!ok) {
-    std::remove(tmp.c_str());
-    throw std::runtime_error(path + ": cannot write: " + why);
-  }
+  const std::string why = ok ? "" : std::string(image.message);
+  png_image_free(&image);
+  if (!ok) throw std::runtime_error(path + ": cannot write: " + why);
+  if (const std::string problem = write_output_file(path, png); !problem.empty()) throw std::runtime_error(problem);
 }
 
 }  // namespace smelt::cost

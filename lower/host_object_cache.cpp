@@ -5,7 +5,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <random>
 #include <sstream>
 
 #include <llvm/ADT/StringExtras.h>
@@ -14,6 +13,7 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Support/xxhash.h>
 
+#include "error/output_file.h"
 #include "lower/host_target.h"
 
 namespace smelt::lower {
@@ -84,23 +84,7 @@ void store_host_object(const std::string& folder, const std::string& key, const 
   std::error_code error;
   std::filesystem::create_directories(folder, error);
   if (error) return;
-  const std::filesystem::path path = path_of(folder, key);
-  std::random_device random;
-  const std::filesystem::path temporary = path.string() + ".tmp" + std::to_string(random()) + std::to_string(random());
-  {
-    std::ofstream out(temporary, std::ios::binary);
-    out << header(key, object) << object;
-    out.close();
-    if (!out) {
-      std::filesystem::remove(temporary, error);
-      return;
-    }
-  }
-  std::filesystem::rename(temporary, path, error);
-  if (error) {
-    std::filesystem::remove(temporary, error);
-    return;
-  }
+  if (!write_output_file(path_of(folder, key).string(), header(key, object) + object).empty()) return;
   ++stores;
 }
 
