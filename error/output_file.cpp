@@ -19,7 +19,9 @@ std::string write_output_file(const std::string& path, std::string_view bytes) {
     std::remove(temporary.c_str());
     return path + ": cannot write: " + std::strerror(error);
   };
-  std::FILE* out = std::fopen(temporary.c_str(), "wbx");
+  // Not exclusive ("x"): a temporary a crashed process left under a pid now
+  // reused is written over, not an error.
+  std::FILE* out = std::fopen(temporary.c_str(), "wb");
   if (!out) return path + ": cannot write: " + std::strerror(errno);
   const bool written = std::fwrite(bytes.data(), 1, bytes.size(), out) == bytes.size();
   const int write_error = errno;
