@@ -70,6 +70,13 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"many_positions_column_blocks", {1, 4, 40, 40}, {8, 4, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, {1, 1}, 1}, true},
         Case{"computed_input_padding", {1, 4, 6, 6}, {8, 4, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, {1, 1}, 1}, true, true},
         Case{"one_d", {2, 3, 20}, {6, 3, 5}, {{2}, {1}, {2}, {1}, 1}, true},
+        // B packed by lines, kLineRows rows of K at a time, each line's interior
+        // with plain loads (lower/host_matmul.cpp): K = 630 in blocks of 512 and
+        // 118 (a last group of 6 rows); a 7x7 stem of stride 2; a padding wider
+        // than the window (lines wholly outside the input, empty interiors).
+        Case{"k_blocks_partial_line_rows", {1, 70, 9, 13}, {6, 70, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, {1, 1}, 1}, true},
+        Case{"stem_7x7_stride2", {2, 3, 23, 21}, {8, 3, 7, 7}, {{2, 2}, {1, 1}, {3, 3}, {3, 3}, 1}, true},
+        Case{"padding_wider_than_window", {1, 3, 5, 6}, {4, 3, 3, 3}, {{1, 1}, {1, 1}, {4, 3}, {2, 5}, 1}, true},
         Case{"three_d", {1, 2, 5, 6, 4}, {4, 2, 3, 2, 3}, {{1, 2, 1}, {1, 1, 1}, {1, 0, 1}, {1, 1, 1}, 1}, true},
         Case{"depthwise_plain_loop", {1, 6, 8, 8}, {6, 1, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, {1, 1}, 6}, false},
         // The plain loop's column segments (kernel::host_column_cuts of window
