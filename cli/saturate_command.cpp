@@ -3,7 +3,6 @@
 #include <memory>
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
