@@ -186,31 +186,23 @@ std::vector<InteriorCondition> host_interior_conditions(const Kernel& kernel) {
   }
   const uint64_t all_vars = (uint64_t{1} << num_vars) - 1;
   const int column = static_cast<int>(kernel.space.size()) - 1;
-  std::vector<InteriorCondition> conditions;
-  std::set<IndexRef> seen;
+  std::vector<IndexRef> comparisons;  // every mask's conjunction, down to its comparisons, each once
   for (size_t i = 0; i < kernel.exprs.size(); ++i) {
     const KernelExpr& e = kernel.exprs[i];
-    if (!in_loop[i] || e.kind != KernelExpr::Kind::kLoad || e.valid == kNoIndex) continue;
-    std::vector<IndexRef> pending{e.valid};  // the mask's conjunction, down to its comparisons
-    while (!pending.empty()) {
-      const IndexRef at = pending.back();
-      pending.pop_back();
-      const IndexPool::Node& n = pool.node(at);
-      if (n.kind == IndexPool::Kind::kAnd) {
-        pending.insert(pending.end(), {n.a, n.b});
-        continue;
-      }
-      if (n.kind != IndexPool::Kind::kLt && n.kind != IndexPool::Kind::kLe) return {};
-      if ((pool.vars_used(at) & ~all_vars) != 0) return {};
-      if (!seen.insert(at).second) continue;
-      InteriorCondition c{at, std::vector<int64_t>(static_cast<size_t>(num_vars), 0)};
-      for (int v = column; v < num_vars; ++v) {
-        const std::optional<int64_t> a = pool.coefficient(n.a, v), b = pool.coefficient(n.b, v);
-        if (!a || !b) return {};
-        c.slope[static_cast<size_t>(v)] = *a - *b;
-      }
-      conditions.push_back(std::move(c));
+    if (in_loop[i] && e.kind == KernelExpr::Kind::kLoad) pool.append_conjuncts(e.valid, comparisons);
+  }
+  std::vector<InteriorCondition> conditions;
+  for (const IndexRef at : comparisons) {
+    const IndexPool::Node& n = pool.node(at);
+    if (n.kind != IndexPool::Kind::kLt && n.kind != IndexPool::Kind::kLe) return {};
+    if ((pool.vars_used(at) & ~all_vars) != 0) return {};
+    InteriorCondition c{at, std::vector<int64_t>(static_cast<size_t>(num_vars), 0)};
+    for (int v = column; v < num_vars; ++v) {
+      const std::optional<int64_t> a = pool.coefficient(n.a, v), b = pool.coefficient(n.b, v);
+      if (!a || !b) return {};
+      c.slope[static_cast<size_t>(v)] = *a - *b;
     }
+    conditions.push_back(std::move(c));
   }
   return conditions;
 }

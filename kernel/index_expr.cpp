@@ -23,6 +23,21 @@ IndexRef IndexPool::intern(Node n) {
   return it->second;
 }
 
+void IndexPool::append_conjuncts(IndexRef r, std::vector<IndexRef>& out) const {
+  if (r == kNoIndex) return;
+  std::vector<IndexRef> pending{r};  // a stack: a kAnd's b below its a, so leaves come left to right
+  while (!pending.empty()) {
+    const IndexRef at = pending.back();
+    pending.pop_back();
+    const Node& n = node(at);
+    if (n.kind == Kind::kAnd) {
+      pending.insert(pending.end(), {n.b, n.a});
+    } else if (std::find(out.begin(), out.end(), at) == out.end()) {
+      out.push_back(at);
+    }
+  }
+}
+
 std::optional<int64_t> IndexPool::coefficient(IndexRef r, int var) const {
   if (r == kNoIndex || !(vars_used(r) >> var & 1)) return 0;
   const Node& n = node(r);

@@ -70,6 +70,11 @@ class IndexPool {
   // min, max, select or a product of two terms holding it (a gather).
   std::optional<int64_t> coefficient(IndexRef r, int var) const;
 
+  // Appends to `out` the conjuncts of r (the leaves of its tree of kAnd
+  // nodes, left to right) that `out` does not hold yet; r itself where it is
+  // not a kAnd, nothing for kNoIndex. A mask's comparisons, one by one.
+  void append_conjuncts(IndexRef r, std::vector<IndexRef>& out) const;
+
   // Bit v set: variable v occurs in r (variables 63 and above share bit 63).
   uint64_t vars_used(IndexRef r) const { return r == kNoIndex ? 0 : vars_used_[static_cast<size_t>(r)]; }
   // Nodes on the longest path from r to a leaf (0 for kNoIndex): what the

@@ -797,15 +797,6 @@ struct IndexSimplifier::Impl {
     return VarBound{number, strict ? (c == INT64_MAX ? kNothing : IndexRange{c + 1, kPosInf}) : IndexRange{c, kPosInf}};
   }
 
-  void conjuncts_of(IndexRef t, std::vector<IndexRef>& out) const {
-    if (node(t).kind == Kind::kAnd) {
-      conjuncts_of(node(t).a, out);
-      conjuncts_of(node(t).b, out);
-    } else if (std::find(out.begin(), out.end(), t) == out.end()) {
-      out.push_back(t);
-    }
-  }
-
   // a && b (two undecided masks) with the bounds on each variable merged: at
   // most a lower and an upper bound per variable (v == c where they meet),
   // none that the variable's range already implies, then the other
@@ -813,8 +804,8 @@ struct IndexSimplifier::Impl {
   // slices produce chains like 1 ≤ i && 2 ≤ i && i < 6 && i < 5.
   IndexRef conjoin(IndexRef a, IndexRef b) {
     std::vector<IndexRef> parts, others;
-    conjuncts_of(a, parts);
-    conjuncts_of(b, parts);
+    target.append_conjuncts(a, parts);
+    target.append_conjuncts(b, parts);
     std::map<int64_t, IndexRange> bounds;
     for (IndexRef t : parts) {
       if (std::optional<VarBound> bound = var_bound(t)) {
@@ -847,7 +838,7 @@ struct IndexSimplifier::Impl {
     if (mask == kNoIndex) return narrowed;
     if (constant_of(mask) == 0) return std::nullopt;
     std::vector<IndexRef> parts;
-    conjuncts_of(mask, parts);
+    target.append_conjuncts(mask, parts);
     for (IndexRef t : parts) {
       if (std::optional<VarBound> bound = var_bound(t)) {
         IndexRange& r = narrowed[bound->var];

@@ -527,7 +527,7 @@ class TiledContraction {
   };
   std::vector<LineCondition> line_conditions(int side) const {
     const int column = static_cast<int>(p_.batch.size() + p_.columns.size());
-    std::vector<LineCondition> conditions;
+    std::vector<kernel::IndexRef> comparisons;  // the loads' masks, down to their comparisons, each once
     std::vector<bool> seen(k_.exprs.size(), false);
     std::vector<int> pending{side};
     while (!pending.empty()) {
@@ -537,23 +537,14 @@ class TiledContraction {
       seen[static_cast<size_t>(node)] = true;
       const kernel::KernelExpr& e = k_.exprs[static_cast<size_t>(node)];
       pending.insert(pending.end(), e.operands.begin(), e.operands.end());
-      if (e.kind != kernel::KernelExpr::Kind::kLoad || e.valid == kernel::kNoIndex) continue;
-      std::vector<kernel::IndexRef> parts{e.valid};  // the mask's conjunction, down to its comparisons
-      while (!parts.empty()) {
-        const kernel::IndexRef at = parts.back();
-        parts.pop_back();
-        const kernel::IndexPool::Node& n = k_.indices.node(at);
-        if (n.kind == kernel::IndexPool::Kind::kAnd) {
-          parts.insert(parts.end(), {n.a, n.b});
-          continue;
-        }
-        if (n.kind != kernel::IndexPool::Kind::kLt && n.kind != kernel::IndexPool::Kind::kLe) continue;
-        const std::optional<int64_t> a = k_.indices.coefficient(n.a, column), b = k_.indices.coefficient(n.b, column);
-        if (!a || !b) continue;  // stays a masked load
-        bool known = false;
-        for (const LineCondition& c : conditions) known = known || c.comparison == at;
-        if (!known) conditions.push_back({at, *a - *b});
-      }
+      if (e.kind == kernel::KernelExpr::Kind::kLoad) k_.indices.append_conjuncts(e.valid, comparisons);
+    }
+    std::vector<LineCondition> conditions;
+    for (const kernel::IndexRef at : comparisons) {
+      const kernel::IndexPool::Node& n = k_.indices.node(at);
+      if (n.kind != kernel::IndexPool::Kind::kLt && n.kind != kernel::IndexPool::Kind::kLe) continue;
+      const std::optional<int64_t> a = k_.indices.coefficient(n.a, column), b = k_.indices.coefficient(n.b, column);
+      if (a && b) conditions.push_back({at, *a - *b});  // otherwise it stays a masked load
     }
     return conditions;
   }
