@@ -25,8 +25,9 @@ std::string kernels(size_t n) { return std::to_string(n) + (n == 1 ? " kernel" :
 
 // --measure: one line per candidate timed.
 void print_measured(const smelt::FusionResult& r) {
-  std::cout << "measured on the host (medians, timed side by side in interleaved rounds):\n"
-            << "  predicted_us   median_us  kernels\n";
+  std::cout << "measured on the host (timed side by side in interleaved rounds; over_pick: its time over the pick's, "
+               "the median of the rounds' ratios):\n"
+            << "  predicted_us   median_us  over_pick  kernels\n";
   for (const smelt::MeasuredCandidate& m : r.measured) {
     std::string notes;
     auto note = [&](bool on, const char* what) {
@@ -35,7 +36,8 @@ void print_measured(const smelt::FusionResult& r) {
     note(m.model_pick, "model's pick");
     note(m.unfused, "unfused");
     note(m.chosen, "chosen (fastest)");
-    std::printf("  %12.2f %11.2f  %7zu%s\n", m.predicted_us, m.timing.median_us, m.kernels, notes.c_str());
+    std::printf("  %12.2f %11.2f  %9.3f  %7zu%s\n", m.predicted_us, m.timing.median_us, m.over_pick, m.kernels,
+                notes.c_str());
   }
   std::cout << (r.model_pick_fastest ? "the model's pick measured fastest"
                                      : "the model's pick measured " + formatted("%.2fx", r.model_pick_vs_fastest) +
@@ -85,6 +87,7 @@ int compile_command(const CompileCommandOptions& options) {
   fuse.limits.extraction_s = options.time_limit_s;
   fuse.limits.extraction_evaluations = options.search_budget;
   fuse.measure = options.measure;
+  fuse.measure_budget_s = options.measure_s;
   smelt::FusionResult fused = smelt::fuse(g, fuse);
   fused.profile_note = profile_note;
   const smelt::FusionResult& r = fused;
@@ -152,6 +155,12 @@ Registered register_compile(CLI::App& app, SharedOptions& shared) {
                    "unfused one, on the host with --threads threads; keep the fastest measured (host only)")
       ->check(CLI::Range(size_t{0}, size_t{1000}))
       ->default_val(0);
+  compile_cmd
+      ->add_option("--measure-s", compile->measure_s,
+                   "Seconds of timing per candidate under --measure (at least 3 rounds are run whatever it says: "
+                   "a whole model takes longer)")
+      ->check(CLI::Range(0.01, 3600.0))
+      ->default_val(FuseOptions{}.measure_budget_s);
   compile_cmd
       ->add_option("--search-budget", compile->search_budget,
                    "Programs the extraction may cost, all parts together: where the search stops, the same on a busy "

@@ -26,6 +26,7 @@ struct CompileCommandOptions {
   size_t search_budget = Limits{}.extraction_evaluations;
   unsigned threads = 0;   // host threads the program is costed for (0: every core)
   size_t measure = 0;     // time the K best costed programs and the unfused one on the host; keep the fastest
+  double measure_s = FuseOptions{}.measure_budget_s;  // seconds of timing per candidate
   // --emit (cli/emit_command.h): the fused program as code for a target.
   std::string target = "host";  // host | cuda | hip
   std::string arch;             // "" = the target's default (cuda sm_80, hip gfx90a, host this CPU)

@@ -35,6 +35,7 @@ std::vector<Timing> measure_until_stable(const std::vector<RunFn>& runs, double 
   std::vector<int> batch(n);
   std::vector<double> previous(n);
   std::vector<int> settled(n, 0);
+  std::vector<std::vector<double>> round_us(n);
   for (size_t i = 0; i < n; ++i) {
     samples[i] = runs[i](3);
     // Batches of about a fiftieth of the budget each.
@@ -46,6 +47,7 @@ std::vector<Timing> measure_until_stable(const std::vector<RunFn>& runs, double 
     // One batch of each workload per round: none is favoured by its place.
     for (size_t i = 0; i < n; ++i) {
       const std::vector<double> more = runs[i](batch[i]);
+      round_us[i].push_back(summarize(more).median_us);
       samples[i].insert(samples[i].end(), more.begin(), more.end());
       const double median = summarize(samples[i]).median_us;
       settled[i] = std::fabs(median - previous[i]) <= 0.01 * previous[i] ? settled[i] + 1 : 0;
@@ -58,10 +60,20 @@ std::vector<Timing> measure_until_stable(const std::vector<RunFn>& runs, double 
       for (size_t i = 0; i < n; ++i) {
         timings.push_back(summarize(std::move(samples[i])));
         timings.back().stable = settled[i] >= 2;
+        if (n > 1) timings.back().round_us = std::move(round_us[i]);
       }
       return timings;
     }
   }
+}
+
+double paired_ratio(const Timing& a, const Timing& b) {
+  std::vector<double> ratios;
+  for (size_t r = 0; r < std::min(a.round_us.size(), b.round_us.size()); ++r)
+    if (b.round_us[r] > 0) ratios.push_back(a.round_us[r] / b.round_us[r]);
+  if (ratios.empty()) return b.median_us > 0 ? a.median_us / b.median_us : 1;
+  std::sort(ratios.begin(), ratios.end());
+  return quantile(ratios, 0.5);
 }
 
 Timing measure_until_stable(const RunFn& run, double budget_s) { return measure_until_stable(std::vector<RunFn>{run}, budget_s)[0]; }

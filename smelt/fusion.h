@@ -24,7 +24,8 @@ struct MeasuredCandidate {
   size_t kernels = 0;
   bool model_pick = false;  // the extraction's choice: `after` without measuring
   bool unfused = false;     // `before`
-  bool chosen = false;      // the least measured median: `after`
+  double over_pick = 1;     // its time over the pick's, round by round (cost::paired_ratio; the pick's is 1)
+  bool chosen = false;      // the least over_pick: `after`
 };
 
 struct FusionResult {

@@ -53,6 +53,8 @@ std::string fusion_json(const FusionResult& r, const FusionSource& source) {
                           {"min_us", m.timing.min_us},
                           {"reps", m.timing.reps},
                           {"stable", m.timing.stable},
+                          {"over_pick", m.over_pick},
+                          {"round_us", m.timing.round_us},
                           {"kernels", m.kernels},
                           {"model_pick", m.model_pick},
                           {"unfused", m.unfused},

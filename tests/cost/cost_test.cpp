@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "cost/device_profile.h"
+#include "cost/measure.h"
 #include "cost/predict.h"
 #include "ir/builder.h"
 #include "kernel/host_plan.h"
@@ -1305,6 +1306,41 @@ TEST(Predict, WorkEstimatesUseTheProfilesThreads) {
   EXPECT_DOUBLE_EQ(matmul_work_ns(one, 1, 64, 4096, 1024),
                    2.0 * 64 * 4096 * 1024 / matmul_gflops(one.at(1).matmul, 1, 64, 4096, 1024));
   EXPECT_GT(reduction_work_ns(one, 1000), 0);
+}
+
+// Two programs timed side by side are compared round by round: a machine
+// whose speed moves between rounds moves both of a round's batches, and their
+// ratio stays. Medians over the whole measurement do not pair the samples.
+TEST(PairedRatio, ComparesTheRoundsNotTheMedians) {
+  Timing a, b;
+  a.round_us = {10, 20, 40, 80};
+  b.round_us = {12.5, 25, 50, 100};
+  a.median_us = 40;  // a's middle rounds slow, b's fast: the medians say 1.6
+  b.median_us = 25;
+  EXPECT_DOUBLE_EQ(paired_ratio(a, b), 0.8);
+  EXPECT_DOUBLE_EQ(paired_ratio(b, a), 1.25);
+  Timing alone_a, alone_b;  // no rounds in common: the medians
+  alone_a.median_us = 30;
+  alone_b.median_us = 20;
+  EXPECT_DOUBLE_EQ(paired_ratio(alone_a, alone_b), 1.5);
+}
+
+TEST(PairedRatio, MeasureUntilStableKeepsEachRoundsMedianSoDriftCancels) {
+  int round = 0;
+  auto speed = [&] { return 1.0 + 0.4 * (round % 5); };  // the machine 1x to 2.6x slower from round to round
+  auto runs = std::vector<RunFn>{
+      [&](int reps) {
+        ++round;  // a runs first in every round
+        return std::vector<double>(static_cast<size_t>(reps), 1e-3 * speed());
+      },
+      [&](int reps) { return std::vector<double>(static_cast<size_t>(reps), 1.25e-3 * speed()); }};
+  const std::vector<Timing> t = measure_until_stable(runs, 0.01);
+  ASSERT_EQ(t.size(), 2u);
+  ASSERT_GE(t[0].round_us.size(), 3u);
+  EXPECT_EQ(t[0].round_us.size(), t[1].round_us.size());
+  EXPECT_NEAR(paired_ratio(t[0], t[1]), 0.8, 1e-9);
+  // One workload alone keeps no rounds.
+  EXPECT_TRUE(measure_until_stable(runs[1], 0.01).round_us.empty());
 }
 
 }  // namespace

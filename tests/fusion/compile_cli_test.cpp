@@ -190,16 +190,21 @@ TEST_F(CompileCli, MeasureReportsEveryCandidateAndKeepsTheFastest) {
   int chosen = 0, unfused = 0, picks = 0;
   double least = 1e300;
   for (const nlohmann::json& m : j["measured"])
-    for (const char* key : {"predicted_us", "median_us", "kernels", "model_pick", "chosen"})
+    for (const char* key : {"predicted_us", "median_us", "over_pick", "round_us", "kernels", "model_pick", "chosen"})
       ASSERT_TRUE(m.contains(key)) << key << " in " << m.dump();
-  for (const nlohmann::json& m : j["measured"]) least = std::min(least, m["median_us"].get<double>());
+  for (const nlohmann::json& m : j["measured"]) least = std::min(least, m["over_pick"].get<double>());
   for (const nlohmann::json& m : j["measured"]) {
     chosen += m["chosen"].get<bool>();
     unfused += m["unfused"].get<bool>();
     picks += m["model_pick"].get<bool>();
+    EXPECT_GE(m["round_us"].size(), 3u) << m.dump();  // compared round by round
+    if (m["model_pick"].get<bool>()) {
+      EXPECT_EQ(m["over_pick"].get<double>(), 1.0);
+    }
     if (m["chosen"].get<bool>()) {
-      EXPECT_EQ(m["median_us"].get<double>(), least);
+      EXPECT_EQ(m["over_pick"].get<double>(), least);
       EXPECT_EQ(m["kernels"], j["kernels_after"]);
+      EXPECT_DOUBLE_EQ(j["model_pick_vs_fastest"].get<double>(), 1 / least);
     }
   }
   EXPECT_EQ(chosen, 1);
@@ -208,12 +213,18 @@ TEST_F(CompileCli, MeasureReportsEveryCandidateAndKeepsTheFastest) {
   ASSERT_TRUE(j.contains("model_pick_fastest"));
   ASSERT_TRUE(j.contains("model_pick_vs_fastest"));
   EXPECT_GE(j["model_pick_vs_fastest"].get<double>(), 1.0);
+  EXPECT_EQ(j["model_pick_fastest"].get<bool>(), least == 1.0);
 
   const Result text = smelt("compile " + example("luminal_fusion") + " --measure 2 --threads 1");
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("median_us"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("unfused"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("chosen (fastest)"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("over_pick"), std::string::npos) << text.out;
+  // --measure-s out of its range is a usage error.
+  const Result bad = smelt("compile " + example("luminal_fusion") + " --measure 2 --measure-s 0");
+  EXPECT_EQ(bad.exit_code, 2) << bad.out;
+  EXPECT_TRUE(bad.out.empty()) << bad.out;
   // Without --measure the JSON has no measurements.
   const Result plain = smelt("compile " + example("luminal_fusion") + " --json");
   ASSERT_EQ(plain.exit_code, 0) << plain.err;

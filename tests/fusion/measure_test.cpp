@@ -38,10 +38,16 @@ void expect_fastest_chosen(const std::string& name) {
       *std::find_if(r.measured.begin(), r.measured.end(), [](const smelt::MeasuredCandidate& m) { return m.chosen; });
   const smelt::MeasuredCandidate& pick =
       *std::find_if(r.measured.begin(), r.measured.end(), [](const smelt::MeasuredCandidate& m) { return m.model_pick; });
+  EXPECT_EQ(pick.over_pick, 1.0);
   for (const smelt::MeasuredCandidate& m : r.measured) {
     EXPECT_GT(m.timing.median_us, 0);
     EXPECT_GT(m.timing.reps, 0);
-    EXPECT_GE(m.timing.median_us, chosen.timing.median_us);
+    EXPECT_GE(m.timing.round_us.size(), 3u) << "compared with the pick round by round";
+    EXPECT_EQ(m.timing.round_us.size(), pick.timing.round_us.size());
+    EXPECT_GE(m.over_pick, chosen.over_pick);
+    if (!m.model_pick) {
+      EXPECT_DOUBLE_EQ(m.over_pick, cost::paired_ratio(m.timing, pick.timing));
+    }
   }
   for (size_t i = 1; i < r.measured.size(); ++i)
     EXPECT_LE(r.measured[i - 1].predicted_us, r.measured[i].predicted_us) << "by predicted time";
@@ -49,7 +55,7 @@ void expect_fastest_chosen(const std::string& name) {
   EXPECT_EQ(r.kernels_after, chosen.kernels);
   EXPECT_DOUBLE_EQ(r.predicted_us_after, chosen.predicted_us);
   EXPECT_EQ(r.model_pick_fastest, pick.chosen);
-  EXPECT_DOUBLE_EQ(r.model_pick_vs_fastest, pick.timing.median_us / chosen.timing.median_us);
+  EXPECT_DOUBLE_EQ(r.model_pick_vs_fastest, 1 / chosen.over_pick);
   EXPECT_GE(r.model_pick_vs_fastest, 1.0);
   EXPECT_GT(r.measure_s, 0);
   EXPECT_EQ(check_program(g, r.after, 11), "");
