@@ -22,13 +22,13 @@ struct Timing {
 using RunFn = std::function<std::vector<double>(int reps)>;
 
 // Batches are run until the median of all samples moves by less than 1% from
-// one batch to the next (at least 3 batches), or until `budget_s` seconds have
-// been spent.
+// one batch to the next, or until `budget_s` seconds have been spent; at least
+// 3 batches either way.
 Timing measure_until_stable(const RunFn& run, double budget_s = 0.25);
 
 // The same for several workloads side by side: in rounds of one batch each,
-// until every median has settled or `budget_s` seconds per workload are spent,
-// so none gains or loses from being timed first or from the machine drifting.
+// until every median has settled or `budget_s` seconds per workload are spent
+// (at least 3 rounds), so none gains or loses from being timed first or from the machine drifting.
 std::vector<Timing> measure_until_stable(const std::vector<RunFn>& runs, double budget_s = 0.25);
 
 // a's time over b's, two workloads timed side by side: the median over the

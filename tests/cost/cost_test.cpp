@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -1323,6 +1324,22 @@ TEST(PairedRatio, ComparesTheRoundsNotTheMedians) {
   alone_a.median_us = 30;
   alone_b.median_us = 20;
   EXPECT_DOUBLE_EQ(paired_ratio(alone_a, alone_b), 1.5);
+}
+
+// A whole model spends the budget in its first batch; the rounds a paired
+// ratio is the median of are still three.
+TEST(PairedRatio, ThreeRoundsEvenWhereTheFirstOverrunsTheBudget) {
+  auto slow = [](int reps) {
+    std::vector<double> seconds;
+    for (int i = 0; i < reps; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      seconds.push_back(2e-3);
+    }
+    return seconds;
+  };
+  const std::vector<Timing> t = measure_until_stable(std::vector<RunFn>{slow, slow}, 1e-4);
+  EXPECT_EQ(t[0].round_us.size(), 3u);
+  EXPECT_EQ(t[1].round_us.size(), 3u);
 }
 
 TEST(PairedRatio, MeasureUntilStableKeepsEachRoundsMedianSoDriftCancels) {
