@@ -96,8 +96,9 @@ void measure_candidates(FusionResult& r, std::vector<Candidate> candidates, cons
     m.timing = timings[i];
     m.over_pick = i == pick ? 1.0 : cost::paired_ratio(timings[i], timings[pick]);
     r.measured.push_back(m);
-    if (r.measured[i].over_pick < r.measured[fastest].over_pick) fastest = i;
   }
+  for (size_t i = 0; i < r.measured.size(); ++i)
+    if (r.measured[i].over_pick < r.measured[fastest].over_pick) fastest = i;
   r.measured[fastest].chosen = true;
   r.model_pick_fastest = fastest == pick;
   r.model_pick_vs_fastest = r.measured[fastest].over_pick > 0 ? 1 / r.measured[fastest].over_pick : 1;
