@@ -16,10 +16,14 @@ namespace smelt::kernel {
 // element), which bounds its time: the interpreter takes about 0.1 µs each.
 inline constexpr int64_t kMaxFoldedElements = int64_t{1} << 22;
 inline constexpr int64_t kMaxFoldedEvaluations = int64_t{1} << 24;
+// Elements an expansion (a kernel without a reduction writing more elements
+// than the constants it reads: a broadcast) may write and still fold.
+inline constexpr int64_t kMaxFoldedExpansion = int64_t{1} << 14;
 
 // `kernel` reads at least one constant buffer and nothing but constants,
-// writes only intermediates, at most kMaxFoldedElements elements, and takes at
-// most kMaxFoldedEvaluations evaluations.
+// writes only intermediates, at most kMaxFoldedElements elements (an
+// expansion at most kMaxFoldedExpansion or what it reads), and takes at most
+// kMaxFoldedEvaluations evaluations.
 bool folds_at_compile_time(const KernelProgram& program, const Kernel& kernel);
 
 // Evaluates every kernel that folds_at_compile_time, in order (so a kernel

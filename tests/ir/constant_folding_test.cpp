@@ -80,6 +80,27 @@ TEST(ConstantFolding, FactoriesAndHugeResultsAreNotFolded) {
   for (const kernel::Kernel& k : program.kernels) EXPECT_FALSE(kernel::folds_at_compile_time(program, k)) << k.name;
 }
 
+// A bias broadcast over a whole activation is not folded into a constant as
+// large as the activation (it stays a broadcast the run computes); a small one
+// still folds.
+TEST(ConstantFolding, ALargeExpansionOfAConstantIsNotFolded) {
+  auto program_of = [](int64_t side) {
+    ir::Graph g("bias");
+    auto x = ir::input(g, "x", DType::F32, {1, 64, side, side});
+    auto b = ir::constant(g, ramp(64, 0.1), DType::F32, {64});
+    auto wide = ir::broadcast(ir::reshape(b, {1, 64, 1, 1}), {1, 64, side, side});
+    g.add_output(ir::add(x, wide));
+    // One kernel per op, as the unfused program is built (smelt::fuse's `before`).
+    return fusion::kernelize(g, fusion::materialize_everything(g), fusion::KernelizeOptions::unmerged()).program;
+  };
+  // Folded in order (the reshape first, then what reads it): the add alone
+  // is left where the broadcast folds.
+  const kernel::KernelProgram wide = kernel::fold_constant_kernels(program_of(56));
+  EXPECT_EQ(wide.kernels.size(), 2u) << "64 x 56 x 56 from 64 values: " << kernel::print_program(wide);
+  const kernel::KernelProgram small = kernel::fold_constant_kernels(program_of(4));
+  EXPECT_EQ(small.kernels.size(), 1u) << "64 x 4 x 4 from 64 values: " << kernel::print_program(small);
+}
+
 // x[4, k] @ (W1[k, r] @ W2[r, k]) with both weights constants (a merged low-rank weight).
 ir::Graph product_of_constants(const std::string& name, int64_t k, int64_t r) {
   ir::Graph g(name);
