@@ -11,17 +11,30 @@ namespace smelt::kernel {
 
 using namespace ir;  // the graph IR's vocabulary: dtypes, shapes, ops, scalars, host tensors
 
+namespace {
+
+// Elements of the distinct buffers `kernel` loads from. Asked only of an
+// expansion candidate: folds_at_compile_time is on the cost model's path for
+// every kernel the extraction prices.
+int64_t constant_elements_read(const KernelProgram& program, const Kernel& kernel) {
+  std::vector<int> buffers;
+  int64_t elements = 0;
+  for (const KernelExpr& e : kernel.exprs) {
+    if (e.kind != KernelExpr::Kind::kLoad || std::find(buffers.begin(), buffers.end(), e.buffer) != buffers.end()) continue;
+    buffers.push_back(e.buffer);
+    elements += numel(program.buffers.at(static_cast<size_t>(e.buffer)).type.shape);
+  }
+  return elements;
+}
+
+}  // namespace
+
 bool folds_at_compile_time(const KernelProgram& program, const Kernel& kernel) {
   bool reads_constant = false;
-  std::vector<bool> counted(program.buffers.size(), false);
-  int64_t read = 0;  // elements of the constants it reads
   for (const KernelExpr& e : kernel.exprs) {
     if (e.kind != KernelExpr::Kind::kLoad) continue;
-    const Buffer& buffer = program.buffers.at(static_cast<size_t>(e.buffer));
-    if (buffer.kind != BufferKind::kConstant) return false;
+    if (program.buffers.at(static_cast<size_t>(e.buffer)).kind != BufferKind::kConstant) return false;
     reads_constant = true;
-    if (!counted[static_cast<size_t>(e.buffer)]) read += numel(buffer.type.shape);
-    counted[static_cast<size_t>(e.buffer)] = true;
   }
   // A scatter starts from a buffer no load names: never folded (its data is
   // large where it pays to keep it out of the program).
@@ -39,7 +52,8 @@ bool folds_at_compile_time(const KernelProgram& program, const Kernel& kernel) {
   // element (ResNet-50 at batch 8: its unfused program's bias broadcasts, up
   // to 1.6M elements each, took 2.5 s of a 4 s compile) and the run then
   // reads from memory in place of 64 values.
-  if (kernel.reduction.empty() && elements > std::max(read, kMaxFoldedExpansion)) return false;
+  if (kernel.reduction.empty() && elements > kMaxFoldedExpansion && elements > constant_elements_read(program, kernel))
+    return false;
   const int64_t space = numel(kernel.space), reduction = std::max<int64_t>(1, numel(kernel.reduction));
   return space <= kMaxFoldedEvaluations / reduction;
 }

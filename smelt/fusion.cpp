@@ -75,7 +75,7 @@ void measure_candidates(FusionResult& r, std::vector<Candidate> candidates, cons
                         const FuseOptions& options) {
   const auto started = std::chrono::steady_clock::now();
   std::vector<FusionResult> programs(candidates.size());
-  size_t fastest = 0, pick = 0;
+  size_t pick = 0;
   for (size_t i = 0; i < candidates.size(); ++i)
     set_after(programs[i], candidates[i].graph, std::move(candidates[i].lowering), profile, options);
   // Timed side by side in interleaved rounds: the order is no advantage.
@@ -84,7 +84,7 @@ void measure_candidates(FusionResult& r, std::vector<Candidate> candidates, cons
   const std::vector<cost::Timing> timings = cost::time_host_programs(compiled, options.threads, options.measure_budget_s);
   for (size_t i = 0; i < candidates.size(); ++i)
     if (candidates[i].model_pick) pick = i;
-  fastest = pick;  // on a tie, the pick
+  size_t fastest = pick;  // on a tie, the pick
   // Compared with the pick round by round: medians taken over the whole
   // measurement moved 10 % with this VM's speed.
   for (size_t i = 0; i < candidates.size(); ++i) {
