@@ -497,24 +497,54 @@ struct Calibrator {
     record("matmul prologue (B = concat of 4)", r.threads, t_with, r.prologue_ns, "ns/evaluation");
   }
 
-  // A convolution (3x3, 32 -> 32 maps over 28x28, a ResNet stage's) against the
-  // matmul of its shape over an explicit im2col input ([32, 288] x [288, 784]):
-  // the difference per window element is what packing the windows costs.
+  // Convolutions. The host: 3x3 convolutions (stride 1, padded) timed whole,
+  // from 32 maps over 56x56 to 512 over 7x7 (a ResNet's stages and their
+  // neighbours), as rates of their product's shape (ThreadRates::conv): a
+  // rate of one product shape and a window cost of one convolution priced
+  // ResNet-50's 3x3 convolutions over 56x56 at 1.2-2.6x their time (the
+  // packing's share falls with more maps and longer lines; `matmul`'s rates
+  // at such shapes stream B from memory, the windows never do; AMD EPYC,
+  // 2026-12-01). A GPU: 64 maps over 56x56 (a ResNet's first stage, enough
+  // to fill it) against the matmul of its shape over an explicit im2col
+  // input: the difference per window element is what packing the windows
+  // costs (window_pack_ns).
   void windows(ThreadRates& r) {
-    // A GPU: 64 maps over 56x56 (a ResNet's first stage), enough to fill it.
-    const int64_t maps = gpu ? 64 : 32, side = gpu ? 56 : 28;
-    ir::Graph conv_graph("windows");
-    ir::Tensor x = ir::input(conv_graph, "x", DType::F32, {1, maps, side, side});
-    ir::Tensor w = ir::input(conv_graph, "w", DType::F32, {maps, maps, 3, 3});
-    conv_graph.add_output(ir::conv(x, w, {{1, 1}, {1, 1}, {1, 1}, {1, 1}, 1}));
-    ir::Graph gemm_graph("windows_as_gemm");
-    gemm_graph.add_output(ir::matmul(ir::input(gemm_graph, "w", DType::F32, {maps, maps * 9}),
-                                     ir::input(gemm_graph, "cols", DType::F32, {maps * 9, side * side})));
-    const kernel::KernelProgram conv = fused(conv_graph), gemm = fused(gemm_graph);
-    const Timing t_conv = time(conv, r.threads), t_gemm = time(gemm, r.threads);
-    const double elements = window_elements(conv.kernels.at(0));
-    r.window_pack_ns = elements > 0 ? std::max(0.0, (t_conv.median_us - t_gemm.median_us) * 1e3 / elements) : 0;
-    record("convolution windows (3x3, 32 maps, 28x28)", r.threads, t_conv, r.window_pack_ns, "ns/element");
+    auto conv_of = [](int64_t maps, int64_t side) {
+      ir::Graph g("windows");
+      ir::Tensor x = ir::input(g, "x", DType::F32, {1, maps, side, side});
+      ir::Tensor w = ir::input(g, "w", DType::F32, {maps, maps, 3, 3});
+      g.add_output(ir::conv(x, w, {{1, 1}, {1, 1}, {1, 1}, {1, 1}, 1}));
+      return g;
+    };
+    if (gpu) {
+      const int64_t maps = 64, side = 56;
+      ir::Graph gemm_graph("windows_as_gemm");
+      gemm_graph.add_output(ir::matmul(ir::input(gemm_graph, "w", DType::F32, {maps, maps * 9}),
+                                       ir::input(gemm_graph, "cols", DType::F32, {maps * 9, side * side})));
+      const kernel::KernelProgram conv = fused(conv_of(maps, side)), gemm = fused(gemm_graph);
+      const Timing t_conv = time(conv, r.threads), t_gemm = time(gemm, r.threads);
+      const double elements = window_elements(conv.kernels.at(0));
+      r.window_pack_ns = elements > 0 ? std::max(0.0, (t_conv.median_us - t_gemm.median_us) * 1e3 / elements) : 0;
+      record("convolution windows (3x3, 64 maps, 56x56)", r.threads, t_conv, r.window_pack_ns, "ns/element");
+      return;
+    }
+    r.window_pack_ns = 0;  // held by the rates
+    r.conv.clear();
+    const std::vector<int64_t> all_maps = options.quick ? std::vector<int64_t>{32, 128, 512} : std::vector<int64_t>{32, 64, 128, 256, 512};
+    const std::vector<int64_t> sides = options.quick ? std::vector<int64_t>{7, 28, 56} : std::vector<int64_t>{7, 14, 28, 56};
+    for (int64_t maps : all_maps)
+      for (int64_t side : sides) {
+        const long m = maps, n = side * side, k = maps * 9;
+        const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+        if (flops > 1e9) continue;  // 128 maps over 56x56 (0.92 GFLOP) is the largest
+        const Timing t = time(fused(conv_of(maps, side)), r.threads);
+        const double fixed = r.kernel_us + (r.threads > 1 ? r.dispatch_us : 0);
+        MatmulPoint p{1, m, n, k, 0};
+        p.gflops = flops / (std::max(0.2 * t.median_us, t.median_us - fixed) * 1e3);
+        r.conv.push_back(p);
+        record("convolution 3x3, " + std::to_string(maps) + " maps, " + std::to_string(side) + "x" + std::to_string(side),
+               r.threads, t, p.gflops, "GFLOP/s");
+      }
   }
 
   // Depthwise convolutions (3x3, 5x5 and 7x7 over 96 maps of 28x28, padded,

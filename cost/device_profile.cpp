@@ -101,6 +101,7 @@ void bound_parallel_matmul_rates(DeviceProfile& profile) {
     const double threads = static_cast<double>(r.threads) / static_cast<double>(std::max(1u, base.threads));
     bound(r.matmul, base.matmul, threads);
     bound(r.matmul_constant_b, base.matmul_constant_b, threads);
+    bound(r.conv, base.conv, threads);
   }
 }
 
@@ -158,7 +159,7 @@ Curve curve(const json& j, const std::string& path, const std::string& source) {
   return points;
 }
 
-// The points of a matmul curve ("matmul", "tensor_core_matmul", "matmul_constant_b").
+// The points of a matmul curve ("matmul", "tensor_core_matmul", "matmul_constant_b", "conv").
 std::vector<MatmulPoint> matmul_points(const json& mm, const std::string& path, const std::string& source) {
   std::vector<MatmulPoint> points;
   for (size_t i = 0; i < mm.size(); ++i) {
@@ -239,6 +240,11 @@ ThreadRates thread_rates(const json& j, const std::string& path, const std::stri
     const json& tc = j["tensor_core_matmul"];
     if (!tc.is_array() || tc.empty()) bad(source, path + "tensor_core_matmul", "must be a non-empty array");
     r.tensor_core_matmul = matmul_points(tc, path + "tensor_core_matmul", source);
+  }
+  if (j.contains("conv")) {
+    const json& cv = j["conv"];
+    if (!cv.is_array() || cv.empty()) bad(source, path + "conv", "must be a non-empty array");
+    r.conv = matmul_points(cv, path + "conv", source);
   }
   if (j.contains("matmul_constant_b")) {
     const json& cb = j["matmul_constant_b"];
@@ -408,6 +414,7 @@ std::string profile_to_json(const DeviceProfile& p) {
       rates.back()["loop_epilogue_row_factor"] = curve_json(r.loop_epilogue_row_factor);
     if (!r.tensor_core_matmul.empty()) rates.back()["tensor_core_matmul"] = points_json(r.tensor_core_matmul);
     if (!r.matmul_constant_b.empty()) rates.back()["matmul_constant_b"] = points_json(r.matmul_constant_b);
+    if (!r.conv.empty()) rates.back()["conv"] = points_json(r.conv);
   }
   json j = {{"format", DeviceProfile::kFormat}, {"name", p.name}, {"device", p.device}, {"cpu", p.cpu},
             {"date", p.date}, {"overlap", p.overlap}, {"rates", rates}};

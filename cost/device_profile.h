@@ -86,6 +86,16 @@ struct ThreadRates {
   // output positions per batch element and B side: the im2col work done
   // implicitly, a line at a time). Profiles measured before it load 0.
   double window_pack_ns = 0;
+  // Host profiles: 3x3 convolutions (stride 1, padded) timed whole, their
+  // windows packed a line at a time and multiplied, by their product's shape
+  // (m output maps, n output positions, k input maps x 9), from 32 maps over
+  // 56x56 to 512 over 7x7. A convolution is priced at these rates with no
+  // window charge. A product's rate and a window cost measured on one shape
+  // (32 maps over 28x28) priced ResNet-50's 3x3 convolutions over 56x56 at
+  // 1.2-2.6x their time: the packing's share falls with more maps and longer
+  // lines, and the matmul rates of such shapes stream B from memory (AMD
+  // EPYC, 2026-12-01). Absent: `matmul`'s rates and window_pack_ns.
+  std::vector<MatmulPoint> conv;
   // Per step of a contraction the tiled kernels do not take (a depthwise
   // convolution, reducing [1, 3, 3]: kernel/contraction_group.h), run as a
   // plain reduction loop: its loads (masked at the borders), product and sum,

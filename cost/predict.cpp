@@ -530,8 +530,10 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
   // thread) was priced 370 us over the product and a separate elementwise
   // kernel, and measured 1,432 us against their 1,637 (minima of 5 rounds,
   // AMD EPYC, 2026-11-30): ResNet-50 kept 12 residual adds as kernels of their own.
-  if (group && group->columns.size() > 1 && !kernel::b_columns_are_flat(program, k, *group))
-    compute_ns += window_elements(k) * rates.window_pack_ns;
+  const bool windows = group && group->columns.size() > 1 && !kernel::b_columns_are_flat(program, k, *group);
+  // A host profile's convolutions were timed whole (ThreadRates::conv): their rates hold the packing.
+  const bool conv_rates = windows && !gpu && !rates.conv.empty();
+  if (windows && !conv_rates) compute_ns += window_elements(k) * rates.window_pack_ns;
   for (size_t i = 0; i < k.exprs.size(); ++i) {
     const kernel::KernelExpr& e = k.exprs[i];
     if (share[i] == 0) continue;
@@ -543,6 +545,11 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
     // sigmoid on A [512, 256] adds 0.55-0.8 ns per element to its product, where
     // two nodes at the prologue rate priced 0.4 (one thread, 2026-11-29).
     if (prologue[i] && !looped_contraction) {
+      // A convolution's masked window loads are its windows, whose packing
+      // the profile priced (ThreadRates::conv, window_pack_ns: measured on
+      // such loads): charged again here, a 3x3 convolution over 28x28 was
+      // priced 449 us against 356 measured (one thread, 2026-12-01).
+      if (windows && e.kind == kernel::KernelExpr::Kind::kLoad) continue;
       const double ns = e.kind == kernel::KernelExpr::Kind::kElementwise ? std::max(rates.prologue_ns, elementwise_ns(e))
                                                                          : rates.prologue_ns;
       compute_ns += evaluations * ns;
@@ -575,9 +582,11 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
           const long batch = static_cast<long>(ir::numel(k.space)) / std::max(1L, n * m);
           const long kk = static_cast<long>(ir::numel(k.reduction));
           cost.flops += 2 * steps;
-          // Tensor cores, and B packed once: their own measured rates where the profile has them.
+          // Tensor cores, B packed once, convolutions: their own measured
+          // rates where the profile has them.
           const std::vector<MatmulPoint>& rates_of_shape =
               gpu_plan.shape == kernel::GpuShape::kTensorCoreMatmul && !rates.tensor_core_matmul.empty() ? rates.tensor_core_matmul
+              : conv_rates                                                                              ? rates.conv
               : b_packed_once && !rates.matmul_constant_b.empty()                                       ? rates.matmul_constant_b
                                                                                                         : rates.matmul;
           // A group's terms share the micro-kernel's A broadcasts: where the
@@ -596,7 +605,8 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
           // (N < 32: a seed's 6-wide halves) the time is the kernel's fixed
           // costs, which the rate read at the profile's smallest N already
           // overstates; the padding is not charged there.
-          if (!gpu && n >= 32) {
+          // A convolution's measured rates hold their shapes' padding.
+          if (!gpu && n >= 32 && !conv_rates) {
             const long tile = std::min(static_cast<long>(kernel::kHostMicroTileColumns), (n + 15) / 16 * 16);
             gflops *= static_cast<double>(n) / static_cast<double>((n + tile - 1) / tile * tile);
           }
