@@ -531,8 +531,10 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
   // kernel, and measured 1,432 us against their 1,637 (minima of 5 rounds,
   // AMD EPYC, 2026-11-30): ResNet-50 kept 12 residual adds as kernels of their own.
   const bool windows = group && group->columns.size() > 1 && !kernel::b_columns_are_flat(program, k, *group);
-  // A host profile's convolutions were timed whole (ThreadRates::conv): their rates hold the packing.
-  const bool conv_rates = windows && !gpu && !rates.conv.empty();
+  // A host profile's convolutions were timed whole (ThreadRates::conv): their
+  // rates hold the packing of overlapping windows; a strided 1x1 convolution's
+  // B is a strided matrix, priced as a matmul's (kernel::b_windows_overlap).
+  const bool conv_rates = windows && !gpu && !rates.conv.empty() && kernel::b_windows_overlap(k, *group);
   if (windows && !conv_rates) compute_ns += window_elements(k) * rates.window_pack_ns;
   for (size_t i = 0; i < k.exprs.size(); ++i) {
     const kernel::KernelExpr& e = k.exprs[i];

@@ -130,4 +130,20 @@ bool b_columns_are_flat(const KernelProgram& program, const Kernel& kernel, cons
   });
 }
 
+bool b_windows_overlap(const Kernel& kernel, const ContractionGroup& group) {
+  const int first_column = static_cast<int>(group.batch.size()) + 1;
+  uint64_t column_bits = 0, reduction_bits = 0;
+  for (size_t a = 0; a < group.columns.size(); ++a) column_bits |= uint64_t{1} << (first_column + static_cast<int>(a));
+  for (size_t r = 0; r < kernel.reduction.size(); ++r) reduction_bits |= uint64_t{1} << (kernel.space.size() + r);
+  return !every_b_side_node(kernel, group, [&](const KernelExpr& x) {
+    if (x.kind != KernelExpr::Kind::kLoad) return true;
+    if ((kernel.indices.vars_used(x.valid) & column_bits) != 0) return false;  // a padded window
+    for (IndexRef r : x.index) {
+      const uint64_t used = kernel.indices.vars_used(r);
+      if ((used & column_bits) != 0 && (used & reduction_bits) != 0) return false;
+    }
+    return true;
+  });
+}
+
 }  // namespace smelt::kernel

@@ -68,4 +68,14 @@ bool b_sides_are_constant(const KernelProgram& program, const Kernel& kernel, co
 // True for a group of one column axis.
 bool b_columns_are_flat(const KernelProgram& program, const Kernel& kernel, const ContractionGroup& group);
 
+// Some B side reads overlapping windows: a load whose index mixes a column
+// variable with a reduction variable (x[c, i2 + kh - 1, i3 + kw - 1] of a
+// 3x3 convolution), or masks columns (padding). False for a strided 1x1
+// convolution, whose windows are single elements: its B is a strided matrix,
+// packed as a matmul's B is. cost/predict.cpp prices overlapping windows at the
+// profile's convolution rates, measured on 3x3 convolutions; they priced a 1x1
+// convolution at stride 2 (256 -> 512 maps, 56x56 -> 28x28) at 1.33-1.55x its
+// time, matmul rates within 3 % (Intel Xeon, 2026-12-02).
+bool b_windows_overlap(const Kernel& kernel, const ContractionGroup& group);
+
 }  // namespace smelt::kernel

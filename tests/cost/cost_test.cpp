@@ -24,6 +24,7 @@
 #include "cost/measure.h"
 #include "cost/predict.h"
 #include "ir/builder.h"
+#include "kernel/contraction_group.h"
 #include "kernel/host_plan.h"
 #include "kernel/kernel_builder.h"
 #include "fusion/kernelize.h"
@@ -599,6 +600,25 @@ TEST(DeviceProfile, AConvolutionIsPricedAtItsMeasuredRatesAndItsWindowsOnce) {
   // The rates survive the JSON.
   for (ThreadRates& t : p.rates) t.conv = {{1, 32, 784, 288, 50.0}, {1, 128, 784, 1152, 70.0}};
   EXPECT_EQ(parse_profile(profile_to_json(p), "p.json").rates[0].conv.size(), 2u);
+
+  // A 1x1 convolution at stride 2 reads windows of one element: its B is a
+  // strided matrix, priced at matmul rates (the convolution rates, measured
+  // on 3x3 windows, priced one at 1.33-1.55x its time).
+  ir::Graph g1("conv1x1_stride2");
+  auto x1 = ir::input(g1, "x", DType::F32, {1, 32, 28, 28});
+  auto w1 = ir::input(g1, "w", DType::F32, {64, 32, 1, 1});
+  g1.add_output(ir::conv(x1, w1, {{2, 2}, {1, 1}, {0, 0}, {0, 0}, 1}));
+  const kernel::KernelProgram strided = fusion::kernelize(g1, fusion::materialize_outputs(g1)).program;
+  ASSERT_EQ(strided.kernels.size(), 1u) << kernel::print_program(strided);
+  const kernel::Kernel& k1 = strided.kernels[0];
+  const std::optional<kernel::ContractionGroup> group1 = kernel::match_contraction_group(k1);
+  ASSERT_TRUE(group1 && group1->columns.size() == 2) << kernel::print_program(strided);
+  EXPECT_FALSE(kernel::b_windows_overlap(k1, *group1));
+  EXPECT_TRUE(kernel::b_windows_overlap(k, *kernel::match_contraction_group(k)));
+  const double flops1 = 2.0 * 64 * 196 * 32;
+  // 196 columns as 224: tiles of 32.
+  const double product1_ns = flops1 / (matmul_gflops(r.matmul, 1, 64, 196, 32) * 196.0 / 224.0);
+  EXPECT_NEAR(predict(strided, k1, p).compute_us, (product1_ns + window_elements(k1) * 5.0) / 1000, 1e-6 * product1_ns / 1000);
 }
 
 // Rows narrower than a vector: a looped contraction's steps and its
