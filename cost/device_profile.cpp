@@ -233,24 +233,16 @@ ThreadRates thread_rates(const json& j, const std::string& path, const std::stri
     for (size_t i = 0; i < r.fill.size(); ++i)
       if (r.fill[i].ns > 1) bad(source, path + "fill[" + std::to_string(i) + "]", "share must be <= 1");
   }
-  const json& mm = member(j, "matmul", path, source);
-  if (!mm.is_array() || mm.empty()) bad(source, path + "matmul", "must be a non-empty array");
-  r.matmul = matmul_points(mm, path + "matmul", source);
-  if (j.contains("tensor_core_matmul")) {
-    const json& tc = j["tensor_core_matmul"];
-    if (!tc.is_array() || tc.empty()) bad(source, path + "tensor_core_matmul", "must be a non-empty array");
-    r.tensor_core_matmul = matmul_points(tc, path + "tensor_core_matmul", source);
-  }
-  if (j.contains("conv")) {
-    const json& cv = j["conv"];
-    if (!cv.is_array() || cv.empty()) bad(source, path + "conv", "must be a non-empty array");
-    r.conv = matmul_points(cv, path + "conv", source);
-  }
-  if (j.contains("matmul_constant_b")) {
-    const json& cb = j["matmul_constant_b"];
-    if (!cb.is_array() || cb.empty()) bad(source, path + "matmul_constant_b", "must be a non-empty array");
-    r.matmul_constant_b = matmul_points(cb, path + "matmul_constant_b", source);
-  }
+  // A matmul curve: a non-empty array of points ("matmul" required, the others optional).
+  auto points = [&](const char* key) {
+    const json& pts = member(j, key, path, source);
+    if (!pts.is_array() || pts.empty()) bad(source, path + key, "must be a non-empty array");
+    return matmul_points(pts, path + key, source);
+  };
+  r.matmul = points("matmul");
+  if (j.contains("tensor_core_matmul")) r.tensor_core_matmul = points("tensor_core_matmul");
+  if (j.contains("conv")) r.conv = points("conv");
+  if (j.contains("matmul_constant_b")) r.matmul_constant_b = points("matmul_constant_b");
   return r;
 }
 

@@ -97,6 +97,14 @@ bool every_b_side_node(const Kernel& kernel, const ContractionGroup& group, Visi
   return true;
 }
 
+// The variables of the group's column axes (the space's last ones), as bits.
+uint64_t column_var_bits(const ContractionGroup& group) {
+  const int first_column = static_cast<int>(group.batch.size()) + 1;
+  uint64_t bits = 0;
+  for (size_t a = 0; a < group.columns.size(); ++a) bits |= uint64_t{1} << (first_column + static_cast<int>(a));
+  return bits;
+}
+
 }  // namespace
 
 bool b_sides_are_constant(const KernelProgram& program, const Kernel& kernel, const ContractionGroup& group) {
@@ -110,8 +118,7 @@ bool b_columns_are_flat(const KernelProgram& program, const Kernel& kernel, cons
   if (group.columns.size() < 2) return true;
   const int first_column = static_cast<int>(group.batch.size()) + 1;
   const int columns = static_cast<int>(group.columns.size());
-  uint64_t column_bits = 0;
-  for (int a = 0; a < columns; ++a) column_bits |= uint64_t{1} << (first_column + a);
+  const uint64_t column_bits = column_var_bits(group);
   return every_b_side_node(kernel, group, [&](const KernelExpr& x) {
     if (x.kind == KernelExpr::Kind::kIndex) return (kernel.indices.vars_used(x.index.at(0)) & column_bits) == 0;
     if (x.kind != KernelExpr::Kind::kLoad) return true;
@@ -131,9 +138,8 @@ bool b_columns_are_flat(const KernelProgram& program, const Kernel& kernel, cons
 }
 
 bool b_windows_overlap(const Kernel& kernel, const ContractionGroup& group) {
-  const int first_column = static_cast<int>(group.batch.size()) + 1;
-  uint64_t column_bits = 0, reduction_bits = 0;
-  for (size_t a = 0; a < group.columns.size(); ++a) column_bits |= uint64_t{1} << (first_column + static_cast<int>(a));
+  const uint64_t column_bits = column_var_bits(group);
+  uint64_t reduction_bits = 0;
   for (size_t r = 0; r < kernel.reduction.size(); ++r) reduction_bits |= uint64_t{1} << (kernel.space.size() + r);
   return !every_b_side_node(kernel, group, [&](const KernelExpr& x) {
     if (x.kind != KernelExpr::Kind::kLoad) return true;
