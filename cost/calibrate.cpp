@@ -532,19 +532,34 @@ struct Calibrator {
     r.conv.clear();
     const std::vector<int64_t> all_maps = options.quick ? std::vector<int64_t>{32, 128, 512} : std::vector<int64_t>{32, 64, 128, 256, 512};
     const std::vector<int64_t> sides = options.quick ? std::vector<int64_t>{7, 28, 56} : std::vector<int64_t>{7, 14, 28, 56};
+    // All shapes timed in interleaved rounds (time_host_programs): timed one
+    // after another, one 0.25 s sample each, 256 maps over 28x28 at two
+    // threads read 87 GFLOP/s in one calibration and 172 in the next (Intel
+    // Xeon, 2026-12-02) as this VM's speed drifted between minutes.
+    std::vector<kernel::KernelProgram> programs;
+    std::vector<std::pair<int64_t, int64_t>> shapes;
     for (int64_t maps : all_maps)
       for (int64_t side : sides) {
-        const long m = maps, n = side * side, k = maps * 9;
-        const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+        const double flops = 2.0 * static_cast<double>(maps) * static_cast<double>(side * side) * static_cast<double>(maps * 9);
         if (flops > 1e9) continue;  // 128 maps over 56x56 (0.92 GFLOP) is the largest
-        const Timing t = time(fused(conv_of(maps, side)), r.threads);
-        const double fixed = r.kernel_us + (r.threads > 1 ? r.dispatch_us : 0);
-        MatmulPoint p{1, m, n, k, 0};
-        p.gflops = flops / (std::max(0.2 * t.median_us, t.median_us - fixed) * 1e3);
-        r.conv.push_back(p);
-        record("convolution 3x3, " + std::to_string(maps) + " maps, " + std::to_string(side) + "x" + std::to_string(side),
-               r.threads, t, p.gflops, "GFLOP/s");
+        programs.push_back(fused(conv_of(maps, side)));
+        shapes.emplace_back(maps, side);
       }
+    std::vector<const kernel::KernelProgram*> timed;
+    for (const kernel::KernelProgram& program : programs) timed.push_back(&program);
+    const std::vector<Timing> timings = time_host_programs(timed, r.threads, options.quick ? 0.08 : 0.25);
+    const double fixed = r.kernel_us + (r.threads > 1 ? r.dispatch_us : 0);
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      const auto [maps, side] = shapes[i];
+      const long m = maps, n = side * side, k = maps * 9;
+      const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+      const Timing& t = timings[i];
+      MatmulPoint p{1, m, n, k, 0};
+      p.gflops = flops / (std::max(0.2 * t.median_us, t.median_us - fixed) * 1e3);
+      r.conv.push_back(p);
+      record("convolution 3x3, " + std::to_string(maps) + " maps, " + std::to_string(side) + "x" + std::to_string(side),
+             r.threads, t, p.gflops, "GFLOP/s");
+    }
   }
 
   // Depthwise convolutions (3x3, 5x5 and 7x7 over 96 maps of 28x28, padded,

@@ -205,7 +205,8 @@ const std::vector<ShippedProfile>& shipped_profiles();
 // The file name a processor's profile ships under: its name in lower case,
 // runs of other characters as one '-', after "host-" for a CPU:
 // ("cuda", "NVIDIA H100 80GB HBM3") -> "nvidia-h100-80gb-hbm3.json",
-// ("host", "Intel(R) Xeon(R) Processor") -> "host-intel-r-xeon-r-processor.json".
+// ("host", "Intel(R) Xeon(R) Processor (family 6, model 207)") ->
+// "host-intel-r-xeon-r-processor-family-6-model-207.json".
 std::string profile_file_name(const std::string& device, const std::string& processor);
 
 // The profile that costs kernels for `processor` (a CPU's model name or a

@@ -116,13 +116,28 @@ HostDevice::HostDevice(unsigned threads) : pool_(std::make_shared<ThreadPool>(th
 
 std::string cpu_model() {
   std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("model name", 0) == 0) {
-      const size_t colon = line.find(':');
-      if (colon != std::string::npos) return line.substr(line.find_first_not_of(" \t", colon + 1));
-    }
-  return "unknown";
+  std::string line, name, family, model;
+  auto value = [&line] {
+    const size_t colon = line.find(':');
+    if (colon == std::string::npos) return std::string();
+    const size_t begin = line.find_first_not_of(" \t", colon + 1);
+    return begin == std::string::npos ? std::string() : line.substr(begin);
+  };
+  auto key_is = [&line](const std::string& key) {
+    return line.rfind(key, 0) == 0 && line.find_first_not_of(" \t", key.size()) == line.find(':');
+  };
+  while (std::getline(in, line) && !line.empty()) {  // the first processor's block
+    if (key_is("model name")) name = value();
+    else if (key_is("cpu family")) family = value();
+    else if (key_is("model")) model = value();
+  }
+  if (name.empty()) return "unknown";
+  // A VM's model name may be only the vendor's line: "AMD EPYC" was a Zen 3
+  // (family 25, model 1: AVX2) on one machine of this kind and a Zen 4
+  // (family 25, model 17: AVX-512, products 1.4x faster) on another, so a
+  // profile is measured for, and chosen by, the name with its family and model.
+  if (!family.empty() && !model.empty()) name += " (family " + family + ", model " + model + ")";
+  return name;
 }
 
 std::string HostDevice::description() const {

@@ -9,7 +9,8 @@
 
 namespace smelt::runtime {
 
-// This machine's processor model (from /proc/cpuinfo), "unknown" if unreadable.
+// This machine's processor: its model name with its family and model numbers
+// (/proc/cpuinfo: "AMD EPYC (family 25, model 17)"), "unknown" if unreadable.
 std::string cpu_model();
 
 class HostDevice : public Device {

@@ -130,7 +130,8 @@ TEST(GpuProfile, AProfileShipsUnderItsProcessorsName) {
   EXPECT_EQ(profile_file_name("cuda", "NVIDIA H100 80GB HBM3"), "nvidia-h100-80gb-hbm3.json");
   EXPECT_EQ(profile_file_name("hip", "  AMD Instinct MI300X (gfx942) "), "amd-instinct-mi300x-gfx942.json");
   EXPECT_EQ(profile_file_name("cuda", "???"), "gpu.json");
-  EXPECT_EQ(profile_file_name("host", "Intel(R) Xeon(R) Processor"), "host-intel-r-xeon-r-processor.json");
+  EXPECT_EQ(profile_file_name("host", "Intel(R) Xeon(R) Processor (family 6, model 207)"),
+            "host-intel-r-xeon-r-processor-family-6-model-207.json");
 }
 
 TEST(GpuProfile, EveryShippedProfileLoadsAndIsChosenByItsOwnName) {

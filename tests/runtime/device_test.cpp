@@ -4,6 +4,7 @@
 #include "runtime/dynamic_library.h"
 
 #include <dlfcn.h>
+#include <fstream>
 #include <gtest/gtest.h>
 
 #include "ir/tensor_compare.h"
@@ -81,6 +82,21 @@ TEST(Device, HostAlwaysOpens) {
   auto host = runtime::open_device(lower::Target::kHost, options);
   EXPECT_EQ(host->target(), lower::Target::kHost);
   EXPECT_EQ(host->description(), "host (3 threads)");
+}
+
+// The host's processor names its family and model where /proc/cpuinfo has
+// them: two CPUs of one model name ("AMD EPYC": a Zen 3 and a Zen 4) are
+// costed with different profiles.
+TEST(Device, TheHostProcessorCarriesItsFamilyAndModel) {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  bool numbered = false;
+  while (std::getline(in, line) && !line.empty()) numbered = numbered || line.rfind("cpu family", 0) == 0;
+  const std::string cpu = runtime::open_device(lower::Target::kHost, {})->processor();
+  if (!numbered) GTEST_SKIP() << "/proc/cpuinfo has no cpu family here; processor: " << cpu;
+  EXPECT_NE(cpu.find(" (family "), std::string::npos) << cpu;
+  EXPECT_NE(cpu.find(", model "), std::string::npos) << cpu;
+  EXPECT_EQ(cpu.back(), ')') << cpu;
 }
 
 // On a machine with a GPU: every example, fused, matches the reference.
