@@ -545,20 +545,44 @@ struct Calibrator {
         programs.push_back(fused(conv_of(maps, side)));
         shapes.emplace_back(maps, side);
       }
+    // A first layer: 3 maps of 224x224 at stride 2 into 32 (3x3, MobileNetV2's
+    // and EfficientNet-B0's stem: K = 27) and into 64 (7x7, ResNet's: K = 147).
+    // Its product's K is far below the grid's 288-4,608, and its windows are
+    // most of its time: priced from the grid it ran 3.1x its price (MobileNetV2,
+    // AMD EPYC Zen 4, 2026-12-02).
+    struct Stem {
+      int64_t maps, window;
+    };
+    const std::vector<Stem> stems{{32, 3}, {64, 7}};
+    for (const Stem& stem : stems) {
+      ir::Graph g("stem");
+      ir::Tensor x = ir::input(g, "x", DType::F32, {1, 3, 224, 224});
+      ir::Tensor w = ir::input(g, "w", DType::F32, {stem.maps, 3, stem.window, stem.window});
+      const int64_t pad = stem.window / 2;
+      g.add_output(ir::conv(x, w, {{2, 2}, {1, 1}, {pad, pad}, {pad, pad}, 1}));
+      programs.push_back(fused(g));
+    }
     std::vector<const kernel::KernelProgram*> timed;
     for (const kernel::KernelProgram& program : programs) timed.push_back(&program);
     const std::vector<Timing> timings = time_host_programs(timed, r.threads, options.quick ? 0.08 : 0.25);
     const double fixed = r.kernel_us + (r.threads > 1 ? r.dispatch_us : 0);
-    for (size_t i = 0; i < shapes.size(); ++i) {
-      const auto [maps, side] = shapes[i];
-      const long m = maps, n = side * side, k = maps * 9;
+    auto add_point = [&](long m, long n, long k, const Timing& t, const std::string& what) {
       const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
-      const Timing& t = timings[i];
       MatmulPoint p{1, m, n, k, 0};
       p.gflops = flops / (std::max(0.2 * t.median_us, t.median_us - fixed) * 1e3);
       r.conv.push_back(p);
-      record("convolution 3x3, " + std::to_string(maps) + " maps, " + std::to_string(side) + "x" + std::to_string(side),
-             r.threads, t, p.gflops, "GFLOP/s");
+      record(what, r.threads, t, p.gflops, "GFLOP/s");
+    };
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      const auto [maps, side] = shapes[i];
+      add_point(maps, side * side, maps * 9, timings[i],
+                "convolution 3x3, " + std::to_string(maps) + " maps, " + std::to_string(side) + "x" + std::to_string(side));
+    }
+    for (size_t i = 0; i < stems.size(); ++i) {
+      const std::string window = std::to_string(stems[i].window);
+      add_point(stems[i].maps, 112 * 112, 3 * stems[i].window * stems[i].window, timings[shapes.size() + i],
+                "convolution " + window + "x" + window + ", stride 2, 3 -> " + std::to_string(stems[i].maps) +
+                    " maps, 224x224");
     }
   }
 
@@ -587,6 +611,7 @@ struct Calibrator {
     // 28, alone and with a SiLU after it in its rows' epilogue: the step's
     // factor by the width, and the epilogue ops' against their vector rates.
     r.loop_contraction_row_factor.clear();
+    r.loop_contraction_strided_row_factor.clear();
     r.loop_epilogue_row_factor.clear();
     if (gpu) return;
     const double at_28 = r.loop_contraction.front().ns;
@@ -609,6 +634,19 @@ struct Calibrator {
       r.loop_contraction_row_factor.push_back({static_cast<double>(s), std::max(1e-3, ns / std::max(at_28, 1e-6))});
       record("contraction as a loop (" + what + ", against 28x28)", r.threads, alone,
              r.loop_contraction_row_factor.back().ns, "x");
+      {
+        // The same outputs at stride 2 (rows of s from maps of 2s x 2s).
+        ir::Graph g("depthwise_stride2_rows");
+        ir::Tensor x = ir::input(g, "x", DType::F32, {1, m, 2 * s, 2 * s});
+        ir::Tensor w = ir::input(g, "w", DType::F32, {m, 1, 3, 3});
+        g.add_output(ir::conv(x, w, {{2, 2}, {1, 1}, {1, 1}, {1, 1}, m}));
+        const Timing strided = time(fused(g), r.threads);
+        const double strided_ns = strided.median_us * 1e3 / (outputs * 9);
+        r.loop_contraction_strided_row_factor.push_back(
+            {static_cast<double>(s), std::max(1e-3, strided_ns / std::max(at_28, 1e-6))});
+        record("contraction as a loop (" + what + ", stride 2, against 28x28 at stride 1)", r.threads, strided,
+               r.loop_contraction_strided_row_factor.back().ns, "x");
+      }
       const Timing with_silu = depthwise(true);
       const double epilogue_ns = std::max(0.0, with_silu.median_us - alone.median_us) * 1e3 / outputs;
       r.loop_epilogue_row_factor.push_back({static_cast<double>(s), std::max(1.0, epilogue_ns / std::max(silu_ns, 1e-6))});

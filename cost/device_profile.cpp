@@ -223,6 +223,9 @@ ThreadRates thread_rates(const json& j, const std::string& path, const std::stri
     r.loop_contraction = curve(j["loop_contraction"], path + "loop_contraction", source);
   if (j.contains("loop_contraction_row_factor"))
     r.loop_contraction_row_factor = curve(j["loop_contraction_row_factor"], path + "loop_contraction_row_factor", source);
+  if (j.contains("loop_contraction_strided_row_factor"))
+    r.loop_contraction_strided_row_factor =
+        curve(j["loop_contraction_strided_row_factor"], path + "loop_contraction_strided_row_factor", source);
   if (j.contains("loop_epilogue_row_factor"))
     r.loop_epilogue_row_factor = curve(j["loop_epilogue_row_factor"], path + "loop_epilogue_row_factor", source);
   r.group_factor = number(j, "group_factor", path, source, true);
@@ -402,6 +405,8 @@ std::string profile_to_json(const DeviceProfile& p) {
     if (!r.loop_contraction.empty()) rates.back()["loop_contraction"] = curve_json(r.loop_contraction);
     if (!r.loop_contraction_row_factor.empty())
       rates.back()["loop_contraction_row_factor"] = curve_json(r.loop_contraction_row_factor);
+    if (!r.loop_contraction_strided_row_factor.empty())
+      rates.back()["loop_contraction_strided_row_factor"] = curve_json(r.loop_contraction_strided_row_factor);
     if (!r.loop_epilogue_row_factor.empty())
       rates.back()["loop_epilogue_row_factor"] = curve_json(r.loop_epilogue_row_factor);
     if (!r.tensor_core_matmul.empty()) rates.back()["tensor_core_matmul"] = points_json(r.tensor_core_matmul);

@@ -110,6 +110,13 @@ struct ThreadRates {
   // its price at 28 (2026-11-29): rows narrower than a vector run scalar.
   // Profiles measured before it have none (a factor of 1).
   Curve loop_contraction_row_factor;
+  // Host profiles: the same at stride 2 (x: the output row's width; y: the
+  // time per step against stride-1 rows of 28): its taps read every other
+  // element of a row, wide loads and shuffles. A stride-2 depthwise 3x3 over
+  // 192 maps of 28x28 ran 2.5-3.5x its stride-1 price (MobileNetV2, AMD EPYC
+  // Zen 4, 2026-12-02). Profiles measured before it have none (the stride-1
+  // factor prices it).
+  Curve loop_contraction_strided_row_factor;
   // Host profiles: the same for the elementwise ops of that loop's epilogue
   // that vary along the row (a SiLU after a depthwise 3x3, against sigmoid's
   // and mul's vector rates; x: the row's width). EfficientNet-B0's SiLU after

@@ -362,9 +362,18 @@ KernelCost predict(const kernel::KernelProgram& program, const kernel::Kernel& k
   const double epilogue_row_factor = narrow_rows && !rates.loop_epilogue_row_factor.empty()
                                          ? interpolate(rates.loop_epilogue_row_factor, row_width)
                                          : 1.0;
-  const double loop_step_factor = narrow_rows && !rates.loop_contraction_row_factor.empty()
-                                      ? interpolate(rates.loop_contraction_row_factor, row_width)
-                                      : 1.0;
+  // Its taps read every other element of a row (a stride-2 depthwise
+  // convolution): the profile's stride-2 factors where it has them.
+  bool strided_taps = false;
+  if (narrow_rows && !rates.loop_contraction_strided_row_factor.empty())
+    for (size_t i = 0; i < k.exprs.size() && !strided_taps; ++i) {
+      const kernel::KernelExpr& e = k.exprs[i];
+      strided_taps = e.kind == kernel::KernelExpr::Kind::kLoad && (vars[i] & reduction_vars) != 0 &&
+                     classify_load(k, e, false, program.buffers.at(static_cast<size_t>(e.buffer)).type.shape) ==
+                         AccessKind::kStrided;  // along the row, which the host's loop vectorizes
+    }
+  const Curve& step_factors = strided_taps ? rates.loop_contraction_strided_row_factor : rates.loop_contraction_row_factor;
+  const double loop_step_factor = narrow_rows && !step_factors.empty() ? interpolate(step_factors, row_width) : 1.0;
   // Every B side reads constants (kernel::b_sides_are_constant); where the
   // host's tiled matmul packs B once for that (kernel::host_packs_b_once), the
   // product is priced at the rates measured so (matmul_constant_b).

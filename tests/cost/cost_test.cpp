@@ -675,6 +675,38 @@ TEST(DeviceProfile, NarrowRowsArePricedWithTheFactorsMeasuredByRowWidth) {
   EXPECT_EQ(back.rates[0].loop_epilogue_row_factor.size(), 2u);
 }
 
+// A looped contraction whose taps read every other element of a row (a
+// stride-2 depthwise convolution) is priced with the stride-2 factors where
+// the profile has them, with the stride-1 ones where it has not; a stride-1
+// one never reads the stride-2 curve.
+TEST(DeviceProfile, StrideTwoTapsArePricedWithTheirOwnRowFactors) {
+  auto depthwise = [](int64_t stride) {
+    ir::Graph g("depthwise");
+    auto x = ir::input(g, "x", DType::F32, {1, 64, 14 * stride, 14 * stride});
+    auto w = ir::input(g, "w", DType::F32, {64, 1, 3, 3});
+    g.add_output(ir::conv(x, w, {{stride, stride}, {1, 1}, {1, 1}, {1, 1}, 64}));
+    return fusion::kernelize(g, fusion::materialize_outputs(g)).program;
+  };
+  DeviceProfile p = default_host_profile().for_threads(1);
+  for (ThreadRates& r : p.rates) {
+    r.loop_contraction = {{9, 1.0}};
+    r.loop_contraction_row_factor = {{7, 2.0}, {28, 1.0}};
+    r.loop_contraction_strided_row_factor.clear();
+  }
+  DeviceProfile strided = p;
+  for (ThreadRates& r : strided.rates) r.loop_contraction_strided_row_factor = {{7, 8.0}, {14, 6.0}, {28, 4.0}};
+  const kernel::KernelProgram one = depthwise(1), two = depthwise(2);
+  ASSERT_EQ(one.kernels.size(), 1u);
+  ASSERT_EQ(two.kernels.size(), 1u) << kernel::print_program(two);
+  const double steps = 64.0 * 14 * 14 * 9;
+  const double stride1_factor = 2.0 + (1.0 - 2.0) * std::log(2.0) / std::log(4.0);  // rows of 14
+  EXPECT_NEAR(predict(two, two.kernels[0], strided).compute_us - predict(two, two.kernels[0], p).compute_us,
+              steps * (6.0 - stride1_factor) / 1000, 1e-6 * steps);
+  EXPECT_EQ(predict(one, one.kernels[0], strided).compute_us, predict(one, one.kernels[0], p).compute_us);
+  const DeviceProfile back = parse_profile(profile_to_json(strided), "p.json");
+  EXPECT_EQ(back.rates[0].loop_contraction_strided_row_factor.size(), 3u);
+}
+
 // Every number anywhere in the profile, made negative or too large for a
 // double, is rejected naming where it is; every required field removed is
 // rejected naming it. (Generated from the profile itself, so a field added to
@@ -694,7 +726,7 @@ bool is_optional_field(const json::json_pointer& parent, const std::string& key)
       "group_factor_constant_b",     "window_pack_ns",           "loop_contraction",
       "loop_contraction_row_factor", "loop_epilogue_row_factor", "read_aliasing_size_factor",
       "matmul_constant_b",           "tensor_core_matmul",       "fill",
-      "conv"};
+      "conv",                        "loop_contraction_strided_row_factor"};
   if (!parent.empty() && parent.back() == "op_ns") return key != "default";  // unmeasured ops cost the default
   if (!parent.empty() && parent.back() == "read") return key == "indirect";
   return kOptional.count(key) > 0;
