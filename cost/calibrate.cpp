@@ -619,11 +619,12 @@ struct Calibrator {
     const std::vector<int64_t> sides = options.quick ? std::vector<int64_t>{7, 28} : std::vector<int64_t>{7, 14, 28, 56};
     for (int64_t s : sides) {
       const int64_t m = std::max<int64_t>(1, maps * side * side / (s * s));
-      auto depthwise = [&](bool silu) {
+      // Outputs of s x s at either stride (from maps of stride * s).
+      auto depthwise = [&](bool silu, int64_t stride = 1) {
         ir::Graph g("depthwise_rows");
-        ir::Tensor x = ir::input(g, "x", DType::F32, {1, m, s, s});
+        ir::Tensor x = ir::input(g, "x", DType::F32, {1, m, stride * s, stride * s});
         ir::Tensor w = ir::input(g, "w", DType::F32, {m, 1, 3, 3});
-        ir::Tensor c = ir::conv(x, w, {{1, 1}, {1, 1}, {1, 1}, {1, 1}, m});
+        ir::Tensor c = ir::conv(x, w, {{stride, stride}, {1, 1}, {1, 1}, {1, 1}, m});
         g.add_output(silu ? ir::mul(c, ir::sigmoid(c)) : c);
         return time(fused(g), r.threads);
       };
@@ -634,19 +635,12 @@ struct Calibrator {
       r.loop_contraction_row_factor.push_back({static_cast<double>(s), std::max(1e-3, ns / std::max(at_28, 1e-6))});
       record("contraction as a loop (" + what + ", against 28x28)", r.threads, alone,
              r.loop_contraction_row_factor.back().ns, "x");
-      {
-        // The same outputs at stride 2 (rows of s from maps of 2s x 2s).
-        ir::Graph g("depthwise_stride2_rows");
-        ir::Tensor x = ir::input(g, "x", DType::F32, {1, m, 2 * s, 2 * s});
-        ir::Tensor w = ir::input(g, "w", DType::F32, {m, 1, 3, 3});
-        g.add_output(ir::conv(x, w, {{2, 2}, {1, 1}, {1, 1}, {1, 1}, m}));
-        const Timing strided = time(fused(g), r.threads);
-        const double strided_ns = strided.median_us * 1e3 / (outputs * 9);
-        r.loop_contraction_strided_row_factor.push_back(
-            {static_cast<double>(s), std::max(1e-3, strided_ns / std::max(at_28, 1e-6))});
-        record("contraction as a loop (" + what + ", stride 2, against 28x28 at stride 1)", r.threads, strided,
-               r.loop_contraction_strided_row_factor.back().ns, "x");
-      }
+      const Timing strided = depthwise(false, 2);
+      const double strided_ns = strided.median_us * 1e3 / (outputs * 9);
+      r.loop_contraction_strided_row_factor.push_back(
+          {static_cast<double>(s), std::max(1e-3, strided_ns / std::max(at_28, 1e-6))});
+      record("contraction as a loop (" + what + ", stride 2, against 28x28 at stride 1)", r.threads, strided,
+             r.loop_contraction_strided_row_factor.back().ns, "x");
       const Timing with_silu = depthwise(true);
       const double epilogue_ns = std::max(0.0, with_silu.median_us - alone.median_us) * 1e3 / outputs;
       r.loop_epilogue_row_factor.push_back({static_cast<double>(s), std::max(1.0, epilogue_ns / std::max(silu_ns, 1e-6))});

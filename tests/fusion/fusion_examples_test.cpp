@@ -285,14 +285,14 @@ TEST(FusionExamples, AOneByOneConvolutionAsAGemmKeepsItsBiasAndReluInItsKernel) 
 // ResNet-50 (kernel::b_columns_are_flat).
 TEST(FusionExamples, ResNetBottlenecksCarryBiasReluAndResidualInTheirConvolutions) {
   const ir::Graph g = test_graph("resnet_bottlenecks");
-  for (const std::string& profile : shipped_host_profile_files()) {
+  for (const cost::ShippedProfile& shipped : shipped_host_profiles()) {
     for (unsigned threads : {1u, 2u}) {
       smelt::FuseOptions options;
       options.threads = threads;
-      options.profile = smelt::load_device_profile(std::string(SMELT_SOURCE_DIR) + "/cost/profiles/" + profile, "host");
+      options.profile = shipped.profile;
       const smelt::FusionResult r = smelt::fuse(g, options);
       const kernel::KernelProgram& p = r.after;
-      SCOPED_TRACE(profile + ", " + std::to_string(threads) + " threads");
+      SCOPED_TRACE(shipped.file + ", " + std::to_string(threads) + " threads");
       EXPECT_EQ(r.kernels_after, 6u) << kernel::print_program(p);
       for (const kernel::Kernel& k : p.kernels) EXPECT_EQ(count_contractions(k), 1) << kernel::print_program(p);
       EXPECT_EQ(count_ops(p, ir::Op::Relu), 6);

@@ -50,15 +50,11 @@ std::vector<std::string> example_names() {
   return names;
 }
 
-std::vector<std::string> shipped_host_profile_files() {
-  std::vector<std::string> names;
-  for (const auto& entry : std::filesystem::directory_iterator(std::string(SMELT_SOURCE_DIR) + "/cost/profiles")) {
-    const std::string name = entry.path().filename().string();
-    if (name.rfind("host", 0) == 0 && entry.path().extension() == ".json" && name != "host.json") names.push_back(name);
-  }
-  std::sort(names.begin(), names.end());
-  names.insert(names.begin(), "host.json");
-  return names;
+std::vector<cost::ShippedProfile> shipped_host_profiles() {
+  std::vector<cost::ShippedProfile> host;
+  for (const cost::ShippedProfile& s : cost::shipped_profiles())
+    if (s.profile.device == "host") host.push_back(s);
+  return host;
 }
 
 bool is_large_example(const std::string& name) { return scalings().count(name) > 0; }

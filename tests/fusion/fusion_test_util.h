@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "cost/device_profile.h"
 #include "ir/graph.h"
 #include "ir/host_tensor.h"
 #include "kernel/kernel.h"
@@ -18,10 +19,10 @@ ir::Graph example(const std::string& name);
 ir::Graph test_graph(const std::string& name);
 // The names of every examples/*.sg, sorted.
 std::vector<std::string> example_names();
-// The file names of every shipped host profile (cost/profiles/host*.json),
-// host.json first: decisions a test checks must hold on every CPU a profile
+// Every shipped host profile (cost::shipped_profiles: cost/profiles/host*.json,
+// host.json first): decisions a test checks must hold on every CPU a profile
 // ships for.
-std::vector<std::string> shipped_host_profile_files();
+std::vector<cost::ShippedProfile> shipped_host_profiles();
 
 // The examples whose gemms make the element-by-element interpreters slow
 // (seconds to minutes): for running them, a copy with the same structure and

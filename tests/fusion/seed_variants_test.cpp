@@ -57,13 +57,13 @@ TEST(SeedVariants, EachCompilesToAProgramThatMatchesTheReferenceAndCostsNoMoreTh
 // that used them (1.2x the fastest program measured); the search now goes on
 // from it. Every variant, both shipped host profiles, 1 and 2 threads.
 TEST(SeedVariants, NoPickStoresAValueNoKernelReads) {
-  for (const std::string& profile : shipped_host_profile_files()) {
+  for (const cost::ShippedProfile& shipped : shipped_host_profiles()) {
     for (unsigned threads : {1u, 2u}) {
       smelt::FuseOptions options;
       options.threads = threads;
-      options.profile = smelt::load_device_profile(std::string(SMELT_SOURCE_DIR) + "/cost/profiles/" + profile, "host");
+      options.profile = shipped.profile;
       for (const std::string& name : variant_names()) {
-        SCOPED_TRACE(profile + ", " + std::to_string(threads) + " threads, " + name);
+        SCOPED_TRACE(shipped.file + ", " + std::to_string(threads) + " threads, " + name);
         const smelt::FusionResult r = smelt::fuse(test_graph("variants/" + name), options);
         const kernel::KernelProgram& p = r.after;
         std::vector<bool> read(p.buffers.size(), false);
